@@ -1,0 +1,129 @@
+// Prints how long the session engine takes at the points a person could notice, with the real
+// loopback listener and real HTTP over loopback. Run: swift run -c release webauth-benchmarks
+import Foundation
+import Synchronization
+import WebAuth
+import WebAuthTestSupport
+
+/// A browser that only notes when the session asked it to open the page.
+struct TimingBrowser: Browser {
+    let opened: AsyncStream<(ContinuousClock.Instant, URL)>.Continuation
+    var name: String { "timing" }
+    var capabilities: BrowserCapabilities { [] }
+
+    func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError) -> any BrowserPresentation {
+        opened.yield((.now, request.redirectURI ?? request.url))
+        return Idle()
+    }
+
+    struct Idle: BrowserPresentation {
+        var events: AsyncStream<BrowserEvent> { AsyncStream { $0.finish() } }
+        func dismiss() async {}
+    }
+}
+
+struct Figures {
+    var samples: [Duration] = []
+    mutating func add(_ sample: Duration) { samples.append(sample) }
+
+    func line(_ label: String) -> String {
+        let sorted = samples.sorted()
+        func at(_ fraction: Double) -> String {
+            let value = sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+            return String(format: "%8.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
+        }
+        return "\(label.padding(toLength: 52, withPad: " ", startingAt: 0)) \(at(0.5)) \(at(0.9)) \(at(0.99)) \(at(1))  (n=\(sorted.count))"
+    }
+}
+
+/// A started session whose browser has been asked to open the page.
+struct StartedSession {
+    let session: WebAuthenticationSession
+    let port: Int
+    let toLaunch: Duration
+    let completed: AsyncStream<ContinuousClock.Instant>
+
+    /// Starts a session and waits until it asks its browser to open the page.
+    static func start(
+        opened: inout AsyncStream<(ContinuousClock.Instant, URL)>.Iterator,
+        continuation: AsyncStream<(ContinuousClock.Instant, URL)>.Continuation
+    ) async throws -> StartedSession {
+        let (completed, completedContinuation) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
+        let session = WebAuthenticationSession(
+            url: URL(string: "https://auth.example.com/authorize")!, callback: .loopback(),
+            environment: .standard(browser: TimingBrowser(opened: continuation))
+        ) { _ in completedContinuation.yield(.now) }
+        let started = ContinuousClock.now
+        session.start()
+        guard let (launched, redirectURI) = await opened.next(), let port = redirectURI.port else {
+            throw CancellationError()
+        }
+        return StartedSession(session: session, port: port, toLaunch: launched - started, completed: completed)
+    }
+
+    /// Sends the callback and returns the time from sending it to the completion handler.
+    func deliverCallback() async throws -> Duration {
+        let sent = ContinuousClock.now
+        let response = try await RawHTTPClient.get(port: port, target: "/callback?code=bench&state=s")
+        precondition(response.status == 200, "callback answered \(response.status)")
+        var done = completed.makeAsyncIterator()
+        guard let finished = await done.next() else { throw CancellationError() }
+        return finished - sent
+    }
+}
+
+/// Stray requests to wrong paths, all at once; returns their status codes (-1: no answer).
+func strayRequests(port: Int, count: Int) async -> [Int] {
+    await withTaskGroup(of: Int.self) { group in
+        for index in 0..<count {
+            group.addTask {
+                (try? await RawHTTPClient.get(port: port, target: index.isMultiple(of: 2) ? "/favicon.ico" : "/"))?
+                    .status ?? -1
+            }
+        }
+        var statuses: [Int] = []
+        for await status in group { statuses.append(status) }
+        return statuses
+    }
+}
+
+@main
+enum SessionBenchmarks {
+    static func main() async throws {
+        let (opened, openedContinuation) = AsyncStream.makeStream(of: (ContinuousClock.Instant, URL).self)
+        var openedIterator = opened.makeAsyncIterator()
+
+        var toLaunch = Figures()
+        var toCompletion = Figures()
+        for index in 0..<220 {
+            let started = try await StartedSession.start(opened: &openedIterator, continuation: openedContinuation)
+            let completion = try await started.deliverCallback()
+            if index >= 20 {  // the first sessions warm up the event loops and caches
+                toLaunch.add(started.toLaunch)
+                toCompletion.add(completion)
+            }
+        }
+
+        let strayCount = 500
+        var underLoad = Figures()
+        var strayStatuses = [Int: Int]()
+        for _ in 0..<20 {
+            let started = try await StartedSession.start(opened: &openedIterator, continuation: openedContinuation)
+            let port = started.port
+            // Half the strays connect and say nothing; half ask for wrong paths, all at once.
+            let idle = (0..<(strayCount / 2)).compactMap { _ in try? RawHTTPClient.connect(port: port) }
+            let strays = Task { await strayRequests(port: port, count: strayCount / 2) }
+            underLoad.add(try await started.deliverCallback())
+            for status in await strays.value { strayStatuses[status, default: 0] += 1 }
+            for connection in idle { connection.close() }
+        }
+
+        print("webauth session benchmarks (milliseconds)")
+        print("".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
+        print(toLaunch.line("start() → browser asked to open the page"))
+        print(toCompletion.line("callback request sent → completion delivered"))
+        print(underLoad.line("the same with \(strayCount) stray connections (\(strayCount / 2) idle)"))
+        let statusSummary = strayStatuses.sorted { $0.key < $1.key }.map { "\($0.key == -1 ? "refused/closed" : "\($0.key)"): \($0.value)" }
+        print("stray requests' answers: \(statusSummary.joined(separator: ", "))")
+    }
+}

@@ -1,0 +1,3 @@
+@_exported import WebAuthCore
+@_exported import WebAuthLoopback
+@_exported import WebAuthSystemBrowser

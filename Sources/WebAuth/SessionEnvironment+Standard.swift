@@ -1,0 +1,49 @@
+import Foundation
+
+extension SessionEnvironment {
+    /// The standard environment: ``Browsers/standard(environment:)`` — the person's browser, or
+    /// the terminal when there is no display — and the loopback listener.
+    public static var standard: SessionEnvironment {
+        SessionEnvironment(browser: Browsers.standard(), receivers: [LoopbackReceiver()])
+    }
+
+    /// The standard receivers with a browser of your choice.
+    ///
+    /// ```swift
+    /// let session = WebAuthenticationSession(
+    ///     url: url, callback: .loopback(), environment: .standard(browser: TerminalPresenter()))
+    /// ```
+    public static func standard(browser: any Browser) -> SessionEnvironment {
+        SessionEnvironment(browser: browser, receivers: [LoopbackReceiver()])
+    }
+}
+
+extension WebAuthenticationSession {
+    /// Creates a session for a fixed authorization URL in the ``SessionEnvironment/standard``
+    /// environment.
+    ///
+    /// ```swift
+    /// let session = WebAuthenticationSession(
+    ///     url: URL(string: "https://example.com/auth")!, callback: .customScheme("exampleauth")
+    /// ) { result in
+    ///     // Handle the callback URL or the error.
+    /// }
+    /// session.start()
+    /// ```
+    public convenience init(url: URL, callback: Callback, completionHandler: CompletionHandler? = nil) {
+        self.init(url: url, callback: callback, environment: .standard, completionHandler: completionHandler)
+    }
+
+    /// Creates a session whose authorization URL is built from the redirect URI, in the
+    /// ``SessionEnvironment/standard`` environment. See
+    /// ``WebAuthenticationSession/init(callback:environment:authorizationURL:completionHandler:)``.
+    public convenience init(
+        callback: Callback,
+        authorizationURL: @escaping @Sendable (_ redirectURI: URL) -> URL,
+        completionHandler: CompletionHandler? = nil
+    ) {
+        self.init(
+            callback: callback, environment: .standard, authorizationURL: authorizationURL,
+            completionHandler: completionHandler)
+    }
+}

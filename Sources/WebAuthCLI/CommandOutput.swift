@@ -1,0 +1,57 @@
+import Foundation
+import WebAuth
+
+/// What `webauth` writes: results on standard output (plain or JSON), people's messages on
+/// standard error.
+struct CommandOutput: Sendable {
+    let json: Bool
+
+    func progress(_ progress: SessionProgress) {
+        switch progress.phase {
+        case .listening:
+            if let redirectURI = progress.redirectURI { note("Listening for the callback at \(redirectURI.absoluteString)") }
+        case .opening where progress.browserName != "terminal":
+            note("Opening the sign-in page with \(progress.browserName ?? "the browser")…")
+        case .waiting where progress.browserName != "terminal":
+            note("Waiting for the browser to come back… (Ctrl-C cancels)")
+        case .waiting:
+            note("Waiting… (Ctrl-C cancels)")
+        case .notice:
+            if let message = progress.message { note("note: \(message)") }
+        default:
+            break
+        }
+    }
+
+    func success(callbackURL: URL, redirectURI: URL?) {
+        if json {
+            var object: [String: String] = ["callback_url": callbackURL.absoluteString]
+            object["redirect_uri"] = redirectURI?.absoluteString
+            emit(object)
+        } else {
+            print(callbackURL.absoluteString)
+        }
+    }
+
+    func failure(_ error: WebAuthenticationSessionError, status: Int32) {
+        note("error: \(error.message)")
+        guard json else { return }
+        var object: [String: Any] = [
+            "code": error.code.description, "code_number": error.code.rawValue, "message": error.message,
+            "exit_status": Int(status),
+        ]
+        object["cancellation_reason"] = error.cancellationReason?.description
+        object["port"] = error.port
+        emit(["error": object])
+    }
+
+    private func emit(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    private func note(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}

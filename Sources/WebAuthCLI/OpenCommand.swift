@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WebAuth
+
+/// `webauth open`: runs one web authentication session and prints the callback URL.
+struct OpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a sign-in page in a browser and print the callback URL it ends on.",
+        discussion: """
+            Give exactly one callback: --loopback[=PATH] (a listener on 127.0.0.1 with an
+            ephemeral port; a bare --loopback means /callback), --callback-scheme SCHEME, or
+            --callback-https HOST/PATH. With --loopback, {redirect_uri} in URL is replaced by the
+            percent-encoded redirect URI before the browser opens it:
+
+              webauth open --loopback 'https://auth.example.com/authorize?client_id=cli&redirect_uri={redirect_uri}'
+
+            Progress goes to standard error; the callback URL alone goes to standard output.
+            Ctrl-C cancels, releasing the port.
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @Argument(help: "The sign-in (authorization) URL: https, or http to a loopback address.")
+    var url: String
+
+    @Option(
+        name: .customLong("loopback"),
+        help: ArgumentHelp("Receive the callback on a loopback listener at this exact path.", valueName: "PATH"))
+    var loopbackPath: String?
+
+    @Option(name: .customLong("loopback-port"), help: "The loopback port; 0 picks a free one.")
+    var loopbackPort: Int = 0
+
+    @Option(name: .customLong("callback-scheme"), help: "Wait for a callback to this custom URL scheme.")
+    var callbackScheme: String?
+
+    @Option(
+        name: .customLong("callback-https"),
+        help: ArgumentHelp("Wait for a callback to https://HOST/PATH.", valueName: "HOST/PATH"))
+    var callbackHTTPS: String?
+
+    @Option(help: "Give up after this many seconds.")
+    var timeout: Double = 600
+
+    @Flag(name: .customLong("no-browser"), help: "Print the URL instead of opening a browser; accept the pasted result.")
+    var noBrowser = false
+
+    @Flag(help: "Print the result (or the error) as JSON on standard output.")
+    var json = false
+
+    @Flag(help: "Log what the session does on standard error (never secrets).")
+    var verbose = false
+
+    func validate() throws {
+        let given = [loopbackPath != nil, callbackScheme != nil, callbackHTTPS != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw ValidationError("Give exactly one of --loopback, --callback-scheme and --callback-https.")
+        }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds.") }
+        guard (0...65535).contains(loopbackPort) else { throw ValidationError("--loopback-port must be 0–65535.") }
+        if let loopbackPath, !loopbackPath.hasPrefix("/") {
+            throw ValidationError("--loopback PATH must start with '/'.")
+        }
+        let sample = RedirectTemplate.expand(url, redirectURI: URL(string: "http://127.0.0.1:1/callback")!)
+        guard URL(string: sample) != nil else {
+            throw ValidationError("'\(url)' is not a URL.")
+        }
+    }
+
+    func makeCallback() throws -> Callback {
+        if let loopbackPath { return .loopback(path: loopbackPath, port: loopbackPort) }
+        if let callbackScheme {
+            do {
+                return .customScheme(try Callback.validateCustomScheme(callbackScheme))
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        let value = (callbackHTTPS ?? "").replacingOccurrences(of: "https://", with: "")
+        let slash = value.firstIndex(of: "/") ?? value.endIndex
+        let host = String(value[..<slash])
+        guard !host.isEmpty else { throw ValidationError("--callback-https needs HOST/PATH, such as example.com/oauth.") }
+        return .https(host: host, path: String(value[slash...]))
+    }
+
+    func run() async throws {
+        let callback = try makeCallback()
+        let output = CommandOutput(json: json)
+        var logger = Logger(label: "webauth")
+        logger.logLevel = verbose ? .debug : .critical
+
+        let browser: any Browser = noBrowser ? TerminalPresenter() : Browsers.standard()
+        let template = url
+        let session = WebAuthenticationSession(callback: callback, environment: .standard(browser: browser)) {
+            redirectURI in
+            URL(string: RedirectTemplate.expand(template, redirectURI: redirectURI)) ?? URL(string: "invalid:")!
+        }
+        session.timeout = .milliseconds(Int((timeout * 1000).rounded()))
+        session.logger = logger
+        session.progressHandler = { progress in output.progress(progress) }
+
+        let trap = InterruptTrap()
+        let result = await trap.whileTrapping(onSignal: { session.cancel() }) {
+            do throws(WebAuthenticationSessionError) {
+                return Result<URL, WebAuthenticationSessionError>.success(try await session.authenticate())
+            } catch {
+                return .failure(error)
+            }
+        }
+
+        switch result {
+        case .success(let callbackURL):
+            output.success(callbackURL: callbackURL, redirectURI: session.redirectURI)
+        case .failure(let error):
+            var status = ExitStatus.status(for: error)
+            if let signal = trap.received, error.code == .canceledLogin {
+                status = signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
+            }
+            output.failure(error, status: status)
+            throw ExitCode(status)
+        }
+    }
+}

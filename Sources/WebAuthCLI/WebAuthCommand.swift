@@ -1,0 +1,31 @@
+import ArgumentParser
+
+/// The `webauth` command: sign in to web services from a terminal.
+public struct WebAuthCommand: AsyncParsableCommand {
+    /// The command's name, abstract and subcommands.
+    public static let configuration = CommandConfiguration(
+        commandName: "webauth",
+        abstract: "Sign in to web services through a real browser, from a terminal.",
+        discussion: ExitStatus.helpText,
+        subcommands: [OpenCommand.self]
+    )
+
+    /// Creates the command (argument parsing does this).
+    public init() {}
+
+    /// Runs the command with this process's arguments, normalising `--loopback` without a
+    /// value first (see ``CommandLineArguments/normalized(_:)``).
+    public static func runFromCommandLine() async {
+        let arguments = CommandLineArguments.normalized(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,411 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A session that authenticates a person through a web service, in a real browser, and hands
+/// the callback URL back to the program — `ASWebAuthenticationSession` for Swift on Linux.
+///
+/// Create it with the authorization URL (or a builder that gets the redirect URI first) and a
+/// ``Callback``, then either `await` ``authenticate()`` or, as on Apple platforms, call
+/// ``start()`` and receive the result in the completion handler:
+///
+/// ```swift
+/// import WebAuth
+///
+/// let session = WebAuthenticationSession(callback: .loopback(path: "/callback")) { redirectURI in
+///     var components = URLComponents(string: "https://auth.example.com/authorize")!
+///     components.queryItems = [
+///         .init(name: "client_id", value: "my-cli"),
+///         .init(name: "redirect_uri", value: redirectURI.absoluteString),
+///     ]
+///     return components.url!
+/// }
+/// session.timeout = .seconds(300)
+/// let callbackURL = try await session.authenticate()
+/// ```
+///
+/// ## Semantics
+/// - A session runs once: ``start()`` returns `true` the first time only, and `false` once the
+///   session has been started or cancelled. ``canStart`` tells without starting.
+/// - The result is delivered exactly once, after the session has torn down what it opened (the
+///   loopback port is released and the browser dismissed, where the browser can be).
+/// - A started session keeps itself alive until it completes; you need not hold a reference.
+/// - ``cancel()`` ends a running session with ``WebAuthenticationSessionError/Code/canceledLogin``
+///   and reason ``WebAuthenticationSessionError/CancellationReason/program``. Cancelling the task
+///   that awaits ``authenticate()`` does the same. Cancelling before starting makes ``start()``
+///   return `false` and delivers nothing.
+/// - Settings (``prefersEphemeralWebBrowserSession``, ``additionalHeaderFields``, ``timeout``, …)
+///   are read when the session starts; changing them afterwards has no effect.
+public final class WebAuthenticationSession: Sendable {
+    /// The completion handler's type: the callback URL, or why there is none.
+    public typealias CompletionHandler = @Sendable (Result<URL, WebAuthenticationSessionError>) -> Void
+
+    /// The callback this session waits for.
+    public let callback: Callback
+
+    private let authorizationURL: @Sendable (URL) -> URL
+    private let environment: SessionEnvironment
+    private let completionHandler: CompletionHandler?
+    private let core: Mutex<Core>
+
+    private struct Settings: Sendable {
+        var prefersEphemeral = false
+        var additionalHeaderFields: [String: String]? = nil
+        var requiredCapabilities: BrowserCapabilities = []
+        var timeout: Duration? = nil
+        var acceptsCallback: (@Sendable (URL) -> Bool)? = nil
+        var progressHandler: (@Sendable (SessionProgress) -> Void)? = nil
+        var logger = Logger(label: "webauth.session", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    private struct Core: Sendable {
+        var machine: SessionStateMachine
+        var settings = Settings()
+        var events: AsyncStream<DriverEvent>.Continuation?
+        var redirectURI: URL?
+        var outcome: Result<URL, WebAuthenticationSessionError>?
+        var waiters: [CheckedContinuation<Result<URL, WebAuthenticationSessionError>, Never>] = []
+    }
+
+    /// What the driver loop reads: state machine events, and the resources its steps produce.
+    private enum DriverEvent: Sendable {
+        case machine(SessionStateMachine.Event)
+        case listenerReady(any CallbackListener)
+        case presentationReady(any BrowserPresentation)
+    }
+
+    // MARK: - Creating a session
+
+    /// Creates a session for a fixed authorization URL.
+    ///
+    /// - Parameters:
+    ///   - url: The authorization page: `https`, or `http` to a loopback address.
+    ///   - callback: The callback to wait for.
+    ///   - environment: The browser and callback receivers to use.
+    ///   - completionHandler: Called once with the result, if you use ``start()``.
+    public convenience init(
+        url: URL,
+        callback: Callback,
+        environment: SessionEnvironment,
+        completionHandler: CompletionHandler? = nil
+    ) {
+        self.init(callback: callback, environment: environment, authorizationURL: { _ in url }, completionHandler: completionHandler)
+    }
+
+    /// Creates a session whose authorization URL is built once the redirect URI is known.
+    ///
+    /// For a loopback callback on port 0 the port — and so the redirect URI — exists only once
+    /// the listener is bound; `authorizationURL` receives it then, before the browser opens. For
+    /// other callbacks it receives the callback's base URL (`com.example.app:` or
+    /// `https://example.com/path`).
+    ///
+    /// - Parameters:
+    ///   - callback: The callback to wait for.
+    ///   - environment: The browser and callback receivers to use.
+    ///   - authorizationURL: Builds the authorization URL from the redirect URI.
+    ///   - completionHandler: Called once with the result, if you use ``start()``.
+    public init(
+        callback: Callback,
+        environment: SessionEnvironment,
+        authorizationURL: @escaping @Sendable (_ redirectURI: URL) -> URL,
+        completionHandler: CompletionHandler? = nil
+    ) {
+        self.callback = callback
+        self.environment = environment
+        self.authorizationURL = authorizationURL
+        self.completionHandler = completionHandler
+        self.core = Mutex(Core(machine: SessionStateMachine(callback: callback)))
+    }
+
+    // MARK: - Settings
+
+    /// Asks the browser to share no cookies or other data with the person's normal browsing,
+    /// and to keep none afterwards. Default `false`.
+    ///
+    /// A browser that cannot honour it is used anyway and a ``SessionProgress/Phase/notice`` is
+    /// reported, as Apple does for browsers that ignore the request; add
+    /// ``BrowserCapabilities/ephemeralSessions`` to ``requiredCapabilities`` to fail instead.
+    public var prefersEphemeralWebBrowserSession: Bool {
+        get { core.withLock { $0.settings.prefersEphemeral } }
+        set { core.withLock { $0.settings.prefersEphemeral = newValue } }
+    }
+
+    /// Header fields sent with the first request to the authorization URL only, where the browser
+    /// can send them (``BrowserCapabilities/additionalHeaderFields``).
+    public var additionalHeaderFields: [String: String]? {
+        get { core.withLock { $0.settings.additionalHeaderFields } }
+        set { core.withLock { $0.settings.additionalHeaderFields = newValue } }
+    }
+
+    /// Capabilities the browser must have; if it lacks one, the session fails at start with
+    /// ``WebAuthenticationSessionError/Code/browserCannotHonorRequest`` saying which.
+    public var requiredCapabilities: BrowserCapabilities {
+        get { core.withLock { $0.settings.requiredCapabilities } }
+        set { core.withLock { $0.settings.requiredCapabilities = newValue } }
+    }
+
+    /// How long to wait for the callback before failing with
+    /// ``WebAuthenticationSessionError/Code/timedOut``. `nil` (the default) waits until cancelled.
+    public var timeout: Duration? {
+        get { core.withLock { $0.settings.timeout } }
+        set { core.withLock { $0.settings.timeout = newValue } }
+    }
+
+    /// An extra test a matching callback URL must pass, such as "its `state` is the one I sent".
+    ///
+    /// A URL that fails it does not end the session: the loopback listener answers it with a
+    /// failure page and keeps waiting, so a forged request cannot consume a real session.
+    public var acceptsCallback: (@Sendable (URL) -> Bool)? {
+        get { core.withLock { $0.settings.acceptsCallback } }
+        set { core.withLock { $0.settings.acceptsCallback = newValue } }
+    }
+
+    /// Called as the session moves through its steps, for showing progress. Called on an
+    /// arbitrary task; return quickly.
+    public var progressHandler: (@Sendable (SessionProgress) -> Void)? {
+        get { core.withLock { $0.settings.progressHandler } }
+        set { core.withLock { $0.settings.progressHandler = newValue } }
+    }
+
+    /// Where the session logs what it does. By default it logs nothing. URLs are logged without
+    /// their query or fragment, so no code, token or `state` reaches a log.
+    public var logger: Logger {
+        get { core.withLock { $0.settings.logger } }
+        set { core.withLock { $0.settings.logger = newValue } }
+    }
+
+    // MARK: - Running
+
+    /// Whether ``start()`` would start the session: it has not been started or cancelled.
+    public var canStart: Bool { core.withLock { $0.machine.canStart } }
+
+    /// The redirect URI, once the session is listening (for loopback: with its bound port).
+    public var redirectURI: URL? { core.withLock { $0.redirectURI } }
+
+    /// Starts the session.
+    ///
+    /// - Returns: `true` if the session started; `false` if it had already been started or was
+    ///   cancelled. The result arrives in the completion handler, or from ``authenticate()``.
+    @discardableResult
+    public func start() -> Bool {
+        let (events, continuation) = AsyncStream.makeStream(of: DriverEvent.self)
+        let settings: Settings? = core.withLock { core in
+            guard core.machine.handle(.start) == .listen else { return nil }
+            core.events = continuation
+            return core.settings
+        }
+        guard let settings else {
+            continuation.finish()
+            return false
+        }
+        // The task holds `self` until the session has completed: the session keeps itself alive.
+        Task { await self.run(settings: settings, events: events, continuation: continuation) }
+        return true
+    }
+
+    /// Cancels the session.
+    ///
+    /// A running session ends with ``WebAuthenticationSessionError/Code/canceledLogin``
+    /// (reason ``WebAuthenticationSessionError/CancellationReason/program``) after closing what
+    /// it opened. A session not yet started will never start. A finished session is unaffected.
+    public func cancel() {
+        let continuation = core.withLock { core -> AsyncStream<DriverEvent>.Continuation? in
+            if core.machine.canStart {
+                _ = core.machine.handle(.cancel)
+                return nil
+            }
+            return core.events
+        }
+        continuation?.yield(.machine(.cancel))
+    }
+
+    /// Starts the session if it has not been started, and waits for its result.
+    ///
+    /// Cancelling the calling task cancels the session. If the session has already ended, its
+    /// result is returned again.
+    ///
+    /// - Returns: The callback URL.
+    /// - Throws: ``WebAuthenticationSessionError``.
+    public func authenticate() async throws(WebAuthenticationSessionError) -> URL {
+        start()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = core.withLock { core -> Result<URL, WebAuthenticationSessionError>? in
+                    if let outcome = core.outcome { return outcome }
+                    if case .cancelledBeforeStart = core.machine.state { return .failure(.canceled(.program)) }
+                    core.waiters.append(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            self.cancel()
+        }
+        return try result.get()
+    }
+
+    // MARK: - The driver
+
+    private func apply(_ event: SessionStateMachine.Event) -> SessionStateMachine.Action {
+        core.withLock { $0.machine.handle(event) }
+    }
+
+    private func run(
+        settings: Settings,
+        events: AsyncStream<DriverEvent>,
+        continuation: AsyncStream<DriverEvent>.Continuation
+    ) async {
+        let logger = settings.logger
+        let browser = environment.browser
+        let report = settings.progressHandler ?? { _ in }
+        let accepts = settings.acceptsCallback ?? { _ in true }
+        var iterator = events.makeAsyncIterator()
+        var listener: (any CallbackListener)?
+        var presentation: (any BrowserPresentation)?
+        var result: Result<URL, WebAuthenticationSessionError> = .failure(.canceled(.program))
+
+        logger.debug("session starting", metadata: ["callback": "\(callback)", "browser": "\(browser.name)"])
+        let plan = SessionPlan.make(
+            callback: callback,
+            browserName: browser.name,
+            browserCapabilities: browser.capabilities,
+            receiversAccepting: environment.receivers.map { $0.canReceive(callback) },
+            required: settings.requiredCapabilities,
+            prefersEphemeral: settings.prefersEphemeral,
+            hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty
+        )
+
+        await withTaskGroup(of: Void.self) { group in
+            if let timeout = settings.timeout {
+                group.addTask {
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    continuation.yield(.machine(.timedOut(timeout)))
+                }
+            }
+            switch plan {
+            case .failure(let error):
+                continuation.yield(.machine(.failed(error)))
+            case .success(let plan):
+                for notice in plan.notices {
+                    logger.notice("\(notice)")
+                    report(SessionProgress(phase: .notice, message: notice))
+                }
+                if let index = plan.receiverIndex {
+                    let receiver = environment.receivers[index]
+                    let callback = callback
+                    group.addTask {
+                        do throws(WebAuthenticationSessionError) {
+                            let listener = try await receiver.listen(for: callback, accepting: accepts)
+                            continuation.yield(.listenerReady(listener))
+                        } catch {
+                            continuation.yield(.machine(.failed(error)))
+                        }
+                    }
+                } else {
+                    let base = URL(string: callback.description) ?? URL(string: "\(callback.scheme):")!
+                    continuation.yield(.machine(.listening(redirectURI: base, callback: callback)))
+                }
+            }
+
+            loop: while let event = await iterator.next() {
+                let action: SessionStateMachine.Action
+                switch event {
+                case .machine(let event):
+                    action = apply(event)
+                case .listenerReady(let ready):
+                    listener = ready
+                    group.addTask {
+                        for await url in ready.callbacks {
+                            continuation.yield(.machine(.callbackOffered(url, accepted: true)))
+                        }
+                    }
+                    core.withLock { $0.redirectURI = ready.redirectURI }
+                    logger.debug("listening", metadata: ["redirect_uri": "\(ready.redirectURI.redactedForLogs)"])
+                    report(SessionProgress(phase: .listening, redirectURI: ready.redirectURI))
+                    action = apply(.listening(redirectURI: ready.redirectURI, callback: ready.callback))
+                case .presentationReady(let ready):
+                    presentation = ready
+                    group.addTask {
+                        for await event in ready.events {
+                            switch event.kind {
+                            case .callback(let url):
+                                continuation.yield(.machine(.callbackOffered(url, accepted: accepts(url))))
+                            case .closedByUser:
+                                continuation.yield(.machine(.closedByUser))
+                            case .failed(let why):
+                                continuation.yield(.machine(.failed(.browserLaunchFailed(why))))
+                            }
+                        }
+                    }
+                    action = apply(.presented)
+                    if action == .none, case .waiting(let redirectURI) = core.withLock({ $0.machine.state }) {
+                        report(SessionProgress(phase: .waiting, redirectURI: redirectURI, browserName: browser.name))
+                    }
+                }
+
+                switch action {
+                case .none, .listen:
+                    break
+                case .present(let redirectURI):
+                    let url = authorizationURL(redirectURI)
+                    do throws(WebAuthenticationSessionError) {
+                        _ = try AuthorizationURLPolicy.validate(url)
+                    } catch {
+                        continuation.yield(.machine(.failed(error)))
+                        break
+                    }
+                    let boundCallback = listener?.callback ?? callback
+                    let request = BrowserRequest(
+                        url: url, callback: boundCallback, redirectURI: redirectURI,
+                        prefersEphemeralSession: settings.prefersEphemeral,
+                        additionalHeaderFields: settings.additionalHeaderFields ?? [:])
+                    logger.debug("opening", metadata: ["url": "\(url.redactedForLogs)", "browser": "\(browser.name)"])
+                    report(
+                        SessionProgress(
+                            phase: .opening, redirectURI: redirectURI, authorizationURL: url, browserName: browser.name))
+                    group.addTask {
+                        do throws(WebAuthenticationSessionError) {
+                            continuation.yield(.presentationReady(try await browser.present(request)))
+                        } catch {
+                            continuation.yield(.machine(.failed(error)))
+                        }
+                    }
+                case .reject(let error):
+                    logger.info("callback offered but not taken: \(error.message)")
+                    report(SessionProgress(phase: .notice, message: error.message))
+                case .finish(let finished):
+                    result = finished
+                    break loop
+                }
+            }
+            group.cancelAll()
+        }
+
+        // Resources a step produced after the session had already finished are closed too.
+        continuation.finish()
+        while let late = await iterator.next() {
+            switch late {
+            case .listenerReady(let late): await late.close()
+            case .presentationReady(let late): await late.dismiss()
+            case .machine: break
+            }
+        }
+        await listener?.close()
+        await presentation?.dismiss()
+        logger.debug(
+            "session finished",
+            metadata: ["outcome": "\((try? result.get()).map { _ in "callback" } ?? "\(result)")"])
+        deliver(result)
+    }
+
+    private func deliver(_ result: Result<URL, WebAuthenticationSessionError>) {
+        let waiters = core.withLock { core in
+            core.outcome = result
+            core.events = nil
+            defer { core.waiters = [] }
+            return core.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: result) }
+        completionHandler?(result)
+    }
+}

@@ -1,0 +1,245 @@
+/// One header field of a request head, as sent: the name keeps its case, the value is trimmed
+/// of surrounding spaces and tabs.
+struct HTTPHeaderField: Sendable, Hashable {
+    /// The field name as sent, such as `Host`.
+    var name: String
+    /// The field value without leading or trailing whitespace.
+    var value: String
+}
+
+/// The head of an HTTP/1.x request: request line and header fields.
+struct HTTPRequestHead: Sendable, Hashable {
+    /// The method, case-sensitive as RFC 9110 §9.1 says, such as `GET`.
+    var method: String
+    /// The request target in origin form (`/path?query`), exactly as sent.
+    var target: String
+    /// The minor version: 0 for `HTTP/1.0`, 1 for `HTTP/1.1`.
+    var minorVersion: Int
+    /// The header fields in the order they were sent.
+    var headers: [HTTPHeaderField]
+    /// Whether the request announces a body: a `Transfer-Encoding` field, or a `Content-Length`
+    /// greater than zero.
+    var declaresBody: Bool
+
+    /// The values of every field called `name`, compared case-insensitively (RFC 9110 §5.1).
+    func values(forName name: String) -> [String] {
+        let wanted = name.lowercased()
+        return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
+    }
+
+    /// The target's path: everything before the first `?`.
+    var path: Substring {
+        target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+    }
+}
+
+/// A small, pure parser for the head of one HTTP/1.x request (RFC 9112 §2–§5).
+///
+/// Feed it bytes as they arrive; it answers ``Outcome/needMoreData`` until it has seen the
+/// empty line that ends the head, then the head, or why the bytes are not a request it accepts.
+/// It does no I/O, so it is tested byte by byte without sockets.
+///
+/// It is deliberately strict, because the only legitimate client is a browser following a
+/// redirect:
+/// - lines end in CRLF; a bare CR or LF, or any other control character, is invalid;
+/// - the request line is `method SP origin-form SP HTTP/1.d` with single spaces; absolute-form,
+///   authority-form and asterisk-form targets are invalid, and so is a fragment;
+/// - a field line is `name ":" OWS value OWS` with a token name (no space before the colon);
+///   obsolete line folding (a line starting with a space or tab) is invalid (RFC 9112 §5.2);
+/// - `Content-Length` must be digits and agree with itself when repeated.
+///
+/// Empty lines before the request line are skipped (RFC 9112 §2.2). Everything up to and
+/// including the final empty line counts towards `maxHeadBytes`. Bytes after the head are
+/// ignored: one request per connection.
+struct HTTPRequestHeadParser {
+    /// What the bytes fed so far amount to.
+    enum Outcome: Sendable, Hashable {
+        /// The head is not complete yet.
+        case needMoreData
+        /// A complete, well-formed head.
+        case head(HTTPRequestHead)
+        /// Not an HTTP/1.x request this parser accepts; the reason is for logs.
+        case invalid(String)
+        /// The head is longer than `maxHeadBytes`.
+        case tooLarge
+    }
+
+    /// The largest head accepted, request line and fields and the final empty line included.
+    let maxHeadBytes: Int
+
+    private var buffer: [UInt8] = []
+    /// Where the search for the end of the head resumes.
+    private var searchFrom = 0
+    /// Set once the outcome is no longer `needMoreData`; the parser then ignores more input.
+    private var final: Outcome?
+
+    /// Creates a parser for heads of at most `maxHeadBytes` bytes.
+    init(maxHeadBytes: Int) {
+        self.maxHeadBytes = max(16, maxHeadBytes)
+    }
+
+    /// Adds bytes that arrived and says what the request now amounts to. Once the answer is no
+    /// longer ``Outcome/needMoreData`` it stays the same whatever else is fed.
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> Outcome {
+        if let final { return final }
+        // Never hold more than the limit plus the few bytes that tell a head ending just
+        // past it from one ending at it.
+        let room = maxHeadBytes + 4 - buffer.count
+        if room > 0 { buffer.append(contentsOf: bytes.prefix(room)) }
+        let outcome = evaluate()
+        if outcome != .needMoreData { final = outcome }
+        return outcome
+    }
+
+    private mutating func evaluate() -> Outcome {
+        // Skip empty lines before the request line.
+        var start = 0
+        while start + 1 < buffer.count, buffer[start] == .cr, buffer[start + 1] == .lf { start += 2 }
+        if start < buffer.count, buffer[start] == .lf { return .invalid("bare LF") }
+        if start == buffer.count || (start + 1 == buffer.count && buffer[start] == .cr) {
+            return buffer.count > maxHeadBytes ? .tooLarge : .needMoreData
+        }
+
+        // Reject what is clearly not HTTP (a TLS hello, random bytes) without waiting for a
+        // line end that may never come.
+        if let problem = Self.problemInPartialRequestLine(buffer[start...]) { return .invalid(problem) }
+
+        // Find CRLF CRLF.
+        var index = max(start, searchFrom - 3)
+        var headEnd: Int?
+        while index + 3 < buffer.count {
+            if buffer[index] == .cr, buffer[index + 1] == .lf, buffer[index + 2] == .cr, buffer[index + 3] == .lf {
+                headEnd = index
+                break
+            }
+            index += 1
+        }
+        guard let headEnd else {
+            searchFrom = buffer.count
+            return buffer.count > maxHeadBytes ? .tooLarge : .needMoreData
+        }
+        guard headEnd + 4 <= maxHeadBytes else { return .tooLarge }
+        return Self.parse(lines: buffer[start..<headEnd])
+    }
+
+    /// A reason to reject the first line before it is complete: a method byte that is not a
+    /// token character, or a control character anywhere before the line's CR.
+    private static func problemInPartialRequestLine(_ bytes: ArraySlice<UInt8>) -> String? {
+        var inMethod = true
+        for byte in bytes {
+            if byte == .cr { return inMethod ? "empty or unterminated method" : nil }
+            if inMethod {
+                if byte == .space {
+                    inMethod = false
+                } else if !byte.isTokenCharacter {
+                    return "not an HTTP request"
+                }
+            } else if byte == .lf || (byte < 0x20) || byte >= 0x7F {
+                return "control or non-ASCII byte in the request line"
+            }
+        }
+        return nil
+    }
+
+    /// Parses the lines of a complete head (without the final CRLF CRLF).
+    private static func parse(lines bytes: ArraySlice<UInt8>) -> Outcome {
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            switch bytes[index] {
+            case .cr:
+                guard index + 1 < bytes.endIndex, bytes[index + 1] == .lf else { return .invalid("bare CR") }
+                lines.append(bytes[lineStart..<index])
+                index += 2
+                lineStart = index
+            case .lf:
+                return .invalid("bare LF")
+            default:
+                index += 1
+            }
+        }
+        lines.append(bytes[lineStart..<bytes.endIndex])
+
+        guard let requestLine = lines.first else { return .invalid("no request line") }
+        let parts = requestLine.split(separator: .space, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return .invalid("malformed request line") }
+        let method = parts[0]
+        let target = parts[1]
+        let version = parts[2]
+        guard method.allSatisfy(\.isTokenCharacter) else { return .invalid("malformed method") }
+        guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .invalid("malformed target") }
+        guard target.first == UInt8(ascii: "/") else { return .invalid("target is not in origin form") }
+        guard !target.contains(UInt8(ascii: "#")) else { return .invalid("target has a fragment") }
+        guard version.count == 8, version.starts(with: Array("HTTP/1.".utf8)),
+            let minor = version.last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(minor)
+        else { return .invalid("not HTTP/1.x") }
+
+        var headers: [HTTPHeaderField] = []
+        var contentLength: UInt64?
+        var declaresBody = false
+        for line in lines.dropFirst() {
+            guard let first = line.first else { return .invalid("empty field line") }
+            if first == .space || first == .tab { return .invalid("obsolete line folding") }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .invalid("field line without colon") }
+            let name = line[line.startIndex..<colon]
+            guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter) else { return .invalid("malformed field name") }
+            var value = line[(colon + 1)...]
+            while let byte = value.first, byte == .space || byte == .tab { value = value.dropFirst() }
+            while let byte = value.last, byte == .space || byte == .tab { value = value.dropLast() }
+            guard value.allSatisfy({ $0 == .tab || $0 >= 0x20 && $0 != 0x7F }) else {
+                return .invalid("control character in a field value")
+            }
+            let field = HTTPHeaderField(
+                name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+            switch field.name.lowercased() {
+            case "content-length":
+                // A list such as `5, 5` is allowed by RFC 9110 §8.6 when all members agree.
+                for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                    var digits = member[...]
+                    while let byte = digits.first, byte == .space || byte == .tab { digits = digits.dropFirst() }
+                    while let byte = digits.last, byte == .space || byte == .tab { digits = digits.dropLast() }
+                    guard !digits.isEmpty, digits.count <= 18,
+                        digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                        let length = UInt64(String(decoding: digits, as: UTF8.self))
+                    else { return .invalid("malformed Content-Length") }
+                    if let contentLength, contentLength != length { return .invalid("conflicting Content-Length") }
+                    contentLength = length
+                }
+                if contentLength ?? 0 > 0 { declaresBody = true }
+            case "transfer-encoding":
+                declaresBody = true
+            default:
+                break
+            }
+            headers.append(field)
+        }
+        return .head(
+            HTTPRequestHead(
+                method: String(decoding: method, as: UTF8.self),
+                target: String(decoding: target, as: UTF8.self),
+                minorVersion: Int(minor - UInt8(ascii: "0")),
+                headers: headers,
+                declaresBody: declaresBody))
+    }
+}
+
+extension UInt8 {
+    fileprivate static let cr = UInt8(ascii: "\r")
+    fileprivate static let lf = UInt8(ascii: "\n")
+    fileprivate static let space = UInt8(ascii: " ")
+    fileprivate static let tab = UInt8(ascii: "\t")
+
+    /// Whether this byte may appear in an RFC 9110 §5.6.2 token.
+    fileprivate var isTokenCharacter: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Self.tokenPunctuation.contains(self)
+        }
+    }
+
+    private static let tokenPunctuation: Set<UInt8> = Set("!#$%&'*+-.^_`|~".utf8)
+}

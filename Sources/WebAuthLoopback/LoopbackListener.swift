@@ -1,0 +1,387 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import WebAuthCore
+
+/// A bound loopback listener: what ``LoopbackReceiver/listen(for:accepting:)`` returns.
+///
+/// It is `Sendable` because every stored property is an immutable `Sendable` value; the mutable
+/// state is in a ``ListenerCore`` reachable only through `NIOLoopBound`, that is only on the
+/// listener's event loop.
+final class LoopbackListener: CallbackListener {
+    let redirectURI: URL
+    let callback: Callback
+    let callbacks: AsyncStream<URL>
+    private let eventLoop: any EventLoop
+    private let core: NIOLoopBound<ListenerCore>
+
+    private init(
+        redirectURI: URL, callback: Callback, callbacks: AsyncStream<URL>, eventLoop: any EventLoop,
+        core: NIOLoopBound<ListenerCore>
+    ) {
+        self.redirectURI = redirectURI
+        self.callback = callback
+        self.callbacks = callbacks
+        self.eventLoop = eventLoop
+        self.core = core
+    }
+
+    /// Binds `endpoint` on `eventLoop` (server and connections alike) and starts answering.
+    static func start(
+        callback: Callback,
+        endpoint: (host: LoopbackHost, port: Int, path: String),
+        accepting: @escaping @Sendable (URL) -> Bool,
+        configuration: LoopbackReceiver.Configuration,
+        eventLoop: any EventLoop,
+        logger: Logger
+    ) async throws(WebAuthenticationSessionError) -> LoopbackListener {
+        let requestedPort = endpoint.port == 0 ? nil : endpoint.port
+        let address: SocketAddress
+        do {
+            address = try SocketAddress(ipAddress: endpoint.host.address, port: endpoint.port)
+        } catch {
+            throw .listenerFailed(port: requestedPort, "\(endpoint.host.address) is not an IP address")
+        }
+        let (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
+        let settings = ListenerCore.Settings(
+            configuration: configuration, accepting: accepting, continuation: continuation, logger: logger,
+            eventLoop: eventLoop)
+
+        let core: NIOLoopBound<ListenerCore>
+        do {
+            core = try await eventLoop.submit { NIOLoopBound(ListenerCore(settings: settings), eventLoop: eventLoop) }
+                .get()
+        } catch {
+            continuation.finish()
+            throw .listenerFailed(port: requestedPort, "the event loop is shut down")
+        }
+
+        let bootstrap = ServerBootstrap(group: eventLoop)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core.value))
+                }
+            }
+        let router: LoopbackRequestRouter
+        do {
+            // `bind` succeeds on the event loop before the channel becomes active, so the core
+            // knows its router before the first connection is accepted.
+            router = try await bootstrap.bind(to: address).flatMapThrowing { server in
+                guard let port = server.localAddress?.port,
+                    let router = LoopbackRequestRouter(callback: callback.boundToPort(port))
+                else {
+                    server.close(promise: nil)
+                    throw ListenerStartError.noLocalAddress
+                }
+                core.value.didBind(server: server, router: router)
+                return router
+            }.get()
+        } catch {
+            continuation.finish()
+            logger.debug(
+                "loopback listener could not bind",
+                metadata: ["address": "\(endpoint.host.uriHost):\(endpoint.port)", "error": "\(error)"])
+            throw .listenerFailed(port: requestedPort, Self.describe(error, address: endpoint.host, port: endpoint.port))
+        }
+        guard let redirectURI = router.redirectURI else {
+            _ = try? await eventLoop.flatSubmit { core.value.shutdown() }.get()
+            throw .invalidCallback("the loopback callback path does not form a URL")
+        }
+        logger.debug("loopback listener bound", metadata: ["redirect_uri": "\(redirectURI.redactedForLogs)"])
+        return LoopbackListener(
+            redirectURI: redirectURI, callback: router.callback, callbacks: callbacks, eventLoop: eventLoop, core: core)
+    }
+
+    /// Closes the server socket and every connection, finishes ``callbacks``, and returns once
+    /// the socket is closed. Idempotent; safe while a callback is arriving (both run on the
+    /// listener's event loop, one after the other).
+    func close() async {
+        let core = self.core
+        _ = try? await eventLoop.flatSubmit { core.value.shutdown() }.get()
+    }
+
+    /// A sentence for a bind failure, naming the address and port.
+    private static func describe(_ error: any Error, address: LoopbackHost, port: Int) -> String {
+        let place = "\(address.uriHost):\(port)"
+        if let io = error as? IOError {
+            switch io.errnoCode {
+            case EADDRINUSE: return "\(place) is already in use"
+            case EACCES: return "permission denied binding \(place)"
+            case EADDRNOTAVAIL: return "\(address.address) is not available on this machine"
+            default: return "cannot bind \(place) (errno \(io.errnoCode))"
+            }
+        }
+        return "cannot bind \(place): \(error)"
+    }
+}
+
+private enum ListenerStartError: Error {
+    case noLocalAddress
+}
+
+/// The mutable state of one listener. Confined to the listener's event loop: every method runs
+/// there (the server channel, its connections and their handlers share that loop).
+final class ListenerCore {
+    /// What the core is told once, at creation.
+    struct Settings: Sendable {
+        let configuration: LoopbackReceiver.Configuration
+        let accepting: @Sendable (URL) -> Bool
+        let continuation: AsyncStream<URL>.Continuation
+        let logger: Logger
+        let eventLoop: any EventLoop
+    }
+
+    let settings: Settings
+    var configuration: LoopbackReceiver.Configuration { settings.configuration }
+    var logger: Logger { settings.logger }
+    /// Set once the server is bound.
+    private(set) var router: LoopbackRequestRouter?
+    private var server: (any Channel)?
+    /// Once true, no request is answered any more and no connection admitted.
+    private(set) var isFinished = false
+    /// The open connections, by the order they were admitted.
+    private var connections: [Int: ConnectionHandler] = [:]
+    private var nextConnectionID = 0
+
+    init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// Records the bound server channel and the router for its port.
+    func didBind(server: any Channel, router: LoopbackRequestRouter) {
+        self.server = server
+        self.router = router
+        if isFinished { server.close(promise: nil) }
+    }
+
+    /// Admits a new connection, evicting an old one if the limit is reached. Returns the
+    /// connection's number, or `nil` to refuse it.
+    func admit(_ connection: ConnectionHandler) -> Int? {
+        guard !isFinished, router != nil else { return nil }
+        if connections.count >= max(1, configuration.maxConnections) {
+            // Prefer a connection that is already answered (it only lingers for the client to
+            // close), then the oldest one still waiting for its head.
+            let victim =
+                connections.values.filter(\.isAnswered).min { $0.id < $1.id }
+                ?? connections.values.filter(\.isWaitingForHead).min { $0.id < $1.id }
+            guard let victim else {
+                logger.debug("loopback listener refused a connection: too many in progress")
+                return nil
+            }
+            logger.trace("loopback listener evicted a connection", metadata: ["connection": "\(victim.id)"])
+            connections[victim.id] = nil
+            victim.closeNow()
+        }
+        let id = nextConnectionID
+        nextConnectionID += 1
+        connections[id] = connection
+        return id
+    }
+
+    /// Forgets a closed connection.
+    func remove(_ connection: ConnectionHandler) {
+        if connections[connection.id] === connection { connections[connection.id] = nil }
+    }
+
+    /// Answers a complete request head on `connection`.
+    func handle(_ head: HTTPRequestHead, on connection: ConnectionHandler) {
+        guard !isFinished, let router else {
+            connection.closeNow()
+            return
+        }
+        let includeBody = head.method != "HEAD"
+        switch router.route(head) {
+        case .reject(let status, let reason):
+            logger.debug(
+                "loopback listener turned a request away",
+                metadata: ["status": "\(status.rawValue)", "reason": "\(reason)"])
+            connection.respond(.plain(status), includeBody: includeBody)
+        case .probe:
+            logger.debug("loopback listener answered a HEAD request for the callback path")
+            connection.respond(.success(configuration.successPage), includeBody: false)
+        case .callback(let url):
+            guard settings.accepting(url) else {
+                logger.debug(
+                    "loopback listener received a callback the session did not accept",
+                    metadata: ["url": "\(url.redactedForLogs)"])
+                connection.respond(.rejected(configuration.rejectedPage), includeBody: true)
+                return
+            }
+            logger.debug("loopback listener received the callback", metadata: ["url": "\(url.redactedForLogs)"])
+            let response: LoopbackResponse =
+                if let failure = LoopbackRequestRouter.authorizationError(in: url) {
+                    .authorizationError(configuration.failurePage, error: failure.error, description: failure.description)
+                } else {
+                    .success(configuration.successPage)
+                }
+            // Answer first, then stop: no other request is answered after this one.
+            connection.respond(response, includeBody: true)
+            isFinished = true
+            settings.continuation.yield(url)
+            settings.continuation.finish()
+            closeEverything()
+        }
+    }
+
+    /// Closes the server channel and every connection; one being answered closes as soon as
+    /// its answer is written.
+    private func closeEverything() {
+        server?.close(promise: nil)
+        for connection in connections.values { connection.closeWhenAnswered() }
+    }
+
+    /// Stops listening, finishes the stream without a value if none was yielded, and completes
+    /// when the server channel and every connection are closed.
+    func shutdown() -> EventLoopFuture<Void> {
+        if !isFinished {
+            isFinished = true
+            settings.continuation.finish()
+            logger.debug("loopback listener closing")
+        }
+        closeEverything()
+        var closing: [EventLoopFuture<Void>] = connections.values.map(\.closeFuture)
+        if let server { closing.append(server.closeFuture) }
+        return EventLoopFuture.andAllComplete(closing, on: settings.eventLoop)
+    }
+}
+
+/// Reads one request head from a connection and answers it. Runs on the listener's loop.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private enum Phase {
+        /// Admitted, reading the request head.
+        case readingHead
+        /// The answer is being written.
+        case answering
+        /// The answer is written and the output shut down; input is read and dropped until the
+        /// client closes, so that the kernel does not reset the connection over unread bytes.
+        case answered
+        /// Closing or closed.
+        case closed
+    }
+
+    private let core: ListenerCore
+    private var parser: HTTPRequestHeadParser
+    private var phase = Phase.readingHead
+    private var deadline: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+    private var closeOnceAnswered = false
+    /// The connection's number, in admission order; -1 until admitted.
+    private(set) var id = -1
+
+    init(core: ListenerCore) {
+        self.core = core
+        self.parser = HTTPRequestHeadParser(maxHeadBytes: core.configuration.maxHeaderBytes)
+    }
+
+    /// Whether the connection is still waiting for its request head.
+    var isWaitingForHead: Bool { phase == .readingHead }
+
+    /// Whether the connection has been answered and only lingers for the client to close.
+    var isAnswered: Bool { phase == .answered || phase == .closed }
+
+    /// Completes when the connection is closed.
+    var closeFuture: EventLoopFuture<Void> {
+        context?.channel.closeFuture ?? core.settings.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard let id = core.admit(self) else {
+            phase = .closed
+            context.close(promise: nil)
+            return
+        }
+        self.id = id
+        core.logger.trace("loopback connection opened", metadata: ["connection": "\(id)"])
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(core.configuration.readTimeout)) {
+            [weak self] in
+            guard let self, self.phase == .readingHead || self.phase == .answered else { return }
+            self.core.logger.trace("loopback connection timed out", metadata: ["connection": "\(self.id)"])
+            self.closeNow()
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard phase == .readingHead else { return }  // after the head: drop
+        let buffer = unwrapInboundIn(data)
+        switch parser.feed(buffer.readableBytesView) {
+        case .needMoreData:
+            break
+        case .head(let head):
+            core.handle(head, on: self)
+        case .invalid(let reason):
+            core.logger.debug("loopback listener received a malformed request", metadata: ["reason": "\(reason)"])
+            respond(.plain(.badRequest), includeBody: true)
+        case .tooLarge:
+            core.logger.debug("loopback listener received a request head over the limit")
+            respond(.plain(.requestHeaderFieldsTooLarge), includeBody: true)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        phase = .closed
+        deadline?.cancel()
+        deadline = nil
+        core.remove(self)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        core.logger.trace("loopback connection error", metadata: ["error": "\(error)"])
+        closeNow()
+    }
+
+    /// Writes `response`, shuts the output down, and lingers until the client closes (or the
+    /// read timeout passes, or the listener finishes).
+    func respond(_ response: LoopbackResponse, includeBody: Bool) {
+        guard let context, phase == .readingHead else { return }
+        phase = .answering
+        deadline?.cancel()
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(core.configuration.readTimeout)) {
+            [weak self] in
+            self?.closeNow()
+        }
+        let bytes = response.serialized(includeBody: includeBody)
+        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { [weak self] result in
+            guard let self, self.phase == .answering else { return }
+            self.phase = .answered
+            if case .failure = result {
+                self.closeNow()
+            } else if self.closeOnceAnswered || self.core.isFinished {
+                self.closeNow()
+            } else {
+                context.close(mode: .output, promise: nil)
+            }
+        }
+    }
+
+    /// Closes the connection now.
+    func closeNow() {
+        guard phase != .closed else { return }
+        phase = .closed
+        deadline?.cancel()
+        deadline = nil
+        context?.close(promise: nil)
+    }
+
+    /// Closes the connection now, or as soon as the answer being written is written.
+    func closeWhenAnswered() {
+        if phase == .answering {
+            closeOnceAnswered = true
+        } else {
+            closeNow()
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import WebAuthCore
+
+/// Receives a loopback callback with a tiny HTTP listener on `127.0.0.1` or `::1`, as RFC 8252
+/// §7.3 describes for native apps.
+///
+/// ```swift
+/// let environment = SessionEnvironment(browser: myBrowser, receivers: [LoopbackReceiver()])
+/// ```
+///
+/// The listener binds only the callback's loopback address (never `0.0.0.0`), on the callback's
+/// port or, for port 0, on a port the system picks. Its redirect URI is
+/// `http://127.0.0.1:{port}{path}` (or `http://[::1]:{port}{path}`).
+///
+/// ## What it answers
+///
+/// Every connection carries one request and is then closed (`Connection: close`).
+///
+/// | Request | Answer | Session |
+/// |---|---|---|
+/// | `GET` of the callback path, accepted by the session | 200, "Signed in" page (or the failure page when the URL has `error`) | receives the URL; the listener closes |
+/// | `GET` of the callback path, not accepted (wrong `state`) | 400, "not expected" page | keeps waiting |
+/// | another path (`/favicon.ico`, `/callback/`) | 404 | keeps waiting |
+/// | `Host` missing or not `127.0.0.1:PORT` / `[::1]:PORT` / `localhost:PORT` | 400 | keeps waiting |
+/// | a method other than `GET` or `HEAD` | 405 | keeps waiting |
+/// | a body, an absolute-form target, malformed bytes | 400 | keeps waiting |
+/// | a head over ``Configuration/maxHeaderBytes`` | 431 | keeps waiting |
+/// | no complete head within ``Configuration/readTimeout`` | connection closed | keeps waiting |
+///
+/// Pages are self-contained HTML without scripts or external resources, served with
+/// `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `Content-Security-Policy`
+/// that forbids loading anything. The authorization code, `state` and every other parameter of
+/// the callback URL never appear on a page; an OAuth `error` and `error_description` do,
+/// HTML-escaped.
+///
+/// ## Limits
+///
+/// At most ``Configuration/maxConnections`` connections are open at once. When one more
+/// arrives, one is closed to make room: the oldest that is already answered and only lingering
+/// for the client to close, or else the oldest still waiting for its request head. Only if
+/// every open connection is in the middle of being answered is the new connection refused. A
+/// flood of idle sockets therefore cannot lock out the browser, whose request follows its
+/// connection at once; each head is also limited to ``Configuration/maxHeaderBytes`` and
+/// ``Configuration/readTimeout``.
+///
+/// All the state of one listener lives on a single SwiftNIO event loop, so it needs no locks.
+public struct LoopbackReceiver: CallbackReceiver {
+    /// A page the listener shows in the browser: a title and one sentence, both plain text
+    /// (they are HTML-escaped).
+    public struct Page: Sendable, Hashable {
+        /// The page's title and heading.
+        public var title: String
+        /// The sentence under the heading.
+        public var message: String
+
+        /// Creates a page from plain text.
+        public init(title: String, message: String) {
+            self.title = title
+            self.message = message
+        }
+
+        /// "Signed in — you can close this window and return to the app."
+        public static let signedIn = Page(
+            title: "Signed in", message: "Signed in — you can close this window and return to the app.")
+        /// "Sign-in failed", for a callback that carries an OAuth `error`.
+        public static let signInFailed = Page(
+            title: "Sign-in failed",
+            message: "The sign-in did not complete. You can close this window and return to the app.")
+        /// "This sign-in response was not expected", for a callback the session did not accept.
+        public static let unexpectedResponse = Page(
+            title: "Sign-in failed",
+            message: "This sign-in response was not expected. Close this window and try again from the app.")
+    }
+
+    /// Limits and pages of a loopback listener.
+    public struct Configuration: Sendable, Hashable {
+        /// The largest request head accepted, in bytes: the request line, the header fields and
+        /// the empty line after them. Larger heads are answered with 431. Default 8 KiB.
+        public var maxHeaderBytes: Int
+        /// How long a connection may take to send its complete request head before it is closed
+        /// without an answer; this defeats slow-loris clients. It also bounds how long an
+        /// answered connection lingers for the client to close. Default 5 seconds.
+        public var readTimeout: Duration
+        /// The most connections open at once; see "Limits" on ``LoopbackReceiver``. Default 128.
+        public var maxConnections: Int
+        /// The page shown when the callback is received. Default ``Page/signedIn``.
+        public var successPage: Page
+        /// The page shown when the received callback carries an OAuth `error`; the error and
+        /// its description are added below it. Default ``Page/signInFailed``.
+        public var failurePage: Page
+        /// The page shown, with status 400, for a callback the session did not accept (for
+        /// example one with the wrong `state`). Default ``Page/unexpectedResponse``.
+        public var rejectedPage: Page
+
+        /// Creates a configuration; every parameter has the documented default.
+        public init(
+            maxHeaderBytes: Int = 8 * 1024,
+            readTimeout: Duration = .seconds(5),
+            maxConnections: Int = 128,
+            successPage: Page = .signedIn,
+            failurePage: Page = .signInFailed,
+            rejectedPage: Page = .unexpectedResponse
+        ) {
+            self.maxHeaderBytes = maxHeaderBytes
+            self.readTimeout = readTimeout
+            self.maxConnections = maxConnections
+            self.successPage = successPage
+            self.failurePage = failurePage
+            self.rejectedPage = rejectedPage
+        }
+    }
+
+    /// The limits and pages.
+    public let configuration: Configuration
+    let eventLoopGroup: any EventLoopGroup
+    let logger: Logger
+
+    /// Creates a receiver.
+    ///
+    /// - Parameters:
+    ///   - configuration: Limits and pages. Default ``Configuration/init(maxHeaderBytes:readTimeout:maxConnections:successPage:failurePage:rejectedPage:)``.
+    ///   - eventLoopGroup: Where listeners run; each listener uses one event loop of it.
+    ///     Default `MultiThreadedEventLoopGroup.singleton`.
+    ///   - logger: Where to log, at debug and trace levels only and never with a query string.
+    ///     Default: logs nothing.
+    public init(
+        configuration: Configuration = .init(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "webauth.loopback", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
+        self.logger = logger
+    }
+
+    /// Whether `callback` is a loopback callback.
+    public func canReceive(_ callback: Callback) -> Bool {
+        callback.isLoopback
+    }
+
+    /// Binds the callback's loopback address and port and starts answering requests.
+    ///
+    /// - Returns: A listener whose ``CallbackListener/redirectURI`` carries the bound port and
+    ///   whose ``CallbackListener/callbacks`` yields the first accepted callback URL.
+    /// - Throws: ``WebAuthenticationSessionError/Code/callbackListenerFailed`` when the address
+    ///   cannot be bound (for example the port is busy), with
+    ///   ``WebAuthenticationSessionError/port`` set to the requested port unless it was 0;
+    ///   ``WebAuthenticationSessionError/Code/invalidCallback`` when the callback is not a
+    ///   loopback callback with a path starting with `/` and a port in 0…65535.
+    public func listen(
+        for callback: Callback,
+        accepting: @escaping @Sendable (URL) -> Bool
+    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
+        guard let endpoint = callback.loopbackEndpoint else {
+            throw .invalidCallback("\(callback) is not a loopback callback")
+        }
+        guard endpoint.path.hasPrefix("/"), !endpoint.path.contains("?"), !endpoint.path.contains("#") else {
+            throw .invalidCallback("a loopback callback path must start with '/' and have no query or fragment")
+        }
+        guard (0...65535).contains(endpoint.port) else {
+            throw .invalidCallback("a loopback callback port must be in 0…65535, not \(endpoint.port)")
+        }
+        return try await LoopbackListener.start(
+            callback: callback, endpoint: endpoint, accepting: accepting,
+            configuration: configuration, eventLoop: eventLoopGroup.next(), logger: logger)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The few HTTP statuses the loopback listener answers with.
+enum HTTPStatus: Int, Sendable, Hashable {
+    case ok = 200
+    case badRequest = 400
+    case notFound = 404
+    case methodNotAllowed = 405
+    case requestHeaderFieldsTooLarge = 431
+
+    /// The reason phrase of the status line.
+    var reasonPhrase: String {
+        switch self {
+        case .ok: "OK"
+        case .badRequest: "Bad Request"
+        case .notFound: "Not Found"
+        case .methodNotAllowed: "Method Not Allowed"
+        case .requestHeaderFieldsTooLarge: "Request Header Fields Too Large"
+        }
+    }
+}
+
+/// A complete response of the loopback listener: a tiny self-contained HTML page with headers
+/// that keep it out of caches, referrers and other origins.
+struct LoopbackResponse: Sendable, Hashable {
+    /// The status.
+    var status: HTTPStatus
+    /// The page, already escaped.
+    var html: String
+
+    /// The Content-Security-Policy of every page: nothing may load, inline styles may apply.
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'"
+
+    /// The response as bytes on the wire. `includeBody` is false for `HEAD` requests; the
+    /// `Content-Length` is the body's length either way.
+    func serialized(includeBody: Bool) -> [UInt8] {
+        let body = Array(html.utf8)
+        var head = "HTTP/1.1 \(status.rawValue) \(status.reasonPhrase)\r\n"
+        head += "Content-Type: text/html; charset=utf-8\r\n"
+        head += "Content-Length: \(body.count)\r\n"
+        head += "Cache-Control: no-store\r\n"
+        head += "Pragma: no-cache\r\n"
+        head += "Referrer-Policy: no-referrer\r\n"
+        head += "X-Content-Type-Options: nosniff\r\n"
+        head += "X-Frame-Options: DENY\r\n"
+        head += "Content-Security-Policy: \(Self.contentSecurityPolicy)\r\n"
+        if status == .methodNotAllowed { head += "Allow: GET, HEAD\r\n" }
+        head += "Connection: close\r\n\r\n"
+        return Array(head.utf8) + (includeBody ? body : [])
+    }
+
+    // MARK: - Pages
+
+    /// The page for the accepted callback without an `error` parameter.
+    static func success(_ page: LoopbackReceiver.Page) -> Self {
+        Self(status: .ok, html: render(page))
+    }
+
+    /// The page for an accepted callback that carries an OAuth error (RFC 6749 §4.1.2.1). Only
+    /// `error` and `error_description` are shown, escaped; nothing else from the URL.
+    static func authorizationError(_ page: LoopbackReceiver.Page, error: String, description: String?) -> Self {
+        var details = "<p>Error: <code>\(htmlEscaped(truncated(error)))</code></p>"
+        if let description, !description.isEmpty {
+            details += "<p>\(htmlEscaped(truncated(description)))</p>"
+        }
+        return Self(status: .ok, html: render(page, details: details))
+    }
+
+    /// The page for a callback the session did not accept, such as one with the wrong `state`.
+    static func rejected(_ page: LoopbackReceiver.Page) -> Self {
+        Self(status: .badRequest, html: render(page))
+    }
+
+    /// The page for a request that is not the callback at all.
+    static func plain(_ status: HTTPStatus) -> Self {
+        let message =
+            switch status {
+            case .ok: "OK."
+            case .badRequest: "The request was not understood."
+            case .notFound: "There is nothing here."
+            case .methodNotAllowed: "Only GET and HEAD are allowed."
+            case .requestHeaderFieldsTooLarge: "The request head is too large."
+            }
+        let title = "\(status.rawValue) \(status.reasonPhrase)"
+        return Self(status: status, html: render(LoopbackReceiver.Page(title: title, message: message)))
+    }
+
+    private static func render(_ page: LoopbackReceiver.Page, details: String = "") -> String {
+        let title = htmlEscaped(page.title)
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">\
+            <meta name="viewport" content="width=device-width, initial-scale=1">\
+            <title>\(title)</title>\
+            <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;\
+            color:#222;background:#fff}code{overflow-wrap:anywhere}</style></head>\
+            <body><h1>\(title)</h1><p>\(htmlEscaped(page.message))</p>\(details)</body></html>
+
+            """
+    }
+
+    /// At most 300 characters, so a long description cannot flood the page.
+    private static func truncated(_ text: String) -> String {
+        text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+}
+
+/// `text` with `&`, `<`, `>`, `"` and `'` replaced by character references, safe to put in
+/// HTML element content and quoted attribute values.
+///
+/// It works on Unicode scalars, not characters: `<` followed by a combining mark is one
+/// `Character` (and may even compare equal to another one, such as `≮`), but the browser's
+/// tokenizer still sees the `<`.
+func htmlEscaped(_ text: String) -> String {
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": result.append(contentsOf: "&amp;".unicodeScalars)
+        case "<": result.append(contentsOf: "&lt;".unicodeScalars)
+        case ">": result.append(contentsOf: "&gt;".unicodeScalars)
+        case "\"": result.append(contentsOf: "&quot;".unicodeScalars)
+        case "'": result.append(contentsOf: "&#39;".unicodeScalars)
+        default: result.append(scalar)
+        }
+    }
+    return String(result)
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import WebAuth
+import WebAuthTestSupport
+
+@testable import WebAuthCLI
+
+@Suite("webauth command line: parsing and mapping")
+struct CLIParsingTests {
+    @Test func aBareLoopbackMeansTheDefaultPath() {
+        #expect(
+            CommandLineArguments.normalized(["open", "--loopback", "https://x"]) == [
+                "open", "--loopback=/callback", "https://x",
+            ])
+        #expect(CommandLineArguments.normalized(["open", "--loopback=/cb"]) == ["open", "--loopback=/cb"])
+        #expect(CommandLineArguments.normalized(["open", "--", "--loopback"]) == ["open", "--", "--loopback"])
+    }
+
+    @Test func theRedirectPlaceholderIsPercentEncoded() {
+        let expanded = RedirectTemplate.expand(
+            "https://a.example/authorize?redirect_uri={redirect_uri}&x=1",
+            redirectURI: URL(string: "http://127.0.0.1:5000/callback")!)
+        #expect(expanded == "https://a.example/authorize?redirect_uri=http%3A%2F%2F127.0.0.1%3A5000%2Fcallback&x=1")
+    }
+
+    @Test func exactlyOneCallbackIsRequired() throws {
+        #expect(throws: (any Error).self) { try WebAuthCommand.parseAsRoot(["open", "https://a.example/"]) }
+        #expect(throws: (any Error).self) {
+            try WebAuthCommand.parseAsRoot(["open", "--loopback=/cb", "--callback-scheme", "x.y", "https://a.example/"])
+        }
+        let badScheme = try #require(
+            try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "not a scheme", "https://a.example/"])
+                as? OpenCommand)
+        #expect(throws: (any Error).self) { try badScheme.makeCallback() }
+        let command = try #require(
+            try WebAuthCommand.parseAsRoot(["open", "--callback-https", "example.com/oauth", "https://a.example/"])
+                as? OpenCommand)
+        #expect(try command.makeCallback() == .https(host: "example.com", path: "/oauth"))
+    }
+
+    @Test func everyErrorKindHasItsOwnStatus() {
+        let cases: [(WebAuthenticationSessionError, Int32)] = [
+            (.canceled(.user), ExitStatus.cancelledByUser),
+            (.canceled(.program), ExitStatus.interrupted),
+            (.timedOut(after: .seconds(1)), ExitStatus.timedOut),
+            (.noBrowserAvailable("x"), ExitStatus.noBrowser),
+            (.browserCannotHonor("x"), ExitStatus.noBrowser),
+            (.browserLaunchFailed("x"), ExitStatus.browserLaunchFailed),
+            (.listenerFailed(port: 1, "x"), ExitStatus.listenerFailed),
+            (.invalidAuthorizationURL("x"), ExitStatus.invalidInput),
+            (.callbackMismatch("x"), ExitStatus.invalidInput),
+            (.noCallbackReceiver("x"), ExitStatus.invalidInput),
+        ]
+        for (error, status) in cases { #expect(ExitStatus.status(for: error) == status, "\(error.code)") }
+    }
+}
+
+@Suite("webauth open, run as a process", .serialized)
+struct OpenCommandProcessTests {
+    private func listeningPort(in stderr: String) throws -> Int {
+        let marker = "Listening for the callback at http://127.0.0.1:"
+        let range = try #require(stderr.range(of: marker))
+        return try #require(Int(stderr[range.upperBound...].prefix { $0.isNumber }))
+    }
+
+    @Test func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
+        let launcher = try TestBrowsers.makeChromiumLauncherScript()
+        defer { launcher.terminate() }
+        try await AuthorizationPageServer.withServer { server in
+            let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=cli-state"
+            let (status, stdout, stderr) = try await CLIProcess.run(
+                ["open", "--loopback", "--timeout", "45", template], environment: ["BROWSER": launcher.scriptPath])
+            #expect(status == 0, "stderr: \(stderr)")
+            let lines = stdout.split(separator: "\n")
+            #expect(lines.count == 1)
+            let callbackURL = try #require(URL(string: String(lines[0])))
+            #expect(callbackURL.path == "/callback")
+            #expect(callbackURL.query?.contains("state=cli-state") == true)
+            #expect(stderr.contains("Ctrl-C cancels"))
+            #expect(!stderr.contains("code="), "the code is not echoed to the terminal")
+        }
+    }
+
+    @Test func jsonOutputAndPastedRedirectWithNoBrowser() async throws {
+        try await AuthorizationPageServer.withServer { server in
+            let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=paste"
+            let process = try CLIProcess(["open", "--loopback=/cb", "--no-browser", "--json", template], keepStandardInputOpen: true)
+            let stderr = try await process.waitForStandardError(containing: "paste it here")
+            let port = try listeningPort(in: stderr)
+            // The person's browser elsewhere ended on the redirect; they paste its address.
+            let pasted = "http://127.0.0.1:\(port)/cb?code=pasted-code&state=paste"
+            process.type("https://wrong.example/cb\n")
+            _ = try await process.waitForStandardError(containing: "not the callback")
+            process.type(pasted + "\n")
+            let status = try await process.waitForExit()
+            #expect(status == 0, "stderr: \(process.standardError)")
+            let object = try JSONSerialization.jsonObject(with: Data(process.standardOutput.utf8)) as? [String: String]
+            #expect(object?["callback_url"] == pasted)
+            #expect(object?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")
+            #expect(!RawHTTPClient.isListening(port: port))
+        }
+    }
+
+    @Test func ctrlCCancelsReleasesThePortAndExits130() async throws {
+        let process = try CLIProcess(["open", "--loopback", "--no-browser", "https://auth.example.com/authorize"])
+        let stderr = try await process.waitForStandardError(containing: "Ctrl-C cancels")
+        let port = try listeningPort(in: stderr)
+        #expect(RawHTTPClient.isListening(port: port))
+        process.send(SIGINT)
+        let status = try await process.waitForExit()
+        #expect(status == ExitStatus.interrupted)
+        #expect(!RawHTTPClient.isListening(port: port))
+    }
+
+    @Test func timesOutWithItsOwnStatusAndJSONError() async throws {
+        let (status, stdout, _) = try await CLIProcess.run(
+            ["open", "--loopback", "--no-browser", "--timeout", "0.3", "--json", "https://auth.example.com/a"])
+        #expect(status == ExitStatus.timedOut)
+        let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]
+        let error = try #require(object?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "timedOut")
+        #expect(error["cancellation_reason"] as? String == "timeout")
+        #expect(error["exit_status"] as? Int == Int(ExitStatus.timedOut))
+    }
+
+    @Test func aBusyPortIsNamed() async throws {
+        let holder = try CLIProcess(["open", "--loopback", "--no-browser", "https://auth.example.com/a"])
+        let port = try listeningPort(in: try await holder.waitForStandardError(containing: "Ctrl-C cancels"))
+        defer { holder.send(SIGTERM) }
+        let (status, _, stderr) = try await CLIProcess.run(
+            ["open", "--loopback", "--loopback-port", "\(port)", "--no-browser", "https://auth.example.com/a"])
+        #expect(status == ExitStatus.listenerFailed)
+        #expect(stderr.contains("port \(port)"))
+        holder.send(SIGTERM)
+        #expect(try await holder.waitForExit() == ExitStatus.terminated)
+    }
+
+    @Test func refusesURLsThatMayNotBeOpenedAndBadUsage() async throws {
+        let refused = try await CLIProcess.run(["open", "--loopback", "--no-browser", "file:///etc/passwd"])
+        #expect(refused.status == ExitStatus.invalidInput)
+        #expect(refused.stderr.contains("only https URLs"))
+        let usage = try await CLIProcess.run(["open", "https://auth.example.com/a"])
+        #expect(usage.status == ExitStatus.usage)
+        let customScheme = try await CLIProcess.run(
+            ["open", "--callback-scheme", "com.example.app", "--timeout", "1", "https://auth.example.com/a"],
+            environment: ["BROWSER": "/bin/true"])
+        #expect(customScheme.status == ExitStatus.invalidInput)
+        #expect(customScheme.stderr.contains("register the scheme"))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import WebAuthCore
+
+/// A browser stand-in for driving sessions without launching anything: records requests and
+/// lets the test play the browser's events.
+final class StandInBrowser: Browser {
+    let name = "stand-in"
+    let capabilities: BrowserCapabilities
+    private let failure: WebAuthenticationSessionError?
+    private let recorded = Mutex<[BrowserRequest]>([])
+    let presentations: AsyncStream<StandInPresentation>
+    private let presentationsContinuation: AsyncStream<StandInPresentation>.Continuation
+
+    init(capabilities: BrowserCapabilities = [], failure: WebAuthenticationSessionError? = nil) {
+        self.capabilities = capabilities
+        self.failure = failure
+        (presentations, presentationsContinuation) = AsyncStream.makeStream(of: StandInPresentation.self)
+    }
+
+    var requests: [BrowserRequest] { recorded.withLock { $0 } }
+
+    func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError) -> any BrowserPresentation {
+        recorded.withLock { $0.append(request) }
+        if let failure { throw failure }
+        let presentation = StandInPresentation()
+        presentationsContinuation.yield(presentation)
+        return presentation
+    }
+
+    /// The next page this browser presents.
+    func nextPresentation() async -> StandInPresentation {
+        var iterator = presentations.makeAsyncIterator()
+        return await iterator.next()!
+    }
+}
+
+final class StandInPresentation: BrowserPresentation {
+    let events: AsyncStream<BrowserEvent>
+    let continuation: AsyncStream<BrowserEvent>.Continuation
+    private let dismissals = Mutex(0)
+
+    init() { (events, continuation) = AsyncStream.makeStream(of: BrowserEvent.self) }
+
+    var dismissCount: Int { dismissals.withLock { $0 } }
+
+    func dismiss() async {
+        dismissals.withLock { $0 += 1 }
+        continuation.finish()
+    }
+}
+
+/// A receiver stand-in that "binds" a fixed port and lets the test deliver callbacks.
+final class StandInReceiver: CallbackReceiver {
+    private let port: Int
+    private let failure: WebAuthenticationSessionError?
+    private let made = Mutex<[StandInListener]>([])
+
+    init(port: Int = 40_000, failure: WebAuthenticationSessionError? = nil) {
+        self.port = port
+        self.failure = failure
+    }
+
+    var listeners: [StandInListener] { made.withLock { $0 } }
+
+    func canReceive(_ callback: Callback) -> Bool { callback.isLoopback }
+
+    func listen(
+        for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool
+    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
+        if let failure { throw failure }
+        let bound = callback.boundToPort(port)
+        let listener = StandInListener(callback: bound, accepting: accepting)
+        made.withLock { $0.append(listener) }
+        return listener
+    }
+}
+
+final class StandInListener: CallbackListener {
+    let callback: Callback
+    let redirectURI: URL
+    let callbacks: AsyncStream<URL>
+    private let continuation: AsyncStream<URL>.Continuation
+    private let accepting: @Sendable (URL) -> Bool
+    private let closes = Mutex(0)
+
+    init(callback: Callback, accepting: @escaping @Sendable (URL) -> Bool) {
+        self.callback = callback
+        self.accepting = accepting
+        self.redirectURI = URL(string: callback.description)!
+        (callbacks, continuation) = AsyncStream.makeStream(of: URL.self)
+    }
+
+    var closeCount: Int { closes.withLock { $0 } }
+
+    /// Plays a request arriving at the listener; returns whether it was accepted.
+    @discardableResult
+    func deliver(_ url: URL) -> Bool {
+        guard callback.matchesURL(url), accepting(url) else { return false }
+        continuation.yield(url)
+        continuation.finish()
+        return true
+    }
+
+    func close() async {
+        closes.withLock { $0 += 1 }
+        continuation.finish()
+    }
+}

@@ -1,0 +1,441 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+import WebAuthCore
+
+@testable import WebAuthLoopback
+
+/// End-to-end tests over real sockets on the loopback interface.
+@Suite("Loopback receiver over sockets")
+struct LoopbackReceiverTests {
+    static let fastConfiguration = LoopbackReceiver.Configuration(readTimeout: .milliseconds(300))
+
+    private func listen(
+        _ callback: Callback = .loopback(),
+        configuration: LoopbackReceiver.Configuration = fastConfiguration,
+        accepting: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) async throws -> any CallbackListener {
+        try await LoopbackReceiver(configuration: configuration).listen(for: callback, accepting: accepting)
+    }
+
+    /// Accepts only `state=expected`.
+    private static let stateIsExpected: @Sendable (URL) -> Bool = { url in
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
+            == "expected"
+    }
+
+    /// Binds `port` on 127.0.0.1 with a fresh NIO server, then closes it.
+    private func canBindAgain(port: Int, reuseAddress: Bool = true) async -> Bool {
+        var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if reuseAddress { bootstrap = bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1) }
+        guard let channel = try? await bootstrap.bind(host: "127.0.0.1", port: port).get() else { return false }
+        try? await channel.close()
+        return true
+    }
+
+    @Test func canReceiveOnlyLoopback() {
+        let receiver = LoopbackReceiver()
+        #expect(receiver.canReceive(.loopback()))
+        #expect(receiver.canReceive(.loopback(path: "/cb", port: 8080, host: .ipv6)))
+        #expect(!receiver.canReceive(.customScheme("com.example.app")))
+        #expect(!receiver.canReceive(.https(host: "example.com", path: "/cb")))
+    }
+
+    @Test func invalidCallbacksAreRefused() async {
+        for callback in [Callback.customScheme("com.example.app"), .loopback(path: "cb"), .loopback(port: 70000)] {
+            await #expect(throws: WebAuthenticationSessionError.self) {
+                _ = try await LoopbackReceiver().listen(for: callback, accepting: { _ in true })
+            }
+        }
+    }
+
+    @Test func bindsIPv4LoopbackAndDeliversTheCallback() async throws {
+        let listener = try await listen()
+        #expect(listener.port > 0)
+        #expect(listener.redirectURI.absoluteString == "http://127.0.0.1:\(listener.port)/callback")
+        #expect(listener.callback == .loopback(port: listener.port))
+
+        let target = "/callback?code=SECRETCODE123&state=STATEVALUE456&extra=a%20b"
+        let reply = try await TestClient.exchange(
+            TestClient.get(target, host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        let headers = reply.headers
+        #expect(headers["content-type"] == "text/html; charset=utf-8")
+        #expect(headers["cache-control"] == "no-store")
+        #expect(headers["pragma"] == "no-cache")
+        #expect(headers["referrer-policy"] == "no-referrer")
+        #expect(headers["x-content-type-options"] == "nosniff")
+        #expect(headers["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'")
+        #expect(headers["connection"] == "close")
+        #expect(headers["content-length"] == "\(reply.body.utf8.count)")
+        #expect(reply.body.contains("Signed in — you can close this window and return to the app."))
+        #expect(!reply.text.contains("SECRETCODE123"))
+        #expect(!reply.text.contains("STATEVALUE456"))
+        #expect(!reply.clientTimedOut)
+
+        let url = await listener.firstCallback()
+        #expect(url?.absoluteString == "http://127.0.0.1:\(listener.port)\(target)")
+        await listener.close()
+    }
+
+    @Test func bindsIPv6LoopbackWhenAvailable() async throws {
+        let listener: any CallbackListener
+        do {
+            listener = try await listen(.loopback(path: "/cb", host: .ipv6))
+        } catch {
+            print("note: ::1 cannot be bound on this machine (\(error)); skipping the IPv6 loopback test")
+            return
+        }
+        #expect(listener.redirectURI.absoluteString == "http://[::1]:\(listener.port)/cb")
+        // The IPv4 address is not bound by this listener.
+        let wrongFamily = try? await TestClient.exchange(
+            TestClient.get("/cb?code=1", host: "127.0.0.1:\(listener.port)"), port: listener.port)
+        #expect(wrongFamily?.status == nil)
+        // An IPv4 Host field is refused on the IPv6 listener.
+        let wrongHost = try await TestClient.exchange(
+            TestClient.get("/cb?code=1", host: "127.0.0.1:\(listener.port)"), host: "::1", port: listener.port)
+        #expect(wrongHost.status == 400)
+        let reply = try await TestClient.exchange(
+            TestClient.get("/cb?code=1", host: "[::1]:\(listener.port)"), host: "::1", port: listener.port)
+        #expect(reply.status == 200)
+        let url = await listener.firstCallback()
+        #expect(url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.query } == "code=1")
+        #expect(url.map { listener.callback.matchesURL($0) } == true)
+        await listener.close()
+    }
+
+    @Test func localhostHostFieldIsAccepted() async throws {
+        let listener = try await listen()
+        let reply = try await TestClient.exchange(
+            TestClient.get("/callback?code=1", host: "localhost:\(listener.port)"), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback() != nil)
+        await listener.close()
+    }
+
+    @Test func strayPathsGet404AndTheSessionContinues() async throws {
+        let listener = try await listen()
+        for path in ["/favicon.ico", "/", "/callback/", "/callbackx?code=1", "/other/callback"] {
+            let reply = try await TestClient.exchange(TestClient.get(path, host: listener.hostField), port: listener.port)
+            #expect(reply.status == 404, "\(path)")
+            #expect(reply.headers["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'")
+            #expect(reply.headers["connection"] == "close")
+        }
+        let head = try await TestClient.exchange(
+            TestClient.get("/favicon.ico", host: listener.hostField, method: "HEAD"), port: listener.port)
+        #expect(head.status == 404)
+        #expect(head.body.isEmpty)
+
+        let reply = try await TestClient.exchange(
+            TestClient.get("/callback?code=real", host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=real")
+        await listener.close()
+    }
+
+    @Test func headOnTheCallbackPathIsNotTheCallback() async throws {
+        let listener = try await listen()
+        let head = try await TestClient.exchange(
+            TestClient.get("/callback?code=probe", host: listener.hostField, method: "HEAD"), port: listener.port)
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        let reply = try await TestClient.exchange(
+            TestClient.get("/callback?code=real", host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=real")
+        await listener.close()
+    }
+
+    @Test func wrongOrMissingHostGets400AndTheSessionContinues() async throws {
+        let listener = try await listen()
+        let port = listener.port
+        for host in ["evil.example", "evil.example:\(port)", "127.0.0.1:\(port + 1)", "127.0.0.1", "127.0.0.2:\(port)", nil]
+        {
+            let reply = try await TestClient.exchange(TestClient.get("/callback?code=x", host: host), port: port)
+            #expect(reply.status == 400, "Host \(host ?? "missing")")
+            #expect(!reply.text.contains("code=x"))
+        }
+        let doubled = try await TestClient.exchange(
+            TestClient.get("/callback?code=x", host: listener.hostField, extra: "Host: evil.example\r\n"), port: port)
+        #expect(doubled.status == 400)
+
+        let reply = try await TestClient.exchange(TestClient.get("/callback?code=ok", host: listener.hostField), port: port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=ok")
+        await listener.close()
+    }
+
+    @Test func oversizedRequestLineAndHeadersGet431AndClose() async throws {
+        let listener = try await listen(configuration: .init(maxHeaderBytes: 1024, readTimeout: .seconds(5)))
+        let longLine = TestClient.get("/callback?code=\(String(repeating: "a", count: 2000))", host: listener.hostField)
+        let lineReply = try await TestClient.exchange(longLine, port: listener.port)
+        #expect(lineReply.status == 431)
+        #expect(!lineReply.clientTimedOut)
+
+        let bigHeaders = TestClient.get(
+            "/callback?code=1", host: listener.hostField,
+            extra: (0..<40).map { "X-Filler-\($0): \(String(repeating: "b", count: 40))\r\n" }.joined())
+        let headersReply = try await TestClient.exchange(bigHeaders, port: listener.port)
+        #expect(headersReply.status == 431)
+        #expect(!headersReply.clientTimedOut)
+
+        // A head that never ends is cut off at the limit too.
+        let endless = try await TestClient.connect(port: listener.port)
+        for _ in 0..<4 { try? await endless.send("X-More: \(String(repeating: "c", count: 400))\r\n") }
+        let endlessReply = try await endless.finish()
+        #expect(endlessReply.status == 431 || endlessReply.status == nil)
+        #expect(!endlessReply.clientTimedOut)
+
+        let reply = try await TestClient.exchange(TestClient.get("/callback?code=1", host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback() != nil)
+        await listener.close()
+    }
+
+    @Test func garbageGets400AndClose() async throws {
+        let listener = try await listen(configuration: .init(readTimeout: .seconds(5)))
+        let tls: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0xA5, 0x01, 0x00, 0x00, 0xA1, 0x03, 0x03]
+        let tlsReply = try await TestClient.exchange(tls, port: listener.port)
+        #expect(tlsReply.status == 400)
+        #expect(!tlsReply.clientTimedOut)
+
+        for garbage in [
+            "hello there\r\n\r\n", "GET /callback?code=1 HTTP/1.1\nHost: x\n\n",
+            "GET http://127.0.0.1:\(listener.port)/callback?code=1 HTTP/1.1\r\nHost: \(listener.hostField)\r\n\r\n",
+            "GET /callback?code=1 HTTP/1.1\r\nHost: \(listener.hostField)\r\n folded\r\n\r\n",
+        ] {
+            let reply = try await TestClient.exchange(garbage, port: listener.port)
+            #expect(reply.status == 400)
+            #expect(!reply.clientTimedOut)
+        }
+        let withBody = try await TestClient.exchange(
+            TestClient.get("/callback?code=1", host: listener.hostField, extra: "Content-Length: 5\r\n") + "hello",
+            port: listener.port)
+        #expect(withBody.status == 400)
+        let chunked = try await TestClient.exchange(
+            TestClient.get("/callback?code=1", host: listener.hostField, extra: "Transfer-Encoding: chunked\r\n")
+                + "0\r\n\r\n", port: listener.port)
+        #expect(chunked.status == 400)
+
+        let post = try await TestClient.exchange(
+            TestClient.get("/callback?code=1", host: listener.hostField, method: "POST", extra: "Content-Length: 3\r\n")
+                + "a=b", port: listener.port)
+        #expect(post.status == 405)
+        #expect(post.headers["allow"] == "GET, HEAD")
+        let put = try await TestClient.exchange(
+            TestClient.get("/callback?code=1", host: listener.hostField, method: "PUT"), port: listener.port)
+        #expect(put.status == 405)
+
+        let reply = try await TestClient.exchange(TestClient.get("/callback?code=1", host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback() != nil)
+        await listener.close()
+    }
+
+    @Test func slowClientIsClosedAfterReadTimeoutAndTheCallbackStillWorks() async throws {
+        let listener = try await listen()  // read timeout 300 ms
+        let partial = "GET /callback?code=slow HTTP/1.1\r\nHost: \(listener.hostField)\r\n"
+
+        // A client that stalls mid-head is closed by the server, without an answer, well before
+        // its own 10-second deadline.
+        let slow = try await TestClient.connect(port: listener.port, deadline: .seconds(10))
+        try await slow.send(partial)
+        let slowReply = try await slow.finish()
+        #expect(!slowReply.clientTimedOut)
+        #expect(slowReply.bytes.isEmpty)
+
+        // While another stalled client is open, the real callback is answered and delivered.
+        let stalled = try await TestClient.connect(port: listener.port, deadline: .seconds(10))
+        try await stalled.send(partial)
+        let reply = try await TestClient.exchange(
+            TestClient.get("/callback?code=fast", host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=fast")
+        let stalledReply = try await stalled.finish()
+        #expect(!stalledReply.clientTimedOut)
+        await listener.close()
+    }
+
+    @Test func rejectedCallbackKeepsTheSessionGoing() async throws {
+        let listener = try await listen(accepting: Self.stateIsExpected)
+        let forged = try await TestClient.exchange(
+            TestClient.get("/callback?code=FORGEDCODE&state=forged", host: listener.hostField), port: listener.port)
+        #expect(forged.status == 400)
+        #expect(forged.body.contains("This sign-in response was not expected"))
+        #expect(!forged.text.contains("FORGEDCODE"))
+        #expect(forged.headers["cache-control"] == "no-store")
+
+        let missing = try await TestClient.exchange(
+            TestClient.get("/callback?code=x", host: listener.hostField), port: listener.port)
+        #expect(missing.status == 400)
+
+        let reply = try await TestClient.exchange(
+            TestClient.get("/callback?code=good&state=expected", host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=good&state=expected")
+        await listener.close()
+    }
+
+    @Test func onlyTheFirstCallbackIsTaken() async throws {
+        let listener = try await listen()
+        let first = try await TestClient.exchange(
+            TestClient.get("/callback?code=first", host: listener.hostField), port: listener.port)
+        #expect(first.status == 200)
+
+        // The server socket is closed by the time the first answer's connection is: a second
+        // callback cannot even connect (or, at worst, is closed without an answer).
+        let second = try? await TestClient.exchange(
+            TestClient.get("/callback?code=second", host: listener.hostField), port: listener.port)
+        #expect(second?.status == nil)
+
+        await listener.close()
+        var received: [URL] = []
+        for await url in listener.callbacks { received.append(url) }
+        #expect(received.map(\.query) == ["code=first"])
+        await listener.close()  // idempotent
+    }
+
+    @Test func portIsReleasedAfterSuccess() async throws {
+        let listener = try await listen()
+        let port = listener.port
+        let reply = try await TestClient.exchange(TestClient.get("/callback?code=1", host: listener.hostField), port: port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback() != nil)
+        await listener.close()
+        // Like the receiver itself, a new server binds with SO_REUSEADDR (the answered
+        // connection's TIME_WAIT stays on the server's side, as the server closes first).
+        #expect(await canBindAgain(port: port))
+        let again = try await listen(.loopback(port: port))
+        #expect(again.port == port)
+        await again.close()
+    }
+
+    @Test func portIsReleasedAfterCloseWithoutCallback() async throws {
+        let listener = try await listen()
+        let port = listener.port
+        await listener.close()
+        #expect(await listener.firstCallback(within: .seconds(1)) == nil)
+        // Without any connection there is no TIME_WAIT: even a plain bind succeeds at once.
+        #expect(await canBindAgain(port: port, reuseAddress: false))
+    }
+
+    @Test func portIsReleasedAfterCloseWithOpenConnections() async throws {
+        let listener = try await listen(configuration: .init(readTimeout: .seconds(30)))
+        let port = listener.port
+        let idle = try await TestClient.connect(port: port)
+        try await idle.send("GET /callback?code=1 HTTP/1.1\r\n")
+        let stray = try await TestClient.exchange(TestClient.get("/nothing", host: listener.hostField), port: port)
+        #expect(stray.status == 404)
+        await listener.close()
+        let idleReply = try await idle.finish()
+        #expect(!idleReply.clientTimedOut)
+        #expect(await canBindAgain(port: port))
+        // Connecting now fails: nothing listens.
+        #expect((try? await TestClient.exchange(TestClient.get("/callback", host: "127.0.0.1:\(port)"), port: port))?.status == nil)
+    }
+
+    @Test func closeRacingTheCallbackIsSafe() async throws {
+        for _ in 0..<20 {
+            let listener = try await listen()
+            async let reply = try? TestClient.exchange(
+                TestClient.get("/callback?code=race", host: listener.hostField), port: listener.port)
+            await listener.close()
+            let answer = await reply
+            var received: [URL] = []
+            for await url in listener.callbacks { received.append(url) }
+            // Either the callback won (200, delivered once) or the close did (nothing delivered).
+            if answer?.status == 200 {
+                #expect(received.count == 1)
+            } else {
+                #expect(received.isEmpty)
+            }
+            #expect(await canBindAgain(port: listener.port))
+        }
+    }
+
+    @Test func busyPortFailsNamingThePort() async throws {
+        let blocker = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(blocker.localAddress?.port)
+        do {
+            let listener = try await listen(.loopback(port: port))
+            await listener.close()
+            Issue.record("binding a busy port should fail")
+        } catch let error as WebAuthenticationSessionError {
+            #expect(error.code == .callbackListenerFailed)
+            #expect(error.port == port)
+            #expect(error.message.contains("\(port)"))
+        }
+        try await blocker.close()
+    }
+
+    @Test func errorCallbackShowsEscapedErrorAndIsDelivered() async throws {
+        let listener = try await listen(accepting: Self.stateIsExpected)
+        let target =
+            "/callback?error=access_denied&error_description=%3Cscript%3Ealert(%27x%27)%3C%2Fscript%3E+%26+more"
+            + "&state=expected"
+        let reply = try await TestClient.exchange(TestClient.get(target, host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        #expect(reply.body.contains("access_denied"))
+        #expect(reply.body.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more"))
+        #expect(!reply.body.contains("<script"))
+        #expect(!reply.body.contains("expected"))
+        #expect(reply.body.contains("Sign-in failed"))
+        #expect(await listener.firstCallback()?.query == String(target.dropFirst("/callback?".count)))
+        await listener.close()
+    }
+
+    @Test func connectionFloodDoesNotLockOutTheBrowser() async throws {
+        let listener = try await listen(configuration: .init(readTimeout: .seconds(30)))
+        let port = listener.port
+        let flood = try await withThrowingTaskGroup(of: TestClient.Connection.self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    let connection = try await TestClient.connect(port: port, deadline: .seconds(20))
+                    if index % 3 == 0 { try? await connection.send("GET /callback?code=x HTTP/1.1\r\nHo") }
+                    return connection
+                }
+            }
+            var connections: [TestClient.Connection] = []
+            for try await connection in group { connections.append(connection) }
+            return connections
+        }
+        #expect(flood.count == 300)
+
+        let reply = try await TestClient.exchange(TestClient.get("/callback?code=real", host: listener.hostField), port: port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=real")
+        await listener.close()
+        // Every flooding connection has been closed by the server (evicted, or when it finished).
+        for connection in flood {
+            let floodReply = try await connection.finish()
+            #expect(!floodReply.clientTimedOut)
+            #expect(floodReply.status == nil)
+        }
+    }
+
+    @Test func manyConcurrentStrayRequestsAllGet404() async throws {
+        let listener = try await listen(configuration: .init(readTimeout: .seconds(5)))
+        let port = listener.port
+        let host = listener.hostField
+        let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let path = ["/favicon.ico", "/", "/callback/", "/robots.txt"][index % 4]
+                    return try await TestClient.exchange(TestClient.get(path, host: host), port: port).status
+                }
+            }
+            var statuses: [Int?] = []
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+        #expect(statuses.count == 200)
+        #expect(statuses.allSatisfy { $0 == 404 })
+
+        let reply = try await TestClient.exchange(TestClient.get("/callback?code=real", host: host), port: port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback()?.query == "code=real")
+        await listener.close()
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import WebAuthSystemBrowser
+import WebAuthCore
+
+@Suite("$BROWSER commands")
+struct BrowserCommandTests {
+    @Test func parsesTheColonSeparatedListIntoWords() {
+        let commands = BrowserCommand.parseBrowserVariable("firefox --new-window %s::xdg-open")
+        #expect(commands == [
+            BrowserCommand(executable: "firefox", arguments: ["--new-window", "%s"]),
+            BrowserCommand(executable: "xdg-open"),
+        ])
+    }
+
+    @Test func substitutesOrAppendsTheURLAsOneArgument() {
+        let url = "https://example.com/a?b=1&c=%20"
+        #expect(BrowserCommand(executable: "x").arguments(opening: url) == [url])
+        #expect(
+            BrowserCommand(executable: "x", arguments: ["--url=%s", "100%%"]).arguments(opening: url) == [
+                "--url=\(url)", "100%",
+            ])
+        #expect(BrowserCommand(executable: "x", arguments: ["%d"]).arguments(opening: url) == ["%d", url])
+    }
+
+    @Test func resolvesExecutablesOnThePath() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.writeScript(named: "fake-browser", body: "exit 0")
+        #expect(BrowserCommand(executable: "fake-browser").resolvedExecutable(searchPath: directory.path) == script)
+        #expect(BrowserCommand(executable: script).resolvedExecutable(searchPath: nil) == script)
+        #expect(BrowserCommand(executable: "fake-browser").resolvedExecutable(searchPath: "/nonexistent") == nil)
+        let plain = directory.url.appendingPathComponent("not-executable").path
+        _ = FileManager.default.createFile(atPath: plain, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(BrowserCommand(executable: plain).resolvedExecutable(searchPath: nil) == nil)
+    }
+}
+
+@Suite("Choosing the standard browser")
+struct BrowserSelectionTests {
+    @Test func displayDetection() {
+        #if os(Linux)
+            #expect(DisplayEnvironment(environment: ["DISPLAY": ":0"]).hasDisplay)
+            #expect(DisplayEnvironment(environment: ["WAYLAND_DISPLAY": "wayland-0"]).hasDisplay)
+            #expect(!DisplayEnvironment(environment: ["DISPLAY": ""]).hasDisplay)
+            #expect(!DisplayEnvironment(environment: ["SSH_CONNECTION": "1 2 3 4"]).hasDisplay)
+        #endif
+        #expect(DisplayEnvironment(environment: ["SSH_TTY": "/dev/pts/1"]).isRemoteSession)
+    }
+
+    @Test func browserVariableWinsEvenWithoutADisplay() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.writeScript(named: "my-browser", body: "exit 0")
+        let browser = Browsers.standard(environment: ["BROWSER": "my-browser", "PATH": directory.path])
+        #expect(browser.name == "my-browser")
+        #expect(browser is SystemBrowser)
+    }
+
+    @Test func withoutADisplayTheTerminalIsUsed() {
+        let browser = Browsers.standard(environment: ["PATH": "/usr/bin:/bin", "SSH_CONNECTION": "1 2 3 4"])
+        #expect(browser is TerminalPresenter)
+        #expect(browser.capabilities == [.pastedCallback])
+    }
+
+    @Test func withADisplayButNoOpenerTheTerminalIsUsed() {
+        let browser = Browsers.standard(environment: ["PATH": "/nonexistent", "DISPLAY": ":0"])
+        #expect(browser is TerminalPresenter)
+    }
+}
+
+@Suite("Launching the system browser")
+struct SystemBrowserLaunchTests {
+    private func request(_ url: String) -> BrowserRequest {
+        BrowserRequest(url: URL(string: url)!, callback: .loopback())
+    }
+
+    /// A browser script that records its arguments, one per line, then exits with `status`.
+    private func recordingBrowser(in directory: TemporaryDirectory, status: Int = 0) throws -> (SystemBrowser, URL) {
+        let record = directory.url.appendingPathComponent("argv")
+        let script = try directory.writeScript(
+            named: "recording-browser",
+            body: "for argument in \"$@\"; do printf '%s\\n' \"$argument\"; done > '\(record.path)'\nexit \(status)")
+        return (SystemBrowser(command: BrowserCommand(executable: script)), record)
+    }
+
+    private func waitForFile(_ url: URL) async throws -> String {
+        for _ in 0..<200 {
+            if let text = try? String(contentsOf: url, encoding: .utf8), text.hasSuffix("\n") { return text }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw CancellationError()
+    }
+
+    @Test func passesTheURLVerbatimAsOneArgumentWithoutAShell() async throws {
+        let directory = try TemporaryDirectory()
+        let (browser, record) = try recordingBrowser(in: directory)
+        let marker = directory.url.appendingPathComponent("pwned").path
+        let url = "https://example.com/authorize?x=$(touch%20\(marker))&y=;touch%20\(marker);&z='id'"
+        let presentation = try await browser.present(request(url))
+        let argv = try await waitForFile(record)
+        #expect(argv == URL(string: url)!.absoluteString + "\n")
+        #expect(argv.contains("$(touch"))
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        await presentation.dismiss()
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "javascript:alert(1)", "http://example.com/", "myapp://cb"])
+    func refusesURLsThatMayNotBeOpened(_ url: String) async throws {
+        let directory = try TemporaryDirectory()
+        let (browser, record) = try recordingBrowser(in: directory)
+        let error = await #expect(throws: WebAuthenticationSessionError.self) {
+            _ = try await browser.present(request(url))
+        }
+        #expect(error?.code == .invalidAuthorizationURL)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!FileManager.default.fileExists(atPath: record.path))
+    }
+
+    @Test func aLauncherThatFailsQuicklyIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let (browser, _) = try recordingBrowser(in: directory, status: 3)
+        let presentation = try await browser.present(request("https://example.com/"))
+        var events: [BrowserEvent] = []
+        for await event in presentation.events { events.append(event) }
+        #expect(events.count == 1)
+        #expect(events.first?.description.contains("status 3") == true)
+    }
+
+    @Test func aLauncherThatSucceedsReportsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let (browser, _) = try recordingBrowser(in: directory, status: 0)
+        let presentation = try await browser.present(request("https://example.com/"))
+        var events: [BrowserEvent] = []
+        for await event in presentation.events { events.append(event) }
+        #expect(events.isEmpty)
+    }
+
+    @Test func noExecutableIsNoBrowser() async {
+        let browser = SystemBrowser(commands: [BrowserCommand(executable: "no-such-browser-here")], searchPath: "/nonexistent")
+        let error = await #expect(throws: WebAuthenticationSessionError.self) {
+            _ = try await browser.present(request("https://example.com/"))
+        }
+        #expect(error?.code == .noBrowserAvailable)
+        #expect(error?.message.contains("no-such-browser-here") == true)
+    }
+}
+
+@Suite("No display: the terminal presenter")
+struct TerminalPresenterTests {
+    @Test func printsTheURLAndOffersPastedURLs() async throws {
+        let pipe = Pipe()
+        let printed = Mutex<[String]>([])
+        let presenter = TerminalPresenter(input: pipe.fileHandleForReading.fileDescriptor) { message in
+            printed.withLock { $0.append(message) }
+        }
+        #expect(presenter.capabilities == [.pastedCallback])
+        let url = "https://auth.example.com/authorize?client_id=cli"
+        let presentation = try await presenter.present(
+            BrowserRequest(
+                url: URL(string: url)!, callback: .loopback(),
+                redirectURI: URL(string: "http://127.0.0.1:5000/callback")))
+        #expect(printed.withLock { $0.first?.contains(url) } == true)
+        // Pieces arrive as a terminal delivers them: in chunks, with stray whitespace and junk.
+        pipe.fileHandleForWriting.write(Data("not a url\n  http://127.0.0.1:5000/call".utf8))
+        pipe.fileHandleForWriting.write(Data("back?code=1  \n".utf8))
+        var iterator = presentation.events.makeAsyncIterator()
+        let event = await iterator.next()
+        #expect(event == .callback(URL(string: "http://127.0.0.1:5000/callback?code=1")!))
+        #expect(printed.withLock { $0.contains { $0.contains("That is not a URL") } })
+        await presentation.dismiss()
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func withoutInputItOnlyPrints() async throws {
+        let printed = Mutex<[String]>([])
+        let presenter = TerminalPresenter(input: nil) { message in printed.withLock { $0.append(message) } }
+        #expect(presenter.capabilities.isEmpty)
+        let presentation = try await presenter.present(
+            BrowserRequest(url: URL(string: "https://example.com/a")!, callback: .loopback()))
+        #expect(printed.withLock { $0.count } == 1)
+        await presentation.dismiss()
+    }
+}
+
+/// A temporary directory removed when the value goes away.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func writeScript(named name: String, body: String) throws -> String {
+        let path = url.appendingPathComponent(name).path
+        let contents = "#!/bin/sh\n\(body)\n"
+        guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8), attributes: [.posixPermissions: 0o700])
+        else { throw CocoaError(.fileWriteUnknown) }
+        return path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
