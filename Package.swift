@@ -6,12 +6,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebAuth", targets: ["WebAuth"]),
+        .library(name: "WebAuthCompat", targets: ["WebAuthCompat"]),
+        .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .executable(name: "webauth", targets: ["webauth"]),
+        .executable(name: "webauth-scheme-handler", targets: ["webauth-scheme-handler"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // The session engine: types, seams and the flow state machine. No SwiftNIO, no processes.
@@ -19,10 +23,12 @@ let package = Package(
             name: "WebAuthCore",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // Starting programs safely: posix_spawn, no shell, no inherited descriptors. Internal.
+        .target(name: "WebAuthProcess"),
         // Browsers the session can present in: the system's default browser and "no display".
         .target(
             name: "WebAuthSystemBrowser",
-            dependencies: ["WebAuthCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["WebAuthCore", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
         ),
         // The RFC 8252 loopback HTTP callback receiver, on SwiftNIO.
         .target(
@@ -34,16 +40,51 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Browsers the session launches and steers itself: Chromium over the DevTools protocol on
+        // a pipe, Firefox over WebDriver BiDi.
+        .target(
+            name: "WebAuthControlledBrowsers",
+            dependencies: [
+                "WebAuthCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        // Custom URL schemes on the Linux desktop: registration and the handler's socket.
+        .target(
+            name: "WebAuthDesktop",
+            dependencies: ["WebAuthCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The tiny program the desktop runs for a registered scheme: forwards the URL and exits.
+        .executableTarget(name: "webauth-scheme-handler", dependencies: ["WebAuthDesktop"]),
         // The umbrella users import: re-exports the above and wires the standard environment.
         .target(
             name: "WebAuth",
-            dependencies: ["WebAuthCore", "WebAuthSystemBrowser", "WebAuthLoopback"]
+            dependencies: [
+                "WebAuthCore", "WebAuthSystemBrowser", "WebAuthLoopback", "WebAuthControlledBrowsers",
+                "WebAuthDesktop",
+            ]
+        ),
+        // Apple's AuthenticationServices names and signatures, on Linux.
+        .target(name: "WebAuthCompat", dependencies: ["WebAuth"]),
+        // For testing sign-in code with no real provider or browser: a local authorization page
+        // and a scripted browser.
+        .target(
+            name: "WebAuthTesting",
+            dependencies: [
+                "WebAuthCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // The command-line tool's commands, as a library so tests can drive them.
         .target(
             name: "WebAuthCLI",
             dependencies: [
                 "WebAuth",
+                "WebAuthTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,12 +95,14 @@ let package = Package(
             dependencies: ["WebAuth", "WebAuthTestSupport"],
             path: "Benchmarks/webauth-benchmarks"
         ),
-        // Shared helpers for this package's tests and benchmarks (a local authorization page, a
-        // headless-Chromium launcher script). Not a product.
+        // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
+        // launcher script); re-exports WebAuthTesting. Not a product.
         .target(
             name: "WebAuthTestSupport",
             dependencies: [
                 "WebAuthCore",
+                "WebAuthProcess",
+                "WebAuthTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -76,7 +119,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WebAuthTests", dependencies: ["WebAuth", "WebAuthTestSupport"]),
-        .testTarget(name: "WebAuthCLITests", dependencies: ["WebAuthCLI", "WebAuthTestSupport"]),
+        .testTarget(
+            name: "WebAuthControlledBrowsersTests",
+            dependencies: ["WebAuthControlledBrowsers", "WebAuthTestSupport"]
+        ),
+        .testTarget(name: "WebAuthDesktopTests", dependencies: ["WebAuthDesktop", "WebAuthTestSupport"]),
+        .testTarget(
+            name: "WebAuthCompatTests",
+            dependencies: ["WebAuthCompat", "WebAuthTestSupport", .product(name: "OpenCombine", package: "OpenCombine")]
+        ),
+        .testTarget(name: "WebAuthCLITests", dependencies: ["WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess"]),
     ],
     swiftLanguageModes: [.v6]
 )

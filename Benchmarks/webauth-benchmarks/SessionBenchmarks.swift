@@ -30,9 +30,11 @@ struct Figures {
         let sorted = samples.sorted()
         func at(_ fraction: Double) -> String {
             let value = sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
-            return String(format: "%8.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
+            return String(
+                format: "%8.3f", Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3)
         }
-        return "\(label.padding(toLength: 52, withPad: " ", startingAt: 0)) \(at(0.5)) \(at(0.9)) \(at(0.99)) \(at(1))  (n=\(sorted.count))"
+        return
+            "\(label.padding(toLength: 52, withPad: " ", startingAt: 0)) \(at(0.5)) \(at(0.9)) \(at(0.99)) \(at(1))  (n=\(sorted.count))"
     }
 }
 
@@ -123,7 +125,9 @@ enum SessionBenchmarks {
         print(toLaunch.line("start() → browser asked to open the page"))
         print(toCompletion.line("callback request sent → completion delivered"))
         print(underLoad.line("the same with \(strayCount) stray connections (\(strayCount / 2) idle)"))
-        let statusSummary = strayStatuses.sorted { $0.key < $1.key }.map { "\($0.key == -1 ? "refused/closed" : "\($0.key)"): \($0.value)" }
+        let statusSummary = strayStatuses.sorted { $0.key < $1.key }.map {
+            "\($0.key == -1 ? "refused/closed" : "\($0.key)"): \($0.value)"
+        }
         print("stray requests' answers: \(statusSummary.joined(separator: ", "))")
     }
 }

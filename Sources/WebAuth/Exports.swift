@@ -1,3 +1,5 @@
 @_exported import WebAuthCore
 @_exported import WebAuthLoopback
+@_exported import WebAuthControlledBrowsers
+@_exported import WebAuthDesktop
 @_exported import WebAuthSystemBrowser

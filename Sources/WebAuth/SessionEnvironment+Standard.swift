@@ -1,10 +1,20 @@
 import Foundation
 
 extension SessionEnvironment {
-    /// The standard environment: ``Browsers/standard(environment:)`` — the person's browser, or
-    /// the terminal when there is no display — and the loopback listener.
+    /// The receivers every standard environment has: the loopback listener and the desktop's
+    /// registered URL schemes.
+    public static var standardReceivers: [any CallbackReceiver] { [LoopbackReceiver(), DesktopSchemeReceiver()] }
+
+    /// The standard environment: the browser chosen per session by
+    /// ``BrowserSelection/fromEnvironment(_:)`` (see ``BrowserSelection`` for the rules), and
+    /// the ``standardReceivers``.
     public static var standard: SessionEnvironment {
-        SessionEnvironment(browser: Browsers.standard(), receivers: [LoopbackReceiver()])
+        standard(selection: .fromEnvironment())
+    }
+
+    /// The standard receivers with browsers chosen by `selection`.
+    public static func standard(selection: BrowserSelection) -> SessionEnvironment {
+        SessionEnvironment(receivers: standardReceivers) { needs in selection.browser(for: needs) }
     }
 
     /// The standard receivers with a browser of your choice.
@@ -14,7 +24,7 @@ extension SessionEnvironment {
     ///     url: url, callback: .loopback(), environment: .standard(browser: TerminalPresenter()))
     /// ```
     public static func standard(browser: any Browser) -> SessionEnvironment {
-        SessionEnvironment(browser: browser, receivers: [LoopbackReceiver()])
+        SessionEnvironment(browser: browser, receivers: standardReceivers)
     }
 }
 

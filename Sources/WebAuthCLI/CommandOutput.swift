@@ -9,7 +9,9 @@ struct CommandOutput: Sendable {
     func progress(_ progress: SessionProgress) {
         switch progress.phase {
         case .listening:
-            if let redirectURI = progress.redirectURI { note("Listening for the callback at \(redirectURI.absoluteString)") }
+            if let redirectURI = progress.redirectURI {
+                note("Listening for the callback at \(redirectURI.absoluteString)")
+            }
         case .opening where progress.browserName != "terminal":
             note("Opening the sign-in page with \(progress.browserName ?? "the browser")…")
         case .waiting where progress.browserName != "terminal":
@@ -46,7 +48,9 @@ struct CommandOutput: Sendable {
     }
 
     private func emit(_ object: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         print(String(decoding: data, as: UTF8.self))
     }

@@ -37,7 +37,8 @@ public enum ExitStatus {
             noBrowser
         case .browserLaunchFailed: browserLaunchFailed
         case .callbackListenerFailed: listenerFailed
-        case .invalidAuthorizationURL, .invalidCallback, .callbackMismatch, .noCallbackReceiver: invalidInput
+        case .invalidAuthorizationURL, .invalidCallback, .callbackMismatch, .noCallbackReceiver, .invalidHeaderField:
+            invalidInput
         default: failure
         }
     }

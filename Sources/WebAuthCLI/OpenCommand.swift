@@ -45,8 +45,33 @@ struct OpenCommand: AsyncParsableCommand {
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 600
 
-    @Flag(name: .customLong("no-browser"), help: "Print the URL instead of opening a browser; accept the pasted result.")
+    @Flag(
+        name: .customLong("no-browser"), help: "Print the URL instead of opening a browser; accept the pasted result.")
     var noBrowser = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The browser: automatic, system, chromium, firefox, none, or a path (default: WEBAUTH_BROWSER, else automatic).",
+            valueName: "BROWSER"))
+    var browser: String?
+
+    @Flag(help: "Ask for an ephemeral browser session: no cookies in, none kept.")
+    var ephemeral = false
+
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp("Send this header field with the first request (repeatable).", valueName: "NAME: VALUE"))
+    var headers: [String] = []
+
+    @Flag(help: "Run a controlled browser without a window.")
+    var headless = false
+
+    @Option(
+        name: .customLong("browser-arg"),
+        parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "Pass this argument to a controlled browser (repeatable; adds to WEBAUTH_BROWSER_ARGS).", valueName: "ARG"))
+    var browserArguments: [String] = []
 
     @Flag(help: "Print the result (or the error) as JSON on standard output.")
     var json = false
@@ -59,15 +84,46 @@ struct OpenCommand: AsyncParsableCommand {
         guard given == 1 else {
             throw ValidationError("Give exactly one of --loopback, --callback-scheme and --callback-https.")
         }
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds.") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds.")
+        }
         guard (0...65535).contains(loopbackPort) else { throw ValidationError("--loopback-port must be 0–65535.") }
         if let loopbackPath, !loopbackPath.hasPrefix("/") {
             throw ValidationError("--loopback PATH must start with '/'.")
         }
+        if let browser, BrowserChoice(browser) == nil {
+            throw ValidationError("--browser must be automatic, system, chromium, firefox, none, or a path.")
+        }
+        _ = try headerFields()
         let sample = RedirectTemplate.expand(url, redirectURI: URL(string: "http://127.0.0.1:1/callback")!)
         guard URL(string: sample) != nil else {
             throw ValidationError("'\(url)' is not a URL.")
         }
+    }
+
+    /// `--header` values as fields: `Name: value`, split at the first colon.
+    func headerFields() throws -> [String: String] {
+        var fields: [String: String] = [:]
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else {
+                throw ValidationError("--header needs 'Name: value', not '\(header)'.")
+            }
+            let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+            fields[name] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
+    }
+
+    /// The browser selection: `--no-browser`, `--browser`, `--headless`, `--browser-arg` over the
+    /// environment's `WEBAUTH_BROWSER` and `WEBAUTH_BROWSER_ARGS`.
+    func browserSelection(logger: Logger) -> BrowserSelection {
+        var selection = BrowserSelection.fromEnvironment()
+        if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
+        if noBrowser { selection.choice = .terminal }
+        if headless { selection.headless = true }
+        selection.extraArguments += browserArguments
+        selection.logger = logger
+        return selection
     }
 
     func makeCallback() throws -> Callback {
@@ -82,7 +138,9 @@ struct OpenCommand: AsyncParsableCommand {
         let value = (callbackHTTPS ?? "").replacingOccurrences(of: "https://", with: "")
         let slash = value.firstIndex(of: "/") ?? value.endIndex
         let host = String(value[..<slash])
-        guard !host.isEmpty else { throw ValidationError("--callback-https needs HOST/PATH, such as example.com/oauth.") }
+        guard !host.isEmpty else {
+            throw ValidationError("--callback-https needs HOST/PATH, such as example.com/oauth.")
+        }
         return .https(host: host, path: String(value[slash...]))
     }
 
@@ -92,18 +150,21 @@ struct OpenCommand: AsyncParsableCommand {
         var logger = Logger(label: "webauth")
         logger.logLevel = verbose ? .debug : .critical
 
-        let browser: any Browser = noBrowser ? TerminalPresenter() : Browsers.standard()
         let template = url
-        let session = WebAuthenticationSession(callback: callback, environment: .standard(browser: browser)) {
+        let environment = SessionEnvironment.standard(selection: browserSelection(logger: logger))
+        let session = WebAuthenticationSession(callback: callback, environment: environment) {
             redirectURI in
             URL(string: RedirectTemplate.expand(template, redirectURI: redirectURI)) ?? URL(string: "invalid:")!
         }
         session.timeout = .milliseconds(Int((timeout * 1000).rounded()))
         session.logger = logger
+        session.prefersEphemeralWebBrowserSession = ephemeral
+        let fields = try headerFields()
+        session.additionalHeaderFields = fields.isEmpty ? nil : fields
         session.progressHandler = { progress in output.progress(progress) }
 
         let trap = InterruptTrap()
-        let result = await trap.whileTrapping(onSignal: { session.cancel() }) {
+        let result = await trap.whileTrapping(onSignal: session.cancel) {
             do throws(WebAuthenticationSessionError) {
                 return Result<URL, WebAuthenticationSessionError>.success(try await session.authenticate())
             } catch {

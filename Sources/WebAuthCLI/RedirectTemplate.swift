@@ -14,7 +14,8 @@ public enum RedirectTemplate {
     /// `value` with every character outside `A–Z a–z 0–9 - . _ ~` percent-encoded.
     public static func percentEncoded(_ value: String) -> String {
         var unreserved = CharacterSet(charactersIn: "-._~")
-        unreserved.formUnion(CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
+        unreserved.formUnion(
+            CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
         return value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
     }
 }

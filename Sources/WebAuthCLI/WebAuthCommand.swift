@@ -7,7 +7,7 @@ public struct WebAuthCommand: AsyncParsableCommand {
         commandName: "webauth",
         abstract: "Sign in to web services through a real browser, from a terminal.",
         discussion: ExitStatus.helpText,
-        subcommands: [OpenCommand.self]
+        subcommands: [DemoCommand.self, OpenCommand.self, SchemeCommand.self]
     )
 
     /// Creates the command (argument parsing does this).

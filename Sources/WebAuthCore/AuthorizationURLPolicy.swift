@@ -11,7 +11,8 @@ package enum AuthorizationURLPolicy {
             throw .invalidAuthorizationURL("the authorization URL is not an absolute URL")
         }
         guard scheme == "https" || scheme == "http" else {
-            throw .invalidAuthorizationURL("only https URLs (and http to a loopback address) are opened, not \(scheme):")
+            throw .invalidAuthorizationURL(
+                "only https URLs (and http to a loopback address) are opened, not \(scheme):")
         }
         guard let host = components.host, !host.isEmpty else {
             throw .invalidAuthorizationURL("the authorization URL has no host")

@@ -27,7 +27,8 @@ import Foundation
 ///   yet, that is for port 0 before the listener is bound); and the path is *exactly* the
 ///   callback's path. The query is not looked at.
 ///
-/// Anything else—a fragment-only difference aside—does not match.
+/// Paths are compared as written, percent-encoding included: `/%63allback` is not `/callback`.
+/// Anything else does not match.
 public struct Callback: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case customScheme(String)
@@ -89,13 +90,13 @@ public struct Callback: Sendable, Hashable, CustomStringConvertible {
                 components.port == nil || components.port == 443,
                 components.host?.lowercased() == host
             else { return false }
-            return Self.path(components.path, continues: path)
+            return Self.path(components.percentEncodedPath, continues: path)
         case .loopback(let host, let port, let path):
             guard scheme == "http", components.user == nil, components.password == nil,
                 let urlHost = components.host, host.matches(hostComponent: urlHost),
                 let urlPort = components.port, port == 0 || urlPort == port
             else { return false }
-            return components.path == path
+            return components.percentEncodedPath == path
         }
     }
 

@@ -17,7 +17,9 @@ public protocol CallbackReceiver: Sendable {
     ///     accepted (for example one whose `state` is wrong) is answered as a failure and does
     ///     **not** end the listening: an attacker's forged request must not consume the session.
     /// - Returns: A listener that yields the first accepted callback URL.
-    /// - Throws: ``WebAuthenticationSessionError/Code/callbackListenerFailed``.
+    /// - Throws: ``WebAuthenticationSessionError/Code/callbackListenerFailed`` when it cannot
+    ///   listen (naming the port), ``WebAuthenticationSessionError/Code/invalidCallback`` when
+    ///   the callback cannot be listened for (such as a loopback path without a leading `/`).
     func listen(
         for callback: Callback,
         accepting: @escaping @Sendable (URL) -> Bool

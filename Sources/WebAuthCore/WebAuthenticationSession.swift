@@ -89,7 +89,9 @@ public final class WebAuthenticationSession: Sendable {
         environment: SessionEnvironment,
         completionHandler: CompletionHandler? = nil
     ) {
-        self.init(callback: callback, environment: environment, authorizationURL: { _ in url }, completionHandler: completionHandler)
+        self.init(
+            callback: callback, environment: environment, authorizationURL: { _ in url },
+            completionHandler: completionHandler)
     }
 
     /// Creates a session whose authorization URL is built once the redirect URI is known.
@@ -256,7 +258,13 @@ public final class WebAuthenticationSession: Sendable {
         continuation: AsyncStream<DriverEvent>.Continuation
     ) async {
         let logger = settings.logger
-        let browser = environment.browser
+        let receiversAccepting = environment.receivers.map { $0.canReceive(callback) }
+        let browser = environment.browser(
+            for: BrowserNeeds(
+                callback: callback, prefersEphemeralSession: settings.prefersEphemeral,
+                hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty,
+                requiredCapabilities: settings.requiredCapabilities,
+                callbackIsReceivable: receiversAccepting.contains(true)))
         let report = settings.progressHandler ?? { _ in }
         let accepts = settings.acceptsCallback ?? { _ in true }
         var iterator = events.makeAsyncIterator()
@@ -269,10 +277,10 @@ public final class WebAuthenticationSession: Sendable {
             callback: callback,
             browserName: browser.name,
             browserCapabilities: browser.capabilities,
-            receiversAccepting: environment.receivers.map { $0.canReceive(callback) },
+            receiversAccepting: receiversAccepting,
             required: settings.requiredCapabilities,
             prefersEphemeral: settings.prefersEphemeral,
-            hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty
+            additionalHeaderFields: settings.additionalHeaderFields ?? [:]
         )
 
         await withTaskGroup(of: Void.self) { group in
@@ -362,7 +370,8 @@ public final class WebAuthenticationSession: Sendable {
                     logger.debug("opening", metadata: ["url": "\(url.redactedForLogs)", "browser": "\(browser.name)"])
                     report(
                         SessionProgress(
-                            phase: .opening, redirectURI: redirectURI, authorizationURL: url, browserName: browser.name))
+                            phase: .opening, redirectURI: redirectURI, authorizationURL: url, browserName: browser.name)
+                    )
                     group.addTask {
                         do throws(WebAuthenticationSessionError) {
                             continuation.yield(.presentationReady(try await browser.present(request)))

@@ -55,6 +55,10 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
         /// Nothing can receive this kind of callback here (no controlled browser, no registered
         /// scheme handler, no way to paste it).
         public static let noCallbackReceiver = Code(rawValue: 108)
+        /// An entry of ``WebAuthenticationSession/additionalHeaderFields`` may not be sent: a
+        /// name the browser controls itself (`Cookie`, `Host`, `Origin`, …), or a malformed name
+        /// or value.
+        public static let invalidHeaderField = Code(rawValue: 109)
 
         /// The code's name, such as `canceledLogin`.
         public var description: String {
@@ -71,6 +75,7 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
             case .invalidAuthorizationURL: "invalidAuthorizationURL"
             case .invalidCallback: "invalidCallback"
             case .noCallbackReceiver: "noCallbackReceiver"
+            case .invalidHeaderField: "invalidHeaderField"
             default: "code \(rawValue)"
             }
         }
@@ -171,6 +176,11 @@ extension WebAuthenticationSessionError {
     /// A URL offered as the callback does not match.
     public static func callbackMismatch(_ detail: String) -> Self {
         Self(code: .callbackMismatch, message: detail)
+    }
+
+    /// A header field may not be sent.
+    public static func invalidHeaderField(_ detail: String) -> Self {
+        Self(code: .invalidHeaderField, message: detail)
     }
 
     /// Nothing can receive this kind of callback.

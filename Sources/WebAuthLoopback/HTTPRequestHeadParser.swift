@@ -181,7 +181,9 @@ struct HTTPRequestHeadParser {
         for line in lines.dropFirst() {
             guard let first = line.first else { return .invalid("empty field line") }
             if first == .space || first == .tab { return .invalid("obsolete line folding") }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .invalid("field line without colon") }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                return .invalid("field line without colon")
+            }
             let name = line[line.startIndex..<colon]
             guard !name.isEmpty, name.allSatisfy(\.isTokenCharacter) else { return .invalid("malformed field name") }
             var value = line[(colon + 1)...]

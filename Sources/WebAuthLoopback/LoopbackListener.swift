@@ -2,19 +2,22 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import WebAuthCore
 
 /// A bound loopback listener: what ``LoopbackReceiver/listen(for:accepting:)`` returns.
 ///
-/// It is `Sendable` because every stored property is an immutable `Sendable` value; the mutable
-/// state is in a ``ListenerCore`` reachable only through `NIOLoopBound`, that is only on the
-/// listener's event loop.
+/// It is `Sendable` because every stored property is an immutable `Sendable` value (or an
+/// `Atomic`); the mutable state is in a ``ListenerCore`` reachable only through `NIOLoopBound`,
+/// that is only on the listener's event loop.
 final class LoopbackListener: CallbackListener {
     let redirectURI: URL
     let callback: Callback
     let callbacks: AsyncStream<URL>
     private let eventLoop: any EventLoop
     private let core: NIOLoopBound<ListenerCore>
+    /// Whether ``close()`` has been called; a listener dropped without it closes in `deinit`.
+    private let closeCalled = Atomic<Bool>(false)
 
     private init(
         redirectURI: URL, callback: Callback, callbacks: AsyncStream<URL>, eventLoop: any EventLoop,
@@ -59,7 +62,7 @@ final class LoopbackListener: CallbackListener {
 
         let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: 1024)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core.value))
@@ -84,7 +87,8 @@ final class LoopbackListener: CallbackListener {
             logger.debug(
                 "loopback listener could not bind",
                 metadata: ["address": "\(endpoint.host.uriHost):\(endpoint.port)", "error": "\(error)"])
-            throw .listenerFailed(port: requestedPort, Self.describe(error, address: endpoint.host, port: endpoint.port))
+            throw .listenerFailed(
+                port: requestedPort, Self.describe(error, address: endpoint.host, port: endpoint.port))
         }
         guard let redirectURI = router.redirectURI else {
             _ = try? await eventLoop.flatSubmit { core.value.shutdown() }.get()
@@ -99,8 +103,16 @@ final class LoopbackListener: CallbackListener {
     /// the socket is closed. Idempotent; safe while a callback is arriving (both run on the
     /// listener's event loop, one after the other).
     func close() async {
+        closeCalled.store(true, ordering: .relaxed)
         let core = self.core
         _ = try? await eventLoop.flatSubmit { core.value.shutdown() }.get()
+    }
+
+    deinit {
+        // A listener dropped without `close()` must not keep its port.
+        guard !closeCalled.load(ordering: .relaxed) else { return }
+        let core = self.core
+        eventLoop.execute { _ = core.value.shutdown() }
     }
 
     /// A sentence for a bind failure, naming the address and port.
@@ -213,7 +225,8 @@ final class ListenerCore {
             logger.debug("loopback listener received the callback", metadata: ["url": "\(url.redactedForLogs)"])
             let response: LoopbackResponse =
                 if let failure = LoopbackRequestRouter.authorizationError(in: url) {
-                    .authorizationError(configuration.failurePage, error: failure.error, description: failure.description)
+                    .authorizationError(
+                        configuration.failurePage, error: failure.error, description: failure.description)
                 } else {
                     .success(configuration.successPage)
                 }

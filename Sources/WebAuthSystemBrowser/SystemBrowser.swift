@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthProcess
 
 /// The person's own browser, opened the way the desktop opens links: `$BROWSER`, else
 /// `xdg-open` on Linux, else `open` on macOS.
@@ -52,7 +53,8 @@ public struct SystemBrowser: Browser {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> SystemBrowser {
         if let variable = environment["BROWSER"], !variable.isEmpty {
-            return SystemBrowser(commands: BrowserCommand.parseBrowserVariable(variable), searchPath: environment["PATH"])
+            return SystemBrowser(
+                commands: BrowserCommand.parseBrowserVariable(variable), searchPath: environment["PATH"])
         }
         #if os(macOS)
             let opener = BrowserCommand(executable: "/usr/bin/open")
@@ -80,7 +82,9 @@ public struct SystemBrowser: Browser {
     public var capabilities: BrowserCapabilities { [] }
 
     /// Starts the browser command with the URL.
-    public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError) -> any BrowserPresentation {
+    public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
+        -> any BrowserPresentation
+    {
         let url = try AuthorizationURLPolicy.validate(request.url)
         guard let (command, path) = availableCommand else {
             let tried = commands.map(\.executable).joined(separator: ", ")
@@ -88,41 +92,44 @@ public struct SystemBrowser: Browser {
                 "no browser command found (tried \(tried.isEmpty ? "nothing" : tried)); "
                     + "set BROWSER, install xdg-utils, or use --no-browser to open the URL yourself")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = command.arguments(opening: url)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // Its own process group: a Ctrl-C meant for us must not close the person's browser.
+        let process: Subprocess
+        do {
+            process = try Subprocess(executable: path, arguments: command.arguments(opening: url))
+        } catch {
+            throw .browserLaunchFailed("could not start \(path): \(error.localizedDescription)")
+        }
+        logger.debug("browser started", metadata: ["command": "\(path)", "pid": "\(process.pid)"])
 
         let (events, continuation) = AsyncStream.makeStream(of: BrowserEvent.self)
-        let started = ContinuousClock.now
-        let checkInterval = launchCheckInterval
         let name = URL(fileURLWithPath: command.executable).lastPathComponent
-        process.terminationHandler = { process in
-            let status = process.terminationStatus
-            if status != 0, ContinuousClock.now - started < checkInterval {
-                continuation.yield(.failed("\(name) exited with status \(status) without opening the page"))
+        let watcher = Task { [launchCheckInterval] in
+            // A launcher that fails soon after starting did not open the page; one that is still
+            // running after the interval (a browser in the foreground) is left to the person.
+            let exited = await withTaskGroup(of: Int32?.self) { group in
+                group.addTask { await process.waitForExit() }  // nil once cancelled
+                group.addTask {
+                    try? await Task.sleep(for: launchCheckInterval)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return await group.next() ?? nil
+            }
+            if let status = exited, Subprocess.exitCode(of: status) != 0 {
+                continuation.yield(.failed("\(name) ended with \(Subprocess.describe(status: status)) without opening the page"))
             }
             continuation.finish()
         }
-        do {
-            try process.run()
-        } catch {
-            continuation.finish()
-            throw .browserLaunchFailed("could not start \(path): \(error.localizedDescription)")
-        }
-        logger.debug("browser started", metadata: ["command": "\(path)", "pid": "\(process.processIdentifier)"])
-        return LaunchedProcess(events: events, continuation: continuation)
+        return LaunchedProcess(events: events, watcher: watcher)
     }
 }
 
 /// A browser launched and left to the person; dismissing stops watching it, not the browser.
 private struct LaunchedProcess: BrowserPresentation {
     let events: AsyncStream<BrowserEvent>
-    let continuation: AsyncStream<BrowserEvent>.Continuation
+    let watcher: Task<Void, Never>
 
     func dismiss() async {
-        continuation.finish()
+        watcher.cancel()
     }
 }

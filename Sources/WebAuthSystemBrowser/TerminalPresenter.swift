@@ -32,7 +32,9 @@ public struct TerminalPresenter: Browser {
     /// - Parameters:
     ///   - input: The descriptor to read pasted URLs from (default standard input), or `nil`.
     ///   - output: Writes a message for the person (default: standard error).
-    public init(input: Int32? = STDIN_FILENO, output: @escaping @Sendable (String) -> Void = TerminalPresenter.standardError) {
+    public init(
+        input: Int32? = STDIN_FILENO, output: @escaping @Sendable (String) -> Void = TerminalPresenter.standardError
+    ) {
         self.input = input
         self.output = output
     }
@@ -49,7 +51,9 @@ public struct TerminalPresenter: Browser {
     public var capabilities: BrowserCapabilities { input == nil ? [] : [.pastedCallback] }
 
     /// Prints the URL and starts reading pasted lines.
-    public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError) -> any BrowserPresentation {
+    public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
+        -> any BrowserPresentation
+    {
         let url = try AuthorizationURLPolicy.validate(request.url)
         var lines = ["Open this URL in a browser to sign in:", "", "    \(url)", ""]
         if input != nil {

@@ -1,14 +1,13 @@
 import Foundation
 import Synchronization
+import WebAuthProcess
 
 /// The built `webauth` executable, run as a person or a script would: real process, real pipes,
 /// real signals.
 final class CLIProcess: Sendable {
-    private let process: Process
-    private let stdinPipe = Pipe()
+    private let process: Subprocess
     private let output = OutputBuffer()
-    private let exited: AsyncStream<Int32>
-    private let stdoutDone: AsyncStream<Void>
+    private let outputDone: Task<Void, Never>
 
     /// The executable next to the test bundle (SwiftPM builds both into the same directory).
     static var executable: URL {
@@ -16,50 +15,30 @@ final class CLIProcess: Sendable {
     }
 
     init(_ arguments: [String], environment: [String: String] = [:], keepStandardInputOpen: Bool = false) throws {
-        process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
         var base = ProcessInfo.processInfo.environment
         for name in ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "WEBAUTH_BROWSER"] { base[name] = nil }
-        process.environment = base.merging(environment) { $1 }
-        let stdoutPipe = Pipe()
-        let stderrPipe = Pipe()
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        process.standardInput = keepStandardInputOpen ? stdinPipe : FileHandle.nullDevice
-        let (exited, exitedContinuation) = AsyncStream.makeStream(of: Int32.self)
-        let (stdoutDone, stdoutDoneContinuation) = AsyncStream.makeStream(of: Void.self)
-        self.exited = exited
-        self.stdoutDone = stdoutDone
+        process = try Subprocess(
+            executable: Self.executable.path, arguments: arguments, environment: base.merging(environment) { $1 },
+            standardInput: keepStandardInputOpen ? .pipe : .null, standardOutput: .pipe, standardError: .pipe,
+            newProcessGroup: false)
         let output = self.output
-        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                stdoutDoneContinuation.finish()
+        let (stdout, stderr) = (process.standardOutput!, process.standardError!)
+        outputDone = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await bytes in stdout { output.append(stdout: Data(bytes)) } }
+                group.addTask { for await bytes in stderr { output.append(stderr: Data(bytes)) } }
             }
-            output.append(stdout: data)
         }
-        stderrPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            output.append(stderr: data)
-        }
-        process.terminationHandler = { process in
-            exitedContinuation.yield(process.terminationStatus)
-            exitedContinuation.finish()
-        }
-        try process.run()
     }
 
     var standardOutput: String { output.text.stdout }
     var standardError: String { output.text.stderr }
 
     /// Writes to the program's standard input.
-    func type(_ text: String) { stdinPipe.fileHandleForWriting.write(Data(text.utf8)) }
+    func type(_ text: String) { process.standardInput?.write(Data(text.utf8)) }
 
     /// Sends a signal.
-    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    func send(_ signal: Int32) { process.send(signal) }
 
     /// Waits until standard error contains `text`, for at most `timeout`; returns standard error.
     func waitForStandardError(containing text: String, timeout: Duration = .seconds(30)) async throws -> String {
@@ -72,19 +51,20 @@ final class CLIProcess: Sendable {
         throw CLITestError("timed out waiting for '\(text)' on stderr; got: \(standardError)")
     }
 
-    /// Waits for the process to exit (killing it after `timeout`) and returns its status once
-    /// standard output is complete.
+    /// Waits for the process to exit (killing it after `timeout`) and returns its exit status
+    /// once its output has been read to the end.
     func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let watchdog = Task { [process] in
             try await Task.sleep(for: timeout)
-            process.terminate()
+            await process.terminate()
         }
         defer { watchdog.cancel() }
-        var iterator = exited.makeAsyncIterator()
-        guard let status = await iterator.next() else { throw CLITestError("no exit status") }
-        var done = stdoutDone.makeAsyncIterator()
-        _ = await done.next()
-        return status
+        guard let status = await process.waitForExit() else { throw CLITestError("cancelled") }
+        await outputDone.value
+        guard let code = Subprocess.exitCode(of: status) else {
+            throw CLITestError("webauth was killed: \(Subprocess.describe(status: status))")
+        }
+        return code
     }
 
     /// Runs to completion and returns (status, stdout, stderr).

@@ -84,7 +84,8 @@ struct OpenCommandProcessTests {
     @Test func jsonOutputAndPastedRedirectWithNoBrowser() async throws {
         try await AuthorizationPageServer.withServer { server in
             let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=paste"
-            let process = try CLIProcess(["open", "--loopback=/cb", "--no-browser", "--json", template], keepStandardInputOpen: true)
+            let process = try CLIProcess(
+                ["open", "--loopback=/cb", "--no-browser", "--json", template], keepStandardInputOpen: true)
             let stderr = try await process.waitForStandardError(containing: "paste it here")
             let port = try listeningPort(in: stderr)
             // The person's browser elsewhere ended on the redirect; they paste its address.
@@ -147,4 +148,23 @@ struct OpenCommandProcessTests {
         #expect(customScheme.status == ExitStatus.invalidInput)
         #expect(customScheme.stderr.contains("register the scheme"))
     }
+
+    @Test func theDemoSignsInWithTheScriptedBrowser() async throws {
+        let (status, stdout, stderr) = try await CLIProcess.run(["demo", "--no-browser"])
+        #expect(status == 0, "stderr: \(stderr)")
+        #expect(stdout == "Signed in.\n")
+        #expect(stderr.contains("Its state matches"))
+        #expect(stderr.contains("code=…&state=…"))
+        #expect(stderr.range(of: "code=[0-9a-f]{8}", options: .regularExpression) == nil, "no code is shown")
+    }
+
+    @Test func theDemoSignsInThroughHeadlessChromium() async throws {
+        let launcher = try TestBrowsers.makeChromiumLauncherScript()
+        defer { launcher.terminate() }
+        let (status, _, stderr) = try await CLIProcess.run(["demo", "--timeout", "45"], environment: ["BROWSER": launcher.scriptPath])
+        #expect(status == 0, "stderr: \(stderr)")
+        #expect(stderr.contains("Opening the sign-in page with chromium-headless"))
+        #expect(stderr.contains("Its state matches"))
+    }
 }
+

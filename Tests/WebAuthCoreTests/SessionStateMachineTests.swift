@@ -22,7 +22,8 @@ struct SessionStateMachineTests {
         #expect(machine.handle(.start) == .listen)
         #expect(!machine.canStart)
         #expect(machine.handle(.start) == .none)
-        #expect(machine.handle(.listening(redirectURI: redirect, callback: callback)) == .present(redirectURI: redirect))
+        #expect(
+            machine.handle(.listening(redirectURI: redirect, callback: callback)) == .present(redirectURI: redirect))
         #expect(machine.handle(.presented) == .none)
         #expect(machine.state == .waiting(redirectURI: redirect))
     }
@@ -118,7 +119,7 @@ struct SessionPlanTests {
     @Test func missingRequirementFailsNamingIt() throws {
         let result = SessionPlan.make(
             callback: .loopback(), browserName: "xdg-open", browserCapabilities: [], receiversAccepting: [true],
-            required: [.ephemeralSessions], prefersEphemeral: true, hasAdditionalHeaderFields: false)
+            required: [.ephemeralSessions], prefersEphemeral: true, additionalHeaderFields: [:])
         guard case .failure(let error) = result else {
             Issue.record("a missing requirement was accepted")
             return
@@ -131,7 +132,7 @@ struct SessionPlanTests {
     @Test func unhonouredPreferencesBecomeNotices() throws {
         let plan = try SessionPlan.make(
             callback: .loopback(), browserName: "xdg-open", browserCapabilities: [], receiversAccepting: [false, true],
-            required: [], prefersEphemeral: true, hasAdditionalHeaderFields: true
+            required: [], prefersEphemeral: true, additionalHeaderFields: ["X-Client": "cli"]
         ).get()
         #expect(plan.receiverIndex == 1)
         #expect(plan.notices.count == 2)
@@ -142,7 +143,7 @@ struct SessionPlanTests {
     @Test func loopbackNeedsAReceiver() {
         let result = SessionPlan.make(
             callback: .loopback(), browserName: "terminal", browserCapabilities: [.pastedCallback],
-            receiversAccepting: [], required: [], prefersEphemeral: false, hasAdditionalHeaderFields: false)
+            receiversAccepting: [], required: [], prefersEphemeral: false, additionalHeaderFields: [:])
         guard case .failure(let error) = result else {
             Issue.record("planned a loopback session without a listener")
             return
@@ -153,7 +154,7 @@ struct SessionPlanTests {
     @Test func customSchemeNeedsSomeoneToCatchIt() throws {
         let none = SessionPlan.make(
             callback: .customScheme("myapp"), browserName: "xdg-open", browserCapabilities: [],
-            receiversAccepting: [false], required: [], prefersEphemeral: false, hasAdditionalHeaderFields: false)
+            receiversAccepting: [false], required: [], prefersEphemeral: false, additionalHeaderFields: [:])
         guard case .failure(let error) = none else {
             Issue.record("planned a custom-scheme session nobody can receive")
             return
@@ -162,14 +163,45 @@ struct SessionPlanTests {
         #expect(error.message.contains("register the scheme"))
         let pasting = try SessionPlan.make(
             callback: .customScheme("myapp"), browserName: "terminal", browserCapabilities: [.pastedCallback],
-            receiversAccepting: [false], required: [], prefersEphemeral: false, hasAdditionalHeaderFields: false
+            receiversAccepting: [false], required: [], prefersEphemeral: false, additionalHeaderFields: [:]
         ).get()
         #expect(pasting.receiverIndex == nil)
         let intercepting = try SessionPlan.make(
             callback: .https(host: "example.com", path: "/cb"), browserName: "chromium",
             browserCapabilities: [.callbackInterception], receiversAccepting: [], required: [],
-            prefersEphemeral: true, hasAdditionalHeaderFields: false
+            prefersEphemeral: true, additionalHeaderFields: [:]
         ).get()
         #expect(intercepting.notices.count == 1)
+    }
+}
+
+@Suite("Additional header fields")
+struct HeaderFieldPolicyTests {
+    @Test(arguments: ["Cookie", "host", "Origin", "Referer", "Content-Length", "Proxy-Authorization", "Sec-Fetch-Mode"])
+    func namesTheBrowserControlsAreRefused(_ name: String) {
+        let error = HeaderFieldPolicy.firstViolation(in: [name: "x"])
+        #expect(error?.code == .invalidHeaderField)
+        #expect(error?.message.contains(name) == true)
+    }
+
+    @Test func malformedNamesAndValuesAreRefused() {
+        #expect(HeaderFieldPolicy.firstViolation(in: ["X Bad": "1"])?.code == .invalidHeaderField)
+        #expect(HeaderFieldPolicy.firstViolation(in: ["X-Split": "a\r\nHost: evil"])?.code == .invalidHeaderField)
+        #expect(HeaderFieldPolicy.firstViolation(in: ["": "1"])?.code == .invalidHeaderField)
+    }
+
+    @Test func ordinaryFieldsPass() {
+        #expect(HeaderFieldPolicy.firstViolation(in: ["X-Client": "cli 1.0", "Accept-Language": "en\tq=1"]) == nil)
+    }
+
+    @Test func theSessionFailsAtStart() throws {
+        let result = SessionPlan.make(
+            callback: .loopback(), browserName: "chromium", browserCapabilities: [.additionalHeaderFields],
+            receiversAccepting: [true], required: [], prefersEphemeral: false, additionalHeaderFields: ["Cookie": "a=b"])
+        guard case .failure(let error) = result else {
+            Issue.record("a Cookie header was accepted")
+            return
+        }
+        #expect(error.code == .invalidHeaderField)
     }
 }

@@ -226,6 +226,30 @@ struct WebAuthenticationSessionTests {
         #expect(try result?.get().query == "code=1")
     }
 
+    @Test func aChoosingEnvironmentGetsTheSessionsNeeds() async throws {
+        let plain = StandInBrowser()
+        let capable = StandInBrowser(capabilities: [.ephemeralSessions, .callbackInterception])
+        let seen = Mutex<[BrowserNeeds]>([])
+        let environment = SessionEnvironment(receivers: [StandInReceiver()]) { needs in
+            seen.withLock { $0.append(needs) }
+            return needs.prefersEphemeralSession ? capable : plain
+        }
+        let session = WebAuthenticationSession(
+            url: authorize, callback: .loopback(), environment: environment)
+        session.prefersEphemeralWebBrowserSession = true
+        session.additionalHeaderFields = ["X-Client": "cli"]
+        let result = Task { try await session.authenticate() }
+        _ = await capable.nextPresentation()
+        session.cancel()
+        _ = try? await result.value
+        let needs = try #require(seen.withLock { $0.first })
+        #expect(needs.prefersEphemeralSession)
+        #expect(needs.hasAdditionalHeaderFields)
+        #expect(needs.callbackIsReceivable)
+        #expect(needs.wantedCapabilities == [.ephemeralSessions, .additionalHeaderFields])
+        #expect(plain.requests.isEmpty)
+    }
+
     @Test func manySessionsAtOnceDoNotCrossTalk() async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<50 {

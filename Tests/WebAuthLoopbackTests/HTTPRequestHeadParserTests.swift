@@ -129,7 +129,8 @@ struct HTTPRequestHeadParserTests {
 
     @Test func bodyIsDetected() throws {
         #expect(headOf(parse("POST /c HTTP/1.1\r\nHost: a:1\r\nContent-Length: 5\r\n\r\nhello"))?.declaresBody == true)
-        #expect(headOf(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nTransfer-Encoding: chunked\r\n\r\n"))?.declaresBody == true)
+        #expect(
+            headOf(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nTransfer-Encoding: chunked\r\n\r\n"))?.declaresBody == true)
         #expect(headOf(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nContent-Length: 0\r\n\r\n"))?.declaresBody == false)
         #expect(headOf(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nContent-Length: 7, 7\r\n\r\n"))?.declaresBody == true)
         #expect(isInvalid(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nContent-Length: abc\r\n\r\n")))

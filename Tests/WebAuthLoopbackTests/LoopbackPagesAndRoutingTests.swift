@@ -7,8 +7,9 @@ import WebAuthCore
 @Suite("Loopback pages and routing")
 struct LoopbackPagesAndRoutingTests {
     @Test func htmlEscaping() {
-        #expect(htmlEscaped(#"<a href="x">'Tom' & Jerry</a>"#)
-            == "&lt;a href=&quot;x&quot;&gt;&#39;Tom&#39; &amp; Jerry&lt;/a&gt;")
+        #expect(
+            htmlEscaped(#"<a href="x">'Tom' & Jerry</a>"#)
+                == "&lt;a href=&quot;x&quot;&gt;&#39;Tom&#39; &amp; Jerry&lt;/a&gt;")
         #expect(htmlEscaped("plain — text") == "plain — text")
         #expect(htmlEscaped("") == "")
         // `<` followed by a combining mark is one Character, but must still be escaped.
@@ -79,7 +80,8 @@ struct LoopbackPagesAndRoutingTests {
             return
         }
         #expect(url.absoluteString == "http://127.0.0.1:4321/callback?code=1&state=2")
-        if case .callback = router.route(head("/callback", host: "LOCALHOST:4321")) {} else {
+        if case .callback = router.route(head("/callback", host: "LOCALHOST:4321")) {
+        } else {
             Issue.record("localhost:PORT should be accepted")
         }
         #expect(router.route(head("/callback?code=1", host: "127.0.0.1:4321", method: "HEAD")) == .probe)

@@ -45,12 +45,23 @@ private final class CollectingHandler: ChannelInboundHandler {
 
     private let promise: EventLoopPromise<RawReply>
     private let deadline: TimeAmount
+    private let firstBytes: [UInt8]
     private var reply = RawReply(bytes: [], clientTimedOut: false)
     private var timer: Scheduled<Void>?
 
-    init(promise: EventLoopPromise<RawReply>, deadline: TimeAmount) {
+    init(promise: EventLoopPromise<RawReply>, deadline: TimeAmount, firstBytes: [UInt8]) {
         self.promise = promise
         self.deadline = deadline
+        self.firstBytes = firstBytes
+    }
+
+    /// Sends the first bytes as soon as the connection is up, on the event loop, so that a busy
+    /// test process cannot delay them past the server's read timeout.
+    func channelActive(context: ChannelHandlerContext) {
+        if !firstBytes.isEmpty {
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: firstBytes)), promise: nil)
+        }
+        context.fireChannelActive()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -104,11 +115,11 @@ enum TestClient {
         }
     }
 
-    /// Opens a connection to `host`:`port`; the reply completes when it closes or after
-    /// `deadline`.
-    static func connect(host: String = "127.0.0.1", port: Int, deadline: Duration = .seconds(5)) async throws
-        -> Connection
-    {
+    /// Opens a connection to `host`:`port` and sends `firstBytes` at once; the reply completes
+    /// when it closes or after `deadline`.
+    static func connect(
+        host: String = "127.0.0.1", port: Int, deadline: Duration = .seconds(5), sending firstBytes: [UInt8] = []
+    ) async throws -> Connection {
         let loop = group.next()
         let promise = loop.makePromise(of: RawReply.self)
         let channel = try await ClientBootstrap(group: loop)
@@ -116,7 +127,7 @@ enum TestClient {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        CollectingHandler(promise: promise, deadline: TimeAmount(deadline)))
+                        CollectingHandler(promise: promise, deadline: TimeAmount(deadline), firstBytes: firstBytes))
                 }
             }
             .connect(to: SocketAddress(ipAddress: host, port: port))
@@ -135,9 +146,7 @@ enum TestClient {
     static func exchange(
         _ bytes: [UInt8], host: String = "127.0.0.1", port: Int, deadline: Duration = .seconds(5)
     ) async throws -> RawReply {
-        let connection = try await connect(host: host, port: port, deadline: deadline)
-        try? await connection.send(bytes)
-        return try await connection.finish()
+        try await connect(host: host, port: port, deadline: deadline, sending: bytes).finish()
     }
 
     /// A `GET` request for `target` with the given `Host` field (none when `nil`).

@@ -1,18 +1,19 @@
 import Foundation
 import Synchronization
 import Testing
+import WebAuthCore
 
 @testable import WebAuthSystemBrowser
-import WebAuthCore
 
 @Suite("$BROWSER commands")
 struct BrowserCommandTests {
     @Test func parsesTheColonSeparatedListIntoWords() {
         let commands = BrowserCommand.parseBrowserVariable("firefox --new-window %s::xdg-open")
-        #expect(commands == [
-            BrowserCommand(executable: "firefox", arguments: ["--new-window", "%s"]),
-            BrowserCommand(executable: "xdg-open"),
-        ])
+        #expect(
+            commands == [
+                BrowserCommand(executable: "firefox", arguments: ["--new-window", "%s"]),
+                BrowserCommand(executable: "xdg-open"),
+            ])
     }
 
     @Test func substitutesOrAppendsTheURLAsOneArgument() {
@@ -32,13 +33,14 @@ struct BrowserCommandTests {
         #expect(BrowserCommand(executable: script).resolvedExecutable(searchPath: nil) == script)
         #expect(BrowserCommand(executable: "fake-browser").resolvedExecutable(searchPath: "/nonexistent") == nil)
         let plain = directory.url.appendingPathComponent("not-executable").path
-        _ = FileManager.default.createFile(atPath: plain, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: plain, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
         #expect(BrowserCommand(executable: plain).resolvedExecutable(searchPath: nil) == nil)
     }
 }
 
-@Suite("Choosing the standard browser")
-struct BrowserSelectionTests {
+@Suite("Display detection")
+struct DisplayEnvironmentTests {
     @Test func displayDetection() {
         #if os(Linux)
             #expect(DisplayEnvironment(environment: ["DISPLAY": ":0"]).hasDisplay)
@@ -47,25 +49,6 @@ struct BrowserSelectionTests {
             #expect(!DisplayEnvironment(environment: ["SSH_CONNECTION": "1 2 3 4"]).hasDisplay)
         #endif
         #expect(DisplayEnvironment(environment: ["SSH_TTY": "/dev/pts/1"]).isRemoteSession)
-    }
-
-    @Test func browserVariableWinsEvenWithoutADisplay() throws {
-        let directory = try TemporaryDirectory()
-        _ = try directory.writeScript(named: "my-browser", body: "exit 0")
-        let browser = Browsers.standard(environment: ["BROWSER": "my-browser", "PATH": directory.path])
-        #expect(browser.name == "my-browser")
-        #expect(browser is SystemBrowser)
-    }
-
-    @Test func withoutADisplayTheTerminalIsUsed() {
-        let browser = Browsers.standard(environment: ["PATH": "/usr/bin:/bin", "SSH_CONNECTION": "1 2 3 4"])
-        #expect(browser is TerminalPresenter)
-        #expect(browser.capabilities == [.pastedCallback])
-    }
-
-    @Test func withADisplayButNoOpenerTheTerminalIsUsed() {
-        let browser = Browsers.standard(environment: ["PATH": "/nonexistent", "DISPLAY": ":0"])
-        #expect(browser is TerminalPresenter)
     }
 }
 
@@ -137,7 +120,8 @@ struct SystemBrowserLaunchTests {
     }
 
     @Test func noExecutableIsNoBrowser() async {
-        let browser = SystemBrowser(commands: [BrowserCommand(executable: "no-such-browser-here")], searchPath: "/nonexistent")
+        let browser = SystemBrowser(
+            commands: [BrowserCommand(executable: "no-such-browser-here")], searchPath: "/nonexistent")
         let error = await #expect(throws: WebAuthenticationSessionError.self) {
             _ = try await browser.present(request("https://example.com/"))
         }
@@ -196,7 +180,9 @@ final class TemporaryDirectory: Sendable {
     func writeScript(named name: String, body: String) throws -> String {
         let path = url.appendingPathComponent(name).path
         let contents = "#!/bin/sh\n\(body)\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8), attributes: [.posixPermissions: 0o700])
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(contents.utf8), attributes: [.posixPermissions: 0o700])
         else { throw CocoaError(.fileWriteUnknown) }
         return path
     }

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A headless-Chromium launcher script for tests, made by
@@ -79,13 +79,13 @@ public struct ChromiumLauncher: Sendable, Hashable {
     private static func groupIsAlive(_ group: pid_t) -> Bool {
         guard kill(-group, 0) == 0 else { return false }
         #if os(Linux)
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.contains { entry in
-            guard let pid = pid_t(entry), let (state, processGroup) = processStatus(pid) else { return false }
-            return processGroup == group && state != "Z"
-        }
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.contains { entry in
+                guard let pid = pid_t(entry), let (state, processGroup) = processStatus(pid) else { return false }
+                return processGroup == group && state != "Z"
+            }
         #else
-        return true
+            return true
         #endif
     }
 
@@ -93,24 +93,24 @@ public struct ChromiumLauncher: Sendable, Hashable {
     private static func processIsAlive(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
         #if os(Linux)
-        guard let (state, _) = processStatus(pid) else { return false }
-        return state != "Z"
+            guard let (state, _) = processStatus(pid) else { return false }
+            return state != "Z"
         #else
-        return true
+            return true
         #endif
     }
 
     #if os(Linux)
-    /// The state letter and process group of `pid`, from `/proc/{pid}/stat`
-    /// (`pid (comm) state ppid pgrp …`; the command name may itself contain spaces and `)`).
-    private static func processStatus(_ pid: pid_t) -> (state: Character, processGroup: pid_t)? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let commandEnd = stat.lastIndex(of: ")")
-        else { return nil }
-        let fields = stat[stat.index(after: commandEnd)...].split(separator: " ")
-        guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
-        return (state, group)
-    }
+        /// The state letter and process group of `pid`, from `/proc/{pid}/stat`
+        /// (`pid (comm) state ppid pgrp …`; the command name may itself contain spaces and `)`).
+        private static func processStatus(_ pid: pid_t) -> (state: Character, processGroup: pid_t)? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let commandEnd = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: commandEnd)...].split(separator: " ")
+            guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
+            return (state, group)
+        }
     #endif
 
     /// The process IDs listed in `file`, one per line.

@@ -6,7 +6,7 @@ import Foundation
 /// guard TestBrowsers.chromiumPath() != nil else { return }   // or .enabled(if:) on the test
 /// let launcher = try TestBrowsers.makeChromiumLauncherScript()
 /// defer { launcher.terminate() }
-/// let browser = SystemBrowser(environment: ["BROWSER": launcher.scriptPath])
+/// let browser = SystemBrowser(command: BrowserCommand(executable: launcher.scriptPath))  // or $BROWSER
 /// ```
 public enum TestBrowsers {
     /// The executable names looked for, in order.
@@ -52,14 +52,16 @@ public enum TestBrowsers {
         in directory: URL = FileManager.default.temporaryDirectory
     ) throws -> ChromiumLauncher {
         guard let chromium = chromiumPath() else {
-            throw TestBrowserError(description: "no Chromium found (looked for \(chromiumNames.joined(separator: ", ")))")
+            throw TestBrowserError(
+                description: "no Chromium found (looked for \(chromiumNames.joined(separator: ", ")))")
         }
         guard let timeout = executablePath(named: "timeout", searchPath: ProcessInfo.processInfo.environment["PATH"])
         else { throw TestBrowserError(description: "timeout(1) not found; install coreutils") }
 
         let launcherDirectory = directory.appendingPathComponent("chromium-launcher-\(UUID().uuidString.prefix(8))")
         guard !launcherDirectory.path.contains(" "), !launcherDirectory.path.contains(":") else {
-            throw TestBrowserError(description: "\(launcherDirectory.path) has a space or colon; $BROWSER cannot name it")
+            throw TestBrowserError(
+                description: "\(launcherDirectory.path) has a space or colon; $BROWSER cannot name it")
         }
         let launcher = ChromiumLauncher(directory: launcherDirectory, chromiumPath: chromium)
         do {
@@ -102,6 +104,7 @@ public enum TestBrowsers {
             # signals the group) and stops the browser after \(chromiumLifetimeLimit) s in any case.
             # The inner shell records its PID, then becomes Chromium: the PID file names the browser.
             echo "$$" >>"$launcher_dir/\(ChromiumLauncher.processGroupFileName)"
+            # shellcheck disable=SC2016 # the inner shell expands $$, $0 and $@
             exec \(shellQuoted(timeoutPath)) -k 5 \(chromiumLifetimeLimit) \\
                 /bin/sh -c 'echo "$$" >>"$0"; exec "$@"' "$launcher_dir/\(ChromiumLauncher.pidFileName)" \\
                 \(shellQuoted(launcher.chromiumPath)) "$@" \\

@@ -17,7 +17,9 @@ public struct RedirectFollowingBrowser: Browser {
     public var capabilities: BrowserCapabilities { [] }
 
     /// Follows the redirects in the background and returns at once.
-    public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError) -> any BrowserPresentation {
+    public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
+        -> any BrowserPresentation
+    {
         let (events, continuation) = AsyncStream.makeStream(of: BrowserEvent.self)
         let task = Task {
             var next: URL? = request.url

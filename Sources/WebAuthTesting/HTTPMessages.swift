@@ -2,14 +2,14 @@ import Foundation
 import NIOCore
 
 /// The head of an HTTP/1.1 request: just enough parsing for GET requests from a browser.
-struct RequestHead: Sendable, Hashable {
-    var method: String
-    var target: String
-    var version: String
-    var headerFields: [RecordedRequest.HeaderField]
+package struct RequestHead: Sendable, Hashable {
+    package var method: String
+    package var target: String
+    package var version: String
+    package var headerFields: [RecordedRequest.HeaderField]
 
     /// The result of looking for a complete head in the bytes received so far.
-    enum ParseResult: Sendable, Hashable {
+    package enum ParseResult: Sendable, Hashable {
         /// The blank line that ends the head has not arrived yet.
         case incomplete
         /// The head is there but is not an HTTP/1.x request head.
@@ -18,10 +18,10 @@ struct RequestHead: Sendable, Hashable {
     }
 
     /// The largest head accepted; browsers send a few kilobytes at most.
-    static let maximumSize = 32 * 1024
+    package static let maximumSize = 32 * 1024
 
     /// Parses the head at the start of `bytes`, if it is complete (ends in an empty line).
-    static func parse(_ bytes: ByteBuffer) -> ParseResult {
+    package static func parse(_ bytes: ByteBuffer) -> ParseResult {
         let view = bytes.readableBytesView
         guard let end = endOfHead(in: view) else { return .incomplete }
         // Split bytes, not characters: in a Swift string "\r\n" is one character.
@@ -67,13 +67,22 @@ struct RequestHead: Sendable, Hashable {
 }
 
 /// An HTTP/1.1 response the server sends, always with `Connection: close`.
-struct Response: Sendable, Hashable {
-    var status: Int
-    var reason: String
-    var headerFields: [RecordedRequest.HeaderField] = []
-    var body: String = ""
+package struct Response: Sendable, Hashable {
+    package var status: Int
+    package var reason: String
+    package var headerFields: [RecordedRequest.HeaderField] = []
+    package var body: String = ""
 
-    static func text(_ status: Int, _ reason: String, _ body: String) -> Response {
+    package init(
+        status: Int, reason: String, headerFields: [RecordedRequest.HeaderField] = [], body: String = ""
+    ) {
+        self.status = status
+        self.reason = reason
+        self.headerFields = headerFields
+        self.body = body
+    }
+
+    package static func text(_ status: Int, _ reason: String, _ body: String) -> Response {
         Response(
             status: status, reason: reason,
             headerFields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8")],
@@ -81,7 +90,7 @@ struct Response: Sendable, Hashable {
     }
 
     /// The response as bytes on the wire.
-    func serialized() -> ByteBuffer {
+    package func serialized() -> ByteBuffer {
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
         for field in headerFields {
             head += "\(field.name): \(field.value)\r\n"
@@ -95,12 +104,12 @@ struct Response: Sendable, Hashable {
 
 extension String {
     /// Percent-encoded for a query name or value: everything but RFC 3986 unreserved characters.
-    var queryEncoded: String {
+    package var queryEncoded: String {
         addingPercentEncoding(withAllowedCharacters: .unreservedURICharacters) ?? self
     }
 
     /// Escaped for use in HTML text and attribute values.
-    var htmlEscaped: String {
+    package var htmlEscaped: String {
         var escaped = ""
         for character in self {
             switch character {

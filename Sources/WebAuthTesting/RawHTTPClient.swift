@@ -49,16 +49,21 @@ public enum RawHTTPClient {
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try exchangeBlocking(port: port, bytes: bytes, address: address, timeout: timeout) })
+                continuation.resume(
+                    with: Result { try exchangeBlocking(port: port, bytes: bytes, address: address, timeout: timeout) })
             }
         }
     }
 
     /// Opens a connection and leaves it idle (or sends `partial` and stalls), as a slow or
     /// hostile client would. Close it with ``Connection/close()``.
-    public static func connect(port: Int, sending partial: [UInt8] = [], address: String = "127.0.0.1") throws -> Connection {
+    public static func connect(port: Int, sending partial: [UInt8] = [], address: String = "127.0.0.1") throws
+        -> Connection
+    {
         let descriptor = try openSocket(port: port, address: address)
-        if !partial.isEmpty { _ = partial.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        if !partial.isEmpty {
+            _ = partial.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
         return Connection(descriptor: descriptor)
     }
 
@@ -69,7 +74,8 @@ public enum RawHTTPClient {
 
         /// Whether the server has closed its side: a read returns end-of-file or an error within `wait`.
         public func serverClosed(within wait: Duration) -> Bool {
-            var timeout = timeval(tv_sec: Int(wait.components.seconds), tv_usec: Int(wait.components.attoseconds / 1_000_000_000_000))
+            var timeout = timeval(
+                tv_sec: Int(wait.components.seconds), tv_usec: Int(wait.components.attoseconds / 1_000_000_000_000))
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -90,14 +96,18 @@ public enum RawHTTPClient {
         return true
     }
 
-    private static func exchangeBlocking(port: Int, bytes: [UInt8], address: String, timeout: Duration) throws -> Response {
+    private static func exchangeBlocking(port: Int, bytes: [UInt8], address: String, timeout: Duration) throws
+        -> Response
+    {
         let descriptor = try openSocket(port: port, address: address)
         defer { _ = Glibc.close(descriptor) }
         var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             // The server may close early (an oversized request); read what it said anyway.
             if sent <= 0 { break }
             offset += sent

@@ -77,7 +77,7 @@ public final class AuthorizationPageServer: Sendable {
             let baseURL = URL(string: "http://127.0.0.1:\(port)")
         else {
             try? await server.channel.close()
-            throw ServerError(description: "the listening socket has no port")
+            throw AuthorizationPageServerError(description: "the listening socket has no port")
         }
         let log = RequestLog()
         let acceptLoop = Task<Void, Never> {
@@ -190,9 +190,11 @@ public final class AuthorizationPageServer: Sendable {
 }
 
 /// An error starting an ``AuthorizationPageServer``.
-public struct ServerError: Error, CustomStringConvertible {
+public struct AuthorizationPageServerError: Error, CustomStringConvertible {
     /// What went wrong.
     public var description: String
+
+    package init(description: String) { self.description = description }
 }
 
 /// The requests a server received, shared between its connections.

@@ -1,0 +1,167 @@
+import Foundation
+import Logging
+
+/// Which browser sessions use: chosen explicitly, or picked per session from what it needs.
+///
+/// An explicit choice wins — from the API, `webauth --browser`, `WEBAUTH_BROWSER`, or `$BROWSER`
+/// (which chooses the system browser with that command). Otherwise ``BrowserChoice/automatic``
+/// decides per session:
+///
+/// 1. With no display (SSH, containers): the terminal — the URL is printed and the redirect can
+///    be pasted — since a person cannot use a browser that has no window.
+/// 2. A session that needs nothing the person's own browser lacks — not ephemeral, no extra
+///    header fields, a callback a receiver catches (loopback, a registered scheme) — opens in
+///    the person's default browser, whose existing sign-ins are the single sign-on people expect.
+/// 3. A session that needs more (ephemeral, extra header fields, an `https` or unregistered
+///    custom-scheme callback) uses a browser the session controls: Chromium if installed, else
+///    Firefox.
+/// 4. With neither, the person's browser again; the session then reports the preferences it
+///    cannot honour, or fails at start naming a missing requirement and how to get it.
+///
+/// ```swift
+/// let selection = BrowserSelection(choice: .chromium, headless: true)
+/// let environment = SessionEnvironment.standard(selection: selection)
+/// ```
+public struct BrowserSelection: Sendable {
+    /// The choice.
+    public var choice: BrowserChoice
+    /// For controlled browsers: `true` for headless, `false` for a window, `nil` for "a window
+    /// when there is a display".
+    public var headless: Bool?
+    /// For controlled browsers: more command-line arguments (a proxy, say).
+    public var extraArguments: [String]
+    /// The environment to read (`PATH`, `DISPLAY`, `$BROWSER`, …) and to give browsers.
+    public var environment: [String: String]
+    /// Where the chosen browser logs.
+    public var logger: Logger
+
+    /// Creates a selection.
+    public init(
+        choice: BrowserChoice = .automatic,
+        headless: Bool? = nil,
+        extraArguments: [String] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger = Logger(label: "webauth.browser", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.choice = choice
+        self.headless = headless
+        self.extraArguments = extraArguments
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// The selection the environment asks for: `WEBAUTH_BROWSER` (`system`, `chromium`,
+    /// `firefox`, `none` or a path) and `WEBAUTH_BROWSER_ARGS` (arguments separated by spaces,
+    /// no quoting) — else automatic.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> BrowserSelection {
+        let choice = environment["WEBAUTH_BROWSER"].flatMap { $0.isEmpty ? nil : BrowserChoice($0) } ?? .automatic
+        let arguments = (environment["WEBAUTH_BROWSER_ARGS"] ?? "").split(separator: " ").map(String.init)
+        return BrowserSelection(choice: choice, extraArguments: arguments, environment: environment)
+    }
+
+    /// The browser for a session with `needs`.
+    public func browser(for needs: BrowserNeeds) -> any Browser {
+        switch choice.kind {
+        case .system: return SystemBrowser.desktopDefault(environment: environment)
+        case .terminal: return TerminalPresenter()
+        case .chromium(let path): return chromium(path)
+        case .firefox(let path): return firefox(path)
+        case .command(let command):
+            return SystemBrowser(commands: [command], searchPath: environment["PATH"], logger: logger)
+        case .automatic: return automatic(for: needs)
+        }
+    }
+
+    private func automatic(for needs: BrowserNeeds) -> any Browser {
+        let system = SystemBrowser.desktopDefault(environment: environment)
+        if let variable = environment["BROWSER"], !variable.isEmpty, system.availableCommand != nil {
+            return system
+        }
+        guard DisplayEnvironment(environment: environment).hasDisplay else { return TerminalPresenter() }
+        let systemIsEnough = needs.wantedCapabilities.isSubset(of: system.capabilities)
+        if systemIsEnough, system.availableCommand != nil { return system }
+        if ChromiumBrowser.find(searchPath: environment["PATH"]) != nil { return chromium(nil) }
+        if FirefoxBrowser.find(searchPath: environment["PATH"]) != nil { return firefox(nil) }
+        return system.availableCommand != nil ? system : TerminalPresenter()
+    }
+
+    private func chromium(_ path: String?) -> ChromiumBrowser {
+        ChromiumBrowser(
+            options: ChromiumBrowser.Options(
+                executablePath: path, headless: headless, extraArguments: extraArguments, environment: environment,
+                logger: logger))
+    }
+
+    private func firefox(_ path: String?) -> FirefoxBrowser {
+        FirefoxBrowser(
+            options: FirefoxBrowser.Options(
+                executable: path, headless: headless, extraArguments: extraArguments, environment: environment,
+                logger: logger))
+    }
+}
+
+/// A browser choice: `automatic`, `system`, `chromium`, `firefox`, `none` (``terminal``), or a
+/// program.
+public struct BrowserChoice: Sendable, Hashable, CustomStringConvertible {
+    enum Kind: Sendable, Hashable {
+        case automatic
+        case system
+        case terminal
+        case chromium(String?)
+        case firefox(String?)
+        case command(BrowserCommand)
+    }
+
+    let kind: Kind
+
+    /// Per session, by the rules of ``BrowserSelection``.
+    public static let automatic = BrowserChoice(kind: .automatic)
+    /// The desktop's default browser (`$BROWSER`, `xdg-open`, `open`).
+    public static let system = BrowserChoice(kind: .system)
+    /// No browser: print the URL and accept the pasted redirect.
+    public static let terminal = BrowserChoice(kind: .terminal)
+    /// A Chromium the session controls, found in `PATH`.
+    public static let chromium = BrowserChoice(kind: .chromium(nil))
+    /// A Firefox the session controls, found in `PATH`.
+    public static let firefox = BrowserChoice(kind: .firefox(nil))
+
+    /// A program: controlled as Chromium or Firefox when its name says it is one (`chrom…`,
+    /// `google-chrome…`, `firefox…`), else run as a system browser command.
+    public static func executable(_ path: String) -> BrowserChoice {
+        let name = URL(fileURLWithPath: path).lastPathComponent.lowercased()
+        if name.hasPrefix("chrom") || name.hasPrefix("google-chrome") { return BrowserChoice(kind: .chromium(path)) }
+        if name.hasPrefix("firefox") { return BrowserChoice(kind: .firefox(path)) }
+        return BrowserChoice(kind: .command(BrowserCommand(executable: path)))
+    }
+
+    /// Parses `automatic`, `system`, `chromium`, `firefox`, `none`, or a path (anything with a
+    /// `/`). Returns `nil` for anything else.
+    public init?(_ value: String) {
+        switch value.lowercased() {
+        case "automatic", "auto": self = .automatic
+        case "system", "default": self = .system
+        case "none", "terminal": self = .terminal
+        case "chromium", "chrome": self = .chromium
+        case "firefox": self = .firefox
+        default:
+            guard value.contains("/") else { return nil }
+            self = .executable(value)
+        }
+    }
+
+    private init(kind: Kind) { self.kind = kind }
+
+    /// `automatic`, `system`, `none`, `chromium`, `firefox`, or the program's path.
+    public var description: String {
+        switch kind {
+        case .automatic: "automatic"
+        case .system: "system"
+        case .terminal: "none"
+        case .chromium(let path): path ?? "chromium"
+        case .firefox(let path): path ?? "firefox"
+        case .command(let command): command.executable
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import WebAuthCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The work of `webauth-scheme-handler`: hands one callback URL to the session waiting for its
+/// scheme, over that scheme's socket in the ``CallbackSocketDirectory``.
+///
+/// It never starts a browser, never retries later and never stores the URL: when no session is
+/// waiting, the URL is dropped with an error that says so.
+///
+/// ```swift
+/// try CallbackForwarder().forward("com.example.app:/oauth?code=…&state=…")
+/// ```
+public struct CallbackForwarder: Sendable {
+    /// Where the sessions' sockets are.
+    public var socketDirectory: CallbackSocketDirectory
+    /// How long to wait for the session's answer.
+    public var timeout: Duration
+
+    /// Creates a forwarder for the desktop described by `environment`.
+    public init(environment: DesktopEnvironment = DesktopEnvironment(), timeout: Duration = .seconds(5)) {
+        self.socketDirectory = CallbackSocketDirectory(environment: environment)
+        self.timeout = timeout
+    }
+
+    /// Sends `urlString` to the session waiting for its scheme and waits for its answer.
+    ///
+    /// Blocks the calling thread for at most ``timeout``.
+    ///
+    /// - Throws: ``CallbackForwardingError``: the URL is malformed or not a custom scheme; no
+    ///   session is waiting (or it has finished); the session refused the URL; the socket
+    ///   directory is unsafe; the exchange failed.
+    public func forward(_ urlString: String) throws(CallbackForwardingError) {
+        let url: URL
+        switch CallbackSocketProtocol.parseURL(Array(urlString.utf8)) {
+        case .success(let parsed): url = parsed
+        case .failure(let rejection): throw .invalidURL("cannot forward the callback: \(rejection)")
+        }
+        let shown = url.redactedForLogs
+        let scheme: String
+        do {
+            scheme = try Callback.validateCustomScheme(url.scheme ?? "")
+        } catch {
+            throw .invalidURL("cannot forward \(shown): \(error.message)")
+        }
+        let dropped = "no sign-in is waiting for \(scheme): callbacks; \(shown) was dropped"
+        do {
+            try socketDirectory.check()
+        } catch {
+            if error.isMissing { throw .noWaitingSession(dropped) }
+            throw .failed("cannot forward \(shown): \(error)")
+        }
+        let connection: Int32
+        do {
+            connection = try UnixSocket.makeConnection(to: socketDirectory.socketPath(forScheme: scheme))
+        } catch {
+            if [ENOENT, ECONNREFUSED].contains(error.errorNumber) { throw .noWaitingSession(dropped) }
+            throw .failed("cannot forward \(shown): \(error)")
+        }
+        defer { close(connection) }
+        guard UnixSocket.peerUserID(connection) == geteuid() else {
+            throw .failed("cannot forward \(shown): the socket for \(scheme): belongs to another user")
+        }
+        let deadline = ContinuousClock.now + timeout
+        guard UnixSocket.writeAll(connection, Array((url.absoluteString + "\n").utf8), deadline: deadline) else {
+            throw .failed("cannot forward \(shown): the waiting sign-in did not take the URL")
+        }
+        guard case .line(let bytes) = UnixSocket.readLine(connection, limit: 4096, deadline: deadline) else {
+            throw .failed("cannot forward \(shown): the waiting sign-in did not answer in time")
+        }
+        let reply = String(decoding: bytes, as: UTF8.self)
+        if reply == CallbackSocketProtocol.accepted { return }
+        if reply == CallbackSocketProtocol.finished {
+            throw .noWaitingSession(
+                "the sign-in waiting for \(scheme): callbacks has already finished; \(shown) was dropped")
+        }
+        if reply.hasPrefix(CallbackSocketProtocol.rejectedPrefix) {
+            let reason = reply.dropFirst(CallbackSocketProtocol.rejectedPrefix.count)
+            throw .rejected("the sign-in waiting for \(scheme): callbacks refused \(shown): \(reason)")
+        }
+        throw .failed("cannot forward \(shown): unexpected answer from the waiting sign-in")
+    }
+}
+
+/// Why ``CallbackForwarder/forward(_:)`` did not deliver a URL. ``message`` never contains the
+/// URL's query or fragment.
+public struct CallbackForwardingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, with the handler program's exit status for it.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The exit status `webauth-scheme-handler` ends with.
+        public let exitStatus: Int32
+        let name: String
+
+        /// The session refused the URL (not its callback, or not accepted). Exit status 1.
+        public static let rejected = Code(exitStatus: 1, name: "rejected")
+        /// No session is waiting for the scheme, or it has already finished; the URL was
+        /// dropped. Exit status 2.
+        public static let noWaitingSession = Code(exitStatus: 2, name: "noWaitingSession")
+        /// The argument is not an absolute URL with a valid custom scheme. Exit status 65.
+        public static let invalidURL = Code(exitStatus: 65, name: "invalidURL")
+        /// The socket directory is unsafe or the exchange failed. Exit status 70.
+        public static let failed = Code(exitStatus: 70, name: "failed")
+
+        /// The code's name, such as `noWaitingSession`.
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence for people, without the URL's query or fragment.
+    public let message: String
+
+    /// Creates an error.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    static func rejected(_ message: String) -> Self { Self(code: .rejected, message: message) }
+    static func noWaitingSession(_ message: String) -> Self { Self(code: .noWaitingSession, message: message) }
+    static func invalidURL(_ message: String) -> Self { Self(code: .invalidURL, message: message) }
+    static func failed(_ message: String) -> Self { Self(code: .failed, message: message) }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The private directory where waiting sessions listen for their scheme's callbacks, one Unix
+/// socket per scheme, and where the handler program finds them.
+///
+/// - With `XDG_RUNTIME_DIR` set: `$XDG_RUNTIME_DIR/webauth`. The runtime directory itself must
+///   belong to the user and not be writable by anyone else.
+/// - Without it: `$TMPDIR/webauth-{uid}` (else `/tmp/webauth-{uid}`).
+///
+/// The directory is created with mode 0700 and must stay that way: a directory that is a
+/// symbolic link, belongs to another user, or is open to group or others is refused, never
+/// "fixed". Inside it, `{scheme}.sock` is the socket (mode 0600) and `{scheme}.lock` the lock
+/// that makes one session per scheme; a scheme longer than 64 characters is named by a hash
+/// (`scheme-{16 hex digits}`) so that the path fits in a socket address.
+public struct CallbackSocketDirectory: Sendable, Hashable {
+    /// The directory's path.
+    public let path: String
+    /// The runtime directory it is in, checked as well; `nil` for the temporary-directory fallback.
+    let runtimeDirectory: String?
+
+    /// The directory for the desktop described by `environment`.
+    public init(environment: DesktopEnvironment = DesktopEnvironment()) {
+        if let runtime = environment.runtimeDirectory {
+            path = runtime + "/webauth"
+            runtimeDirectory = runtime
+        } else {
+            path = environment.temporaryDirectory + "/webauth-\(geteuid())"
+            runtimeDirectory = nil
+        }
+    }
+
+    /// The socket a session waiting for `scheme` listens on.
+    public func socketPath(forScheme scheme: String) -> String {
+        path + "/" + Self.fileStem(forScheme: scheme) + ".sock"
+    }
+
+    /// The lock a session waiting for `scheme` holds while it waits.
+    func lockPath(forScheme scheme: String) -> String {
+        path + "/" + Self.fileStem(forScheme: scheme) + ".lock"
+    }
+
+    /// `scheme` itself (lower-cased) up to 64 characters; longer ones by an FNV-1a hash.
+    static func fileStem(forScheme scheme: String) -> String {
+        let lowered = scheme.lowercased()
+        guard lowered.utf8.count > 64 else { return lowered }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in lowered.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "scheme-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Creates the directory if it is missing, then checks it (see the type's documentation).
+    ///
+    /// - Throws: ``Problem`` naming the path and what is wrong with it.
+    public func prepare() throws(Problem) {
+        try checkRuntimeDirectory()
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw Problem("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        try checkPrivate(path)
+    }
+
+    /// Checks the directory without creating it.
+    ///
+    /// - Throws: ``Problem`` when it is missing or not private.
+    public func check() throws(Problem) {
+        try checkRuntimeDirectory()
+        try checkPrivate(path)
+    }
+
+    /// Something wrong with the socket directory, in a sentence that names the path.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The sentence.
+        public let description: String
+        /// Whether the directory does not exist (as opposed to existing but being unsafe).
+        public let isMissing: Bool
+
+        init(_ description: String, isMissing: Bool = false) {
+            self.description = description
+            self.isMissing = isMissing
+        }
+    }
+
+    private func checkRuntimeDirectory() throws(Problem) {
+        guard let runtimeDirectory else { return }
+        var info = stat()
+        guard stat(runtimeDirectory, &info) == 0 else {
+            throw Problem("XDG_RUNTIME_DIR (\(runtimeDirectory)) does not exist", isMissing: errno == ENOENT)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+            throw Problem(
+                "XDG_RUNTIME_DIR (\(runtimeDirectory)) must be a directory of your own that no one else can write to")
+        }
+    }
+
+    private func checkPrivate(_ path: String) throws(Problem) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw Problem("\(path) does not exist", isMissing: errno == ENOENT)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw Problem("\(path) is not a directory (or is a symbolic link); remove it")
+        }
+        guard info.st_uid == geteuid() else {
+            throw Problem("\(path) belongs to another user (uid \(info.st_uid)); remove it or set XDG_RUNTIME_DIR")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw Problem(
+                "\(path) has mode \(String(info.st_mode & 0o777, radix: 8)) but must be 0700; "
+                    + "run chmod 700 \(path) if you trust its contents")
+        }
+    }
+}

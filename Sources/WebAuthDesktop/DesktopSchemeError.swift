@@ -1,0 +1,52 @@
+import Foundation
+
+/// Why registering, unregistering or looking up a URL scheme with the desktop failed.
+///
+/// ``message`` is a sentence for people that names what to do about it.
+public struct DesktopSchemeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a value that stays stable across releases.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let name: String
+
+        /// The scheme name is not a valid URL scheme (RFC 3986 §3.1), or is one browsers handle.
+        public static let invalidScheme = Code(name: "invalidScheme")
+        /// The handler program is missing, not executable, or at a path a desktop entry cannot name.
+        public static let invalidHandler = Code(name: "invalidHandler")
+        /// The application name has characters other than letters, digits and `. _ + -`.
+        public static let invalidApplication = Code(name: "invalidApplication")
+        /// A desktop entry with webauth's file name exists but was not written by webauth; it is
+        /// left alone.
+        public static let foreignEntry = Code(name: "foreignEntry")
+        /// `xdg-mime` is not installed or failed.
+        public static let xdgUtilsFailed = Code(name: "xdgUtilsFailed")
+        /// A file or directory could not be read or written.
+        public static let fileSystem = Code(name: "fileSystem")
+        /// No scheme, or more than one, is registered for the application.
+        public static let noRegisteredScheme = Code(name: "noRegisteredScheme")
+
+        /// The code's name, such as `invalidScheme`.
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence for people.
+    public let message: String
+
+    /// Creates an error.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    static func invalidScheme(_ message: String) -> Self { Self(code: .invalidScheme, message: message) }
+    static func invalidHandler(_ message: String) -> Self { Self(code: .invalidHandler, message: message) }
+    static func invalidApplication(_ message: String) -> Self { Self(code: .invalidApplication, message: message) }
+    static func foreignEntry(_ message: String) -> Self { Self(code: .foreignEntry, message: message) }
+    static func xdgUtilsFailed(_ message: String) -> Self { Self(code: .xdgUtilsFailed, message: message) }
+    static func fileSystem(_ message: String) -> Self { Self(code: .fileSystem, message: message) }
+    static func noRegisteredScheme(_ message: String) -> Self { Self(code: .noRegisteredScheme, message: message) }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+extension TestBrowsers {
+    /// Writes a headless-Chromium launcher script (see ``makeChromiumLauncherScript(in:)``) whose
+    /// browser runs on `desktop` and hands custom-scheme redirects to it by itself, as a desktop
+    /// browser does: through `xdg-open`.
+    ///
+    /// Chromium asks before it opens an external protocol, and headless Chromium has nobody to
+    /// ask. A person can tick "always allow {origin} to open links of this type"; that choice is
+    /// stored in the profile's `Default/Preferences` as
+    /// `protocol_handler.allowed_origin_protocol_pairs`. The script seeds each fresh profile with
+    /// that preference for every pair of `origins` and `schemes`, so that Chromium runs
+    /// `xdg-open {url}` without a prompt. It stays headless and offline
+    /// (``chromiumOfflineArguments``).
+    ///
+    /// - Parameters:
+    ///   - schemes: The custom schemes Chromium may hand to the desktop, such as `com.example.app`.
+    ///   - origins: The pages allowed to redirect to them, such as a local server's base URL
+    ///     (`http://127.0.0.1:49152`).
+    ///   - desktop: The desktop the browser (and so `xdg-open` and the handler) runs on.
+    ///   - directory: Where to put the launcher's directory. Default: the temporary directory.
+    public static func makeChromiumLauncherScript(
+        handingSchemes schemes: [String],
+        from origins: [URL],
+        to desktop: TemporaryDesktop,
+        in directory: URL = FileManager.default.temporaryDirectory
+    ) throws -> ChromiumLauncher {
+        guard let chromium = chromiumPath() else {
+            throw TestBrowserError(
+                description: "no Chromium found (looked for \(chromiumNames.joined(separator: ", ")))")
+        }
+        guard let timeout = executablePath(named: "timeout", searchPath: ProcessInfo.processInfo.environment["PATH"])
+        else { throw TestBrowserError(description: "timeout(1) not found; install coreutils") }
+
+        let launcherDirectory = directory.appendingPathComponent("chromium-launcher-\(UUID().uuidString.prefix(8))")
+        guard !launcherDirectory.path.contains(" "), !launcherDirectory.path.contains(":") else {
+            throw TestBrowserError(
+                description: "\(launcherDirectory.path) has a space or colon; $BROWSER cannot name it")
+        }
+        let launcher = ChromiumLauncher(directory: launcherDirectory, chromiumPath: chromium)
+        do {
+            try FileManager.default.createDirectory(
+                at: launcherDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data().write(to: URL(fileURLWithPath: launcher.pidFile))
+            try Data().write(to: URL(fileURLWithPath: launcher.processGroupFile))
+            let script = schemeHandingScript(
+                launcher: launcher, timeoutPath: timeout,
+                preferences: try preferences(schemes: schemes, origins: origins),
+                environment: desktop.variables)
+            try Data(script.utf8).write(to: URL(fileURLWithPath: launcher.scriptPath))
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: launcher.scriptPath)
+        } catch let error as TestBrowserError {
+            try? FileManager.default.removeItem(at: launcherDirectory)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: launcherDirectory)
+            throw TestBrowserError(description: "cannot write the Chromium launcher: \(error)")
+        }
+        return launcher
+    }
+
+    /// The profile preferences that let each origin open each scheme without asking.
+    static func preferences(schemes: [String], origins: [URL]) throws -> String {
+        var pairs: [String: [String: Bool]] = [:]
+        for origin in origins {
+            guard let scheme = origin.scheme, let host = origin.host else {
+                throw TestBrowserError(description: "\(origin) is not an origin")
+            }
+            let name = "\(scheme)://\(host)" + (origin.port.map { ":\($0)" } ?? "")
+            pairs[name] = Dictionary(uniqueKeysWithValues: schemes.map { ($0.lowercased(), true) })
+        }
+        let object = ["protocol_handler": ["allowed_origin_protocol_pairs": pairs]]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The launcher script: the offline flags of ``chromiumScript(launcher:timeoutPath:)``, the
+    /// desktop's variables, and the seeded preferences.
+    static func schemeHandingScript(
+        launcher: ChromiumLauncher, timeoutPath: String, preferences: String, environment: [String: String]
+    ) -> String {
+        let flags = chromiumOfflineArguments.map { "    \(shellQuoted($0)) \\\n" }.joined()
+        let names = [
+            "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
+            "DISPLAY",
+        ]
+        let exports = names.compactMap { name in environment[name].map { "export \(name)=\(shellQuoted($0))\n" } }
+            .joined()
+        return """
+            #!/bin/sh
+            # Headless, offline Chromium for webauth's tests that hands custom-scheme redirects to the
+            # desktop through xdg-open (written by WebAuthTestSupport.TestBrowsers).
+            # Usage: \(launcher.scriptPath) URL   (usable as $BROWSER; flags from TESTING.md)
+            set -eu
+            launcher_dir=\(shellQuoted(launcher.directory.path))
+
+            # The test's temporary desktop: xdg-open and the scheme handler run there too.
+            unset BROWSER WAYLAND_DISPLAY XDG_CURRENT_DESKTOP DESKTOP_SESSION KDE_FULL_SESSION
+            \(exports)
+            # A fresh profile for every run, told that the test's pages may open the schemes.
+            profile=$(mktemp -d "$launcher_dir/profile.XXXXXX")
+            mkdir "$profile/Default"
+            printf '%s' \(shellQuoted(preferences)) >"$profile/Default/Preferences"
+            set -- \\
+            \(flags)    "--user-data-dir=$profile" \\
+                "$@"
+
+            # Chromium's sandbox cannot start as root.
+            if [ "$(id -u)" -eq 0 ]; then
+                set -- --no-sandbox "$@"
+            fi
+
+            # See chromium-headless scripts: timeout(1) leads a process group terminate() signals, and
+            # the inner shell records the browser's PID before it becomes Chromium.
+            echo "$$" >>"$launcher_dir/\(ChromiumLauncher.processGroupFileName)"
+            # shellcheck disable=SC2016 # the inner shell expands $$, $0 and $@
+            exec \(shellQuoted(timeoutPath)) -k 5 \(chromiumLifetimeLimit) \\
+                /bin/sh -c 'echo "$$" >>"$0"; exec "$@"' "$launcher_dir/\(ChromiumLauncher.pidFileName)" \\
+                \(shellQuoted(launcher.chromiumPath)) "$@" \\
+                </dev/null >>"$profile.log" 2>&1
+
+            """
+    }
+}

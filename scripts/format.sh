@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Formats the package's Swift code with swift-format and the repository's .swift-format.
+#
+#   scripts/format.sh           rewrite files in place
+#   scripts/format.sh --check   change nothing; exit 1 and name the files if anything is
+#                               unformatted or breaks a lint rule (what CI runs)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+usage() {
+    sed -n '2,6s/^# \{0,1\}//p' "$0"
+}
+
+mode=format
+case "${1:-}" in
+    "") ;;
+    --check) mode=check ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "format.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+esac
+
+# The toolchain's bundled formatter (`swift format`), else a standalone swift-format.
+if swift format --version >/dev/null 2>&1; then
+    swift_format=(swift format)
+elif command -v swift-format >/dev/null 2>&1; then
+    swift_format=(swift-format)
+else
+    echo "format.sh: swift-format not found (needs Swift 6 or a swift-format on PATH)" >&2
+    exit 2
+fi
+
+paths=()
+for path in Sources Tests Benchmarks Package.swift; do
+    if [[ -e "$path" ]]; then paths+=("$path"); fi
+done
+
+if [[ "$mode" == format ]]; then
+    "${swift_format[@]}" format --in-place --parallel --recursive --configuration .swift-format "${paths[@]}"
+    exit 0
+fi
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# 1. Lint in strict mode: every finding (formatting or rule) is an error and makes the exit
+#    status non-zero. Findings look like `path:line:column: error: [Rule] message`.
+lint_status=0
+"${swift_format[@]}" lint --strict --parallel --recursive --configuration .swift-format "${paths[@]}" \
+    >"$scratch/findings" 2>&1 || lint_status=$?
+
+# 2. Belt and braces: format a copy and compare, so "passed" also means format.sh would change
+#    nothing.
+mkdir "$scratch/copy"
+cp -R "${paths[@]}" .swift-format "$scratch/copy/"
+(cd "$scratch/copy" && "${swift_format[@]}" format --in-place --parallel --recursive \
+    --configuration .swift-format "${paths[@]}") >>"$scratch/findings" 2>&1 || lint_status=$?
+while IFS= read -r -d '' file; do
+    cmp -s "$file" "$scratch/copy/$file" || echo "$file: would be reformatted" >>"$scratch/reformat"
+done < <(find "${paths[@]}" -name '*.swift' -type f -print0)
+
+if [[ $lint_status -eq 0 && ! -s "$scratch/findings" && ! -s "$scratch/reformat" ]]; then
+    echo "format check passed: ${paths[*]}"
+    exit 0
+fi
+
+touch "$scratch/reformat"
+sort -t: -k1,1 -k2,2n -k3,3n "$scratch/findings" "$scratch/reformat" >&2
+files=$(sed -nE 's/^(.+\.swift):([0-9]+:[0-9]+: | would be reformatted$).*/\1/p' \
+    "$scratch/findings" "$scratch/reformat" | sort -u)
+echo >&2
+if [[ -n "$files" ]]; then
+    mapfile -t file_list <<<"$files"
+    echo "format check FAILED in ${#file_list[@]} file(s):" >&2
+    printf '  %s\n' "${file_list[@]}" >&2
+    echo "Run scripts/format.sh to fix the formatting; other findings need a change by hand." >&2
+else
+    echo "format check FAILED (swift-format exit status $lint_status)" >&2
+fi
+exit 1
