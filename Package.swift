@@ -45,6 +45,7 @@ let package = Package(
         .target(
             name: "WebAuthControlledBrowsers",
             dependencies: [
+                "WebAuthProcess",
                 "WebAuthCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -55,7 +56,9 @@ let package = Package(
         // Custom URL schemes on the Linux desktop: registration and the handler's socket.
         .target(
             name: "WebAuthDesktop",
-            dependencies: ["WebAuthCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WebAuthProcess", "WebAuthCore", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The tiny program the desktop runs for a registered scheme: forwards the URL and exits.
         .executableTarget(name: "webauth-scheme-handler", dependencies: ["WebAuthDesktop"]),
@@ -121,12 +124,14 @@ let package = Package(
         .testTarget(name: "WebAuthTests", dependencies: ["WebAuth", "WebAuthTestSupport"]),
         .testTarget(
             name: "WebAuthControlledBrowsersTests",
-            dependencies: ["WebAuthControlledBrowsers", "WebAuthTestSupport"]
+            dependencies: ["WebAuthProcess", "WebAuthControlledBrowsers", "WebAuthTestSupport"]
         ),
         .testTarget(name: "WebAuthDesktopTests", dependencies: ["WebAuthDesktop", "WebAuthTestSupport"]),
         .testTarget(
             name: "WebAuthCompatTests",
-            dependencies: ["WebAuthCompat", "WebAuthTestSupport", .product(name: "OpenCombine", package: "OpenCombine")]
+            dependencies: [
+                "WebAuthCompat", "WebAuthTestSupport", .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
         ),
         .testTarget(name: "WebAuthCLITests", dependencies: ["WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess"]),
     ],

@@ -125,9 +125,11 @@ enum SessionBenchmarks {
         print(toLaunch.line("start() → browser asked to open the page"))
         print(toCompletion.line("callback request sent → completion delivered"))
         print(underLoad.line("the same with \(strayCount) stray connections (\(strayCount / 2) idle)"))
-        let statusSummary = strayStatuses.sorted { $0.key < $1.key }.map {
-            "\($0.key == -1 ? "refused/closed" : "\($0.key)"): \($0.value)"
-        }
-        print("stray requests' answers: \(statusSummary.joined(separator: ", "))")
+        let answered = strayStatuses.filter { $0.key > 0 }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+        let cutOff = strayStatuses[0, default: 0]
+        let refused = strayStatuses[-1, default: 0]
+        print(
+            "stray requests: answered \(answered.isEmpty ? "none" : answered); cut off when the listener closed "
+                + "after the callback: \(cutOff); refused after it closed: \(refused)")
     }
 }

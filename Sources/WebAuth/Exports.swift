@@ -1,5 +1,5 @@
-@_exported import WebAuthCore
-@_exported import WebAuthLoopback
 @_exported import WebAuthControlledBrowsers
+@_exported import WebAuthCore
 @_exported import WebAuthDesktop
+@_exported import WebAuthLoopback
 @_exported import WebAuthSystemBrowser

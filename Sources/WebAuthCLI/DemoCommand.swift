@@ -23,7 +23,9 @@ struct DemoCommand: AsyncParsableCommand {
     var timeout: Double = 300
 
     func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds.") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds.")
+        }
     }
 
     func run() async throws {
@@ -31,7 +33,8 @@ struct DemoCommand: AsyncParsableCommand {
         let server = try await AuthorizationPageServer.start()
         steps.done("Started a local sign-in page at \(server.baseURL.absoluteString)")
 
-        var browser = BrowserSelection.fromEnvironment().browser(for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true))
+        var browser = BrowserSelection.fromEnvironment().browser(
+            for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true))
         if noBrowser || browser is TerminalPresenter {
             browser = RedirectFollowingBrowser()
             steps.note(
@@ -96,7 +99,8 @@ final class StepPrinter: Sendable {
 
     private func write(_ line: String) {
         let elapsed = ContinuousClock.now - started
-        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(
+            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         FileHandle.standardError.write(Data(String(format: "%6d ms  %@\n", milliseconds, line).utf8))
     }
 }

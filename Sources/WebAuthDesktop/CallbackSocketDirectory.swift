@@ -17,8 +17,9 @@ import Foundation
 ///
 /// The directory is created with mode 0700 and must stay that way: a directory that is a
 /// symbolic link, belongs to another user, or is open to group or others is refused, never
-/// "fixed". Inside it, `{scheme}.sock` is the socket (mode 0600) and `{scheme}.lock` the lock
-/// that makes one session per scheme; a scheme longer than 64 characters is named by a hash
+/// "fixed". Inside it, `{scheme}.sock` is the socket (mode 0600; made as `{scheme}.new` and
+/// renamed once it listens, so the path exists only while it accepts connections) and
+/// `{scheme}.lock` the lock that makes one session per scheme; a scheme longer than 64 characters is named by a hash
 /// (`scheme-{16 hex digits}`) so that the path fits in a socket address.
 public struct CallbackSocketDirectory: Sendable, Hashable {
     /// The directory's path.
@@ -40,6 +41,11 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
     /// The socket a session waiting for `scheme` listens on.
     public func socketPath(forScheme scheme: String) -> String {
         path + "/" + Self.fileStem(forScheme: scheme) + ".sock"
+    }
+
+    /// Where a session's socket is made before it is renamed to ``socketPath(forScheme:)``.
+    func pendingSocketPath(forScheme scheme: String) -> String {
+        path + "/" + Self.fileStem(forScheme: scheme) + ".new"
     }
 
     /// The lock a session waiting for `scheme` holds while it waits.

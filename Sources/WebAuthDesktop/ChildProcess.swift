@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthProcess
 
 /// Runs a short-lived program directly (never through a shell) and collects its output.
 enum ChildProcess {
@@ -11,32 +11,11 @@ enum ChildProcess {
 
     /// Runs `executable` with `arguments` and exactly `environment`, with standard input from
     /// `/dev/null`, and waits for it. Blocks the calling thread; meant for quick tools such as
-    /// `xdg-mime`.
+    /// `xdg-mime`. The program inherits no descriptor of ours (see `Subprocess`).
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read both pipes at once so that neither can fill up and stall the child.
-        let errorText = Mutex(Data())
-        let errorsRead = DispatchSemaphore(value: 0)
-        let errorHandle = errors.fileHandleForReading
-        Thread.detachNewThread {
-            let data = errorHandle.readDataToEndOfFile()
-            errorText.withLock { $0 = data }
-            errorsRead.signal()
-        }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorsRead.wait()
-        process.waitUntilExit()
+        let completion = try Subprocess.runToCompletion(executable, arguments, environment: environment)
         return Result(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorText.withLock { $0 }, as: UTF8.self))
+            status: Subprocess.exitCode(of: completion.status) ?? -1, standardOutput: completion.standardOutput,
+            standardError: completion.standardError)
     }
 }

@@ -142,12 +142,22 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
 
         // Holding the lock, whatever socket file is there is stale: its session has ended.
         let socketPath = socketDirectory.socketPath(forScheme: scheme)
+        let pendingPath = socketDirectory.pendingSocketPath(forScheme: scheme)
         if unlink(socketPath) == 0 {
             logger.debug("removed a stale callback socket", metadata: ["path": "\(socketPath)"])
         }
+        unlink(pendingPath)
         let server: SchemeSocketServer
-        do {
-            let descriptor = try UnixSocket.makeListeningSocket(at: socketPath)
+        do throws(UnixSocket.Failure) {
+            // Made under another name and renamed once it listens: a handler that finds the
+            // path can connect.
+            let descriptor = try UnixSocket.makeListeningSocket(at: pendingPath)
+            guard rename(pendingPath, socketPath) == 0 else {
+                let renaming = UnixSocket.Failure("cannot rename \(pendingPath) to \(socketPath)")
+                close(descriptor)
+                unlink(pendingPath)
+                throw renaming
+            }
             server = try SchemeSocketServer(
                 descriptor: descriptor, lock: lock, socketPath: socketPath, callback: callback,
                 accepting: accepting, configuration: configuration, logger: logger)

@@ -155,52 +155,69 @@ final class SchemeSocketServer: Sendable {
             logger.debug("refused a connection from another user")
             return
         }
-        let reply: String
+        let verdict: Verdict
         switch UnixSocket.readLine(connection, limit: CallbackSocketProtocol.maximumURLLength, deadline: deadline) {
         case .line(let bytes), .endOfInput(let bytes):
-            reply = offer(bytes)
+            verdict = offer(bytes)
         case .tooLong:
-            reply =
+            verdict = .reply(
                 CallbackSocketProtocol.rejectedPrefix
-                + "the URL is longer than \(CallbackSocketProtocol.maximumURLLength / 1024) KiB"
+                    + "the URL is longer than \(CallbackSocketProtocol.maximumURLLength / 1024) KiB")
         case .timedOut:
             logger.debug("a connection sent no URL in time")
             return
         case .failed:
             return
         }
-        UnixSocket.writeAll(connection, Array((reply + "\n").utf8), deadline: ContinuousClock.now + .seconds(1))
+        switch verdict {
+        case .reply(let reply):
+            UnixSocket.writeAll(connection, Array((reply + "\n").utf8), deadline: ContinuousClock.now + .seconds(1))
+        case .accepted(let url):
+            // Answer first: once the session has the URL its program may exit at once.
+            UnixSocket.writeAll(
+                connection, Array((CallbackSocketProtocol.accepted + "\n").utf8),
+                deadline: ContinuousClock.now + .seconds(1))
+            logger.debug("received the callback", metadata: ["url": "\(url.redactedForLogs)"])
+            continuation.yield(url)
+            continuation.finish()
+            // The first accepted callback ends the listening: later URLs find no session.
+            requestStop()
+        }
     }
 
-    /// Checks an offered URL and, if it is the first accepted one, hands it to the session.
-    private func offer(_ bytes: [UInt8]) -> String {
+    /// What to do with an offered URL.
+    private enum Verdict {
+        /// Answer with this line; the session keeps waiting (or has finished).
+        case reply(String)
+        /// The first accepted callback: answer, then hand it to the session.
+        case accepted(URL)
+    }
+
+    /// Checks an offered URL; the first accepted one is claimed for the session.
+    private func offer(_ bytes: [UInt8]) -> Verdict {
         let url: URL
         switch CallbackSocketProtocol.parseURL(bytes) {
         case .success(let parsed): url = parsed
         case .failure(let rejection):
             logger.debug("refused a malformed callback", metadata: ["reason": "\(rejection)"])
-            return CallbackSocketProtocol.rejectedPrefix + rejection.description
+            return .reply(CallbackSocketProtocol.rejectedPrefix + rejection.description)
         }
         guard callback.matchesURL(url) else {
             logger.debug("refused a URL for another callback", metadata: ["url": "\(url.redactedForLogs)"])
-            return CallbackSocketProtocol.rejectedPrefix + "\(url.redactedForLogs) is not the callback \(callback)"
+            return .reply(
+                CallbackSocketProtocol.rejectedPrefix + "\(url.redactedForLogs) is not the callback \(callback)")
         }
         guard accepting(url) else {
             logger.debug("refused a callback the session did not accept", metadata: ["url": "\(url.redactedForLogs)"])
-            return CallbackSocketProtocol.rejectedPrefix
-                + "the session did not accept this callback (unexpected state or parameters)"
+            return .reply(
+                CallbackSocketProtocol.rejectedPrefix
+                    + "the session did not accept this callback (unexpected state or parameters)")
         }
         let first = state.withLock { state in
             guard !state.delivered, !state.stopping else { return false }
             state.delivered = true
             return true
         }
-        guard first else { return CallbackSocketProtocol.finished }
-        logger.debug("received the callback", metadata: ["url": "\(url.redactedForLogs)"])
-        continuation.yield(url)
-        continuation.finish()
-        // The first accepted callback ends the listening: later URLs find no session.
-        requestStop()
-        return CallbackSocketProtocol.accepted
+        return first ? .accepted(url) : .reply(CallbackSocketProtocol.finished)
     }
 }

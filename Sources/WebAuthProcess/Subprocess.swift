@@ -28,6 +28,8 @@ package final class Subprocess: Sendable {
         /// A pipe the parent reads (for output) or writes (for input); see
         /// ``Subprocess/standardOutput`` and friends.
         case pipe
+        /// A descriptor of the parent's, such as one end of a pipe it made.
+        case descriptor(Int32)
     }
 
     /// The process identifier.
@@ -42,9 +44,24 @@ package final class Subprocess: Sendable {
     package let standardError: AsyncStream<[UInt8]>?
     private let exit: Mutex<ExitState>
 
+    /// Someone waiting for the exit: cancellable waits take an optional status.
+    private enum Waiter: Sendable {
+        case cancellable(CheckedContinuation<Int32?, Never>)
+        case uncancellable(CheckedContinuation<Int32, Never>)
+        case signal(DispatchSemaphore)
+
+        func resume(returning status: Int32) {
+            switch self {
+            case .cancellable(let continuation): continuation.resume(returning: status)
+            case .uncancellable(let continuation): continuation.resume(returning: status)
+            case .signal(let semaphore): semaphore.signal()
+            }
+        }
+    }
+
     private struct ExitState: Sendable {
         var status: Int32?
-        var waiters: [UUID: CheckedContinuation<Int32?, Never>] = [:]
+        var waiters: [UUID: Waiter] = [:]
     }
 
     /// Starts `executable` with `arguments`.
@@ -82,6 +99,8 @@ package final class Subprocess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, number, "/dev/null", number == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
                 posix_spawn_file_actions_addopen(&actions, number, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            case .descriptor(let descriptor):
+                posix_spawn_file_actions_adddup2(&actions, descriptor, number)
             case .pipe:
                 let ends = try Self.makePipe()
                 let (parent, child) = number == 0 ? (ends[1], ends[0]) : (ends[0], ends[1])
@@ -155,6 +174,89 @@ package final class Subprocess: Sendable {
         }
     }
 
+    /// Starts `executable` in a process group of its own with standard input from `/dev/null`
+    /// and standard output and error appended to `output`.
+    package convenience init(
+        executable: String,
+        arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        descriptors: [Int32: Int32] = [:],
+        output: String
+    ) throws {
+        let stream: Stream = output == "/dev/null" ? .null : .file(output)
+        try self.init(
+            executable: executable, arguments: arguments, environment: environment, standardOutput: stream,
+            standardError: stream, descriptors: descriptors)
+    }
+
+    /// What a program that ran to completion left: its raw wait status and its output.
+    package struct Completion: Sendable {
+        /// The raw wait status (see ``Subprocess/exitCode(of:)``).
+        package var status: Int32
+        /// Everything written to standard output.
+        package var standardOutput: String
+        /// Everything written to standard error.
+        package var standardError: String
+    }
+
+    /// Runs a short-lived program (`xdg-mime`, say) to completion and returns what it wrote.
+    /// Blocks the calling thread until the program exits; the output is read on threads of its
+    /// own, so neither pipe can fill up and stall the program.
+    package static func runToCompletion(
+        _ executable: String, _ arguments: [String], environment: [String: String]
+    ) throws -> Completion {
+        let outputPipe = try makePipe()
+        let errorPipe = try makePipe()
+        let process: Subprocess
+        do {
+            defer {
+                close(outputPipe[1])
+                close(errorPipe[1])
+            }
+            process = try Subprocess(
+                executable: executable, arguments: arguments, environment: environment,
+                standardOutput: .descriptor(outputPipe[1]), standardError: .descriptor(errorPipe[1]),
+                newProcessGroup: false)
+        } catch {
+            close(outputPipe[0])
+            close(errorPipe[0])
+            throw error
+        }
+        let collected = Mutex<[Int32: [UInt8]]>([:])
+        let done = DispatchSemaphore(value: 0)
+        for descriptor in [outputPipe[0], errorPipe[0]] {
+            Thread.detachNewThread {
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+                while true {
+                    let count = read(descriptor, &buffer, buffer.count)
+                    if count > 0 {
+                        bytes += buffer[..<count]
+                    } else if count == 0 || errno != EINTR {
+                        break
+                    }
+                }
+                close(descriptor)
+                collected.withLock { $0[descriptor] = bytes }
+                done.signal()
+            }
+        }
+        done.wait()
+        done.wait()
+        let exited = DispatchSemaphore(value: 0)
+        let registered = process.exit.withLock { state -> Bool in
+            guard state.status == nil else { return false }
+            state.waiters[UUID()] = .signal(exited)
+            return true
+        }
+        if registered { exited.wait() }  // the status is recorded before waiters are signalled
+        let output = collected.withLock { $0 }
+        return Completion(
+            status: process.exit.withLock { $0.status ?? -1 },
+            standardOutput: String(decoding: output[outputPipe[0]] ?? [], as: UTF8.self),
+            standardError: String(decoding: output[errorPipe[0]] ?? [], as: UTF8.self))
+    }
+
     /// Whether the process has exited (and been reaped).
     package var hasExited: Bool { exit.withLock { $0.status != nil } }
 
@@ -168,13 +270,28 @@ package final class Subprocess: Sendable {
                 let status = exit.withLock { state -> Int32?? in
                     if let status = state.status { return .some(status) }
                     if Task.isCancelled { return .some(nil) }
-                    state.waiters[id] = continuation
+                    state.waiters[id] = .cancellable(continuation)
                     return nil
                 }
                 if let status { continuation.resume(returning: status) }
             }
         } onCancel: {
-            exit.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+            if case .cancellable(let continuation) = exit.withLock({ $0.waiters.removeValue(forKey: id) }) {
+                continuation.resume(returning: nil)
+            }
+        }
+    }
+
+    /// Waits for the process to exit and returns its raw wait status, whether or not the
+    /// waiting task is cancelled.
+    package func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let status = exit.withLock { state -> Int32? in
+                if let status = state.status { return status }
+                state.waiters[UUID()] = .uncancellable(continuation)
+                return nil
+            }
+            if let status { continuation.resume(returning: status) }
         }
     }
 
@@ -257,7 +374,8 @@ package final class Subprocess: Sendable {
             let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
             if closeFrom(&actions, lowest) == 0 { return }
         }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+        let open =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
         for descriptor in open where descriptor >= lowest {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }

@@ -116,7 +116,8 @@ public struct SystemBrowser: Browser {
                 return await group.next() ?? nil
             }
             if let status = exited, Subprocess.exitCode(of: status) != 0 {
-                continuation.yield(.failed("\(name) ended with \(Subprocess.describe(status: status)) without opening the page"))
+                continuation.yield(
+                    .failed("\(name) ended with \(Subprocess.describe(status: status)) without opening the page"))
             }
             continuation.finish()
         }

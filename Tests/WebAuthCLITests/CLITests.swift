@@ -84,12 +84,13 @@ struct OpenCommandProcessTests {
     @Test func jsonOutputAndPastedRedirectWithNoBrowser() async throws {
         try await AuthorizationPageServer.withServer { server in
             let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=paste"
+            let path = uniqueCallbackPath("/cb")
             let process = try CLIProcess(
-                ["open", "--loopback=/cb", "--no-browser", "--json", template], keepStandardInputOpen: true)
+                ["open", "--loopback=\(path)", "--no-browser", "--json", template], keepStandardInputOpen: true)
             let stderr = try await process.waitForStandardError(containing: "paste it here")
             let port = try listeningPort(in: stderr)
             // The person's browser elsewhere ended on the redirect; they paste its address.
-            let pasted = "http://127.0.0.1:\(port)/cb?code=pasted-code&state=paste"
+            let pasted = "http://127.0.0.1:\(port)\(path)?code=pasted-code&state=paste"
             process.type("https://wrong.example/cb\n")
             _ = try await process.waitForStandardError(containing: "not the callback")
             process.type(pasted + "\n")
@@ -97,20 +98,23 @@ struct OpenCommandProcessTests {
             #expect(status == 0, "stderr: \(process.standardError)")
             let object = try JSONSerialization.jsonObject(with: Data(process.standardOutput.utf8)) as? [String: String]
             #expect(object?["callback_url"] == pasted)
-            #expect(object?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")
-            #expect(!RawHTTPClient.isListening(port: port))
+            #expect(object?["redirect_uri"] == "http://127.0.0.1:\(port)\(path)")
+            #expect(await loopbackListenerIsGone(port: port, path: path))
         }
     }
 
     @Test func ctrlCCancelsReleasesThePortAndExits130() async throws {
-        let process = try CLIProcess(["open", "--loopback", "--no-browser", "https://auth.example.com/authorize"])
+        let path = uniqueCallbackPath()
+        let process = try CLIProcess([
+            "open", "--loopback=\(path)", "--no-browser", "https://auth.example.com/authorize",
+        ])
         let stderr = try await process.waitForStandardError(containing: "Ctrl-C cancels")
         let port = try listeningPort(in: stderr)
-        #expect(RawHTTPClient.isListening(port: port))
+        #expect(RawHTTPClient.isListening(port: port), "it listens until interrupted")
         process.send(SIGINT)
         let status = try await process.waitForExit()
         #expect(status == ExitStatus.interrupted)
-        #expect(!RawHTTPClient.isListening(port: port))
+        #expect(await loopbackListenerIsGone(port: port, path: path))
     }
 
     @Test func timesOutWithItsOwnStatusAndJSONError() async throws {
@@ -161,10 +165,10 @@ struct OpenCommandProcessTests {
     @Test func theDemoSignsInThroughHeadlessChromium() async throws {
         let launcher = try TestBrowsers.makeChromiumLauncherScript()
         defer { launcher.terminate() }
-        let (status, _, stderr) = try await CLIProcess.run(["demo", "--timeout", "45"], environment: ["BROWSER": launcher.scriptPath])
+        let (status, _, stderr) = try await CLIProcess.run(
+            ["demo", "--timeout", "45"], environment: ["BROWSER": launcher.scriptPath])
         #expect(status == 0, "stderr: \(stderr)")
         #expect(stderr.contains("Opening the sign-in page with chromium-headless"))
         #expect(stderr.contains("Its state matches"))
     }
 }
-

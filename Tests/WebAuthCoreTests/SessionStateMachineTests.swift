@@ -197,7 +197,8 @@ struct HeaderFieldPolicyTests {
     @Test func theSessionFailsAtStart() throws {
         let result = SessionPlan.make(
             callback: .loopback(), browserName: "chromium", browserCapabilities: [.additionalHeaderFields],
-            receiversAccepting: [true], required: [], prefersEphemeral: false, additionalHeaderFields: ["Cookie": "a=b"])
+            receiversAccepting: [true], required: [], prefersEphemeral: false, additionalHeaderFields: ["Cookie": "a=b"]
+        )
         guard case .failure(let error) = result else {
             Issue.record("a Cookie header was accepted")
             return

@@ -1,110 +1,123 @@
-import Foundation
-import Synchronization
-import WebAuthCore
-import WebAuthTestSupport
+// The Linux desktop (xdg-utils, XDG directories, SO_PEERCRED) is what these tests exercise.
+#if os(Linux)
+    import Foundation
+    import Synchronization
+    import Testing
+    import WebAuthCore
+    import WebAuthTestSupport
 
-@testable import WebAuthDesktop
+    @testable import WebAuthDesktop
 
-/// A temporary desktop with the handler registered for some schemes, and the parts that work in it.
-struct RegisteredDesktop {
-    let desktop: TemporaryDesktop
-    let environment: DesktopEnvironment
-    let registry: DesktopSchemeRegistry
+    /// A temporary desktop with the handler registered for some schemes, and the parts that work in it.
+    struct RegisteredDesktop {
+        let desktop: TemporaryDesktop
+        let environment: DesktopEnvironment
+        let registry: DesktopSchemeRegistry
 
-    init(schemes: [String] = [], application: String? = "webauth-tests") throws {
-        desktop = try TemporaryDesktop()
-        environment = DesktopEnvironment(variables: desktop.variables)
-        registry = DesktopSchemeRegistry(environment: environment)
-        for scheme in schemes {
-            try registry.register(
-                scheme: scheme, handlerPath: TemporaryDesktop.schemeHandlerPath, application: application)
+        init(schemes: [String] = [], application: String? = "webauth-tests") throws {
+            desktop = try TemporaryDesktop()
+            environment = DesktopEnvironment(variables: desktop.variables)
+            registry = DesktopSchemeRegistry(environment: environment)
+            for scheme in schemes {
+                try registry.register(
+                    scheme: scheme, handlerPath: TemporaryDesktop.schemeHandlerPath, application: application)
+            }
+        }
+
+        func receiver(readTimeout: Duration = .seconds(2)) -> DesktopSchemeReceiver {
+            DesktopSchemeReceiver(environment: environment, configuration: .init(readTimeout: readTimeout))
+        }
+
+        var socketDirectory: CallbackSocketDirectory { CallbackSocketDirectory(environment: environment) }
+
+        /// Opens `url` the way a desktop browser does: the real `xdg-open`, on this desktop.
+        func xdgOpen(_ url: String) async throws -> TemporaryDesktop.ProcessResult {
+            try await desktop.run(Self.executable("xdg-open"), [url])
+        }
+
+        /// Runs the built `webauth-scheme-handler` directly, on this desktop.
+        func handler(_ url: String) async throws -> TemporaryDesktop.ProcessResult {
+            try await desktop.run(TemporaryDesktop.schemeHandlerPath, [url])
+        }
+
+        /// Runs the built `webauth` command line, on this desktop.
+        func webauth(_ arguments: [String], extra: [String: String] = [:]) async throws
+            -> TemporaryDesktop.ProcessResult
+        {
+            try await desktop.run(Self.webauthPath, arguments, extra: extra)
+        }
+
+        static var webauthPath: String {
+            TemporaryDesktop.builtProductsDirectory.appendingPathComponent("webauth").path
+        }
+
+        static func executable(_ name: String) -> String {
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+            return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } ?? "/usr/bin/\(name)"
+        }
+
+        func remove() { desktop.remove() }
+    }
+
+    /// The mode bits and owner of `path` (not following a final symbolic link).
+    func fileMode(_ path: String) -> (mode: Int, isSocket: Bool, isDirectory: Bool)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let permissions = attributes[.posixPermissions] as? Int
+        else { return nil }
+        let type = attributes[.type] as? FileAttributeType
+        return (permissions & 0o777, type == .typeSocket, type == .typeDirectory)
+    }
+
+    /// Waits until `condition` holds or `timeout` passes; returns whether it held.
+    func eventually(within timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return await condition()
+    }
+
+    /// The first URL a listener yields, or `nil` when it finishes first or `timeout` passes.
+    func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(10)) async -> URL? {
+        await withTaskGroup(of: URL?.self) { group in
+            group.addTask {
+                for await url in listener.callbacks { return url }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 
-    func receiver(readTimeout: Duration = .seconds(2)) -> DesktopSchemeReceiver {
-        DesktopSchemeReceiver(environment: environment, configuration: .init(readTimeout: readTimeout))
-    }
+    /// Records what a session's acceptance rule saw.
+    final class AcceptanceRule: Sendable {
+        let state: String
+        private let seen = Mutex<[URL]>([])
 
-    var socketDirectory: CallbackSocketDirectory { CallbackSocketDirectory(environment: environment) }
+        init(state: String) { self.state = state }
 
-    /// Opens `url` the way a desktop browser does: the real `xdg-open`, on this desktop.
-    func xdgOpen(_ url: String) async throws -> TemporaryDesktop.ProcessResult {
-        try await desktop.run(Self.executable("xdg-open"), [url])
-    }
-
-    /// Runs the built `webauth-scheme-handler` directly, on this desktop.
-    func handler(_ url: String) async throws -> TemporaryDesktop.ProcessResult {
-        try await desktop.run(TemporaryDesktop.schemeHandlerPath, [url])
-    }
-
-    /// Runs the built `webauth` command line, on this desktop.
-    func webauth(_ arguments: [String], extra: [String: String] = [:]) async throws -> TemporaryDesktop.ProcessResult {
-        try await desktop.run(Self.webauthPath, arguments, extra: extra)
-    }
-
-    static var webauthPath: String { TemporaryDesktop.builtProductsDirectory.appendingPathComponent("webauth").path }
-
-    static func executable(_ name: String) -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        } ?? "/usr/bin/\(name)"
-    }
-
-    func remove() { desktop.remove() }
-}
-
-/// The mode bits and owner of `path` (not following a final symbolic link).
-func fileMode(_ path: String) -> (mode: Int, isSocket: Bool, isDirectory: Bool)? {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-        let permissions = attributes[.posixPermissions] as? Int
-    else { return nil }
-    let type = attributes[.type] as? FileAttributeType
-    return (permissions & 0o777, type == .typeSocket, type == .typeDirectory)
-}
-
-/// Waits until `condition` holds or `timeout` passes; returns whether it held.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}
-
-/// The first URL a listener yields, or `nil` when it finishes first or `timeout` passes.
-func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(10)) async -> URL? {
-    await withTaskGroup(of: URL?.self) { group in
-        group.addTask {
-            for await url in listener.callbacks { return url }
-            return nil
+        var rule: @Sendable (URL) -> Bool {
+            { url in
+                self.seen.withLock { $0.append(url) }
+                return URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains {
+                    $0.name == "state" && $0.value == self.state
+                } == true
+            }
         }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
 
-/// Records what a session's acceptance rule saw.
-final class AcceptanceRule: Sendable {
-    let state: String
-    private let seen = Mutex<[URL]>([])
-
-    init(state: String) { self.state = state }
-
-    var rule: @Sendable (URL) -> Bool {
-        { url in
-            self.seen.withLock { $0.append(url) }
-            return URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains {
-                $0.name == "state" && $0.value == self.state
-            } == true
-        }
+        var offered: [URL] { seen.withLock { $0 } }
     }
 
-    var offered: [URL] { seen.withLock { $0 } }
-}
+    /// All of this target's suites, one test at a time. They start real processes (`xdg-mime`,
+    /// `xdg-open`, the handler, `webauth`, Chromium); run in parallel on a small machine they would
+    /// slow the rest of the package's tests (which share the process) past their deadlines.
+    @Suite(.serialized) struct DesktopIntegrationTests {}
+#endif

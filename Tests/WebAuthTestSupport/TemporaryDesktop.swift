@@ -50,9 +50,17 @@ public struct TemporaryDesktop: Sendable {
         self.variables = variables
     }
 
-    /// Deletes everything.
+    /// Deletes everything. A browser that is still exiting may write into the directory while it
+    /// goes, so a failed removal is tried again a few times.
     public func remove() {
-        try? FileManager.default.removeItem(at: root)
+        for _ in 0..<5 {
+            if (try? FileManager.default.removeItem(at: root)) != nil
+                || !FileManager.default.fileExists(atPath: root.path)
+            {
+                return
+            }
+            usleep(100_000)
+        }
     }
 
     /// The directory SwiftPM built this test bundle into, where the package's executables

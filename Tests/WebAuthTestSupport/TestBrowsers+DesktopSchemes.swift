@@ -122,3 +122,16 @@ extension TestBrowsers {
             """
     }
 }
+
+extension ChromiumLauncher {
+    /// The end of each browser's log (Chromium's standard output and error), for a test's failure
+    /// message. Read it before ``terminate()``, which deletes the logs.
+    public func logTails(lines: Int = 30) -> String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix("profile.") && $0.hasSuffix(".log") }.sorted().map { name in
+            let text = (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            let tail = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines)
+            return "== \(name)\n" + tail.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+}

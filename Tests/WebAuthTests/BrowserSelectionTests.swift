@@ -6,7 +6,8 @@ import WebAuth
 struct BrowserSelectionTests {
     /// A directory on `PATH` holding fake programs with the given names (never run here).
     private func path(with programs: [String]) throws -> (directory: URL, path: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-path-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "webauth-path-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for program in programs {
             let file = directory.appendingPathComponent(program).path
@@ -17,7 +18,8 @@ struct BrowserSelectionTests {
     }
 
     private let shared = BrowserNeeds(callback: .loopback(), callbackIsReceivable: true)
-    private let ephemeral = BrowserNeeds(callback: .loopback(), prefersEphemeralSession: true, callbackIsReceivable: true)
+    private let ephemeral = BrowserNeeds(
+        callback: .loopback(), prefersEphemeralSession: true, callbackIsReceivable: true)
     private let httpsCallback = BrowserNeeds(callback: .https(host: "example.com", path: "/cb"))
 
     @Test func aSharedLoopbackSessionUsesThePersonsBrowser() throws {
@@ -72,7 +74,8 @@ struct BrowserSelectionTests {
         let environment = ["PATH": "/nonexistent", "DISPLAY": ":0"]
         #expect(BrowserSelection(choice: .chromium, environment: environment).browser(for: shared) is ChromiumBrowser)
         #expect(BrowserSelection(choice: .firefox, environment: environment).browser(for: shared) is FirefoxBrowser)
-        #expect(BrowserSelection(choice: .terminal, environment: environment).browser(for: ephemeral) is TerminalPresenter)
+        #expect(
+            BrowserSelection(choice: .terminal, environment: environment).browser(for: ephemeral) is TerminalPresenter)
         #expect(BrowserSelection(choice: .system, environment: environment).browser(for: ephemeral) is SystemBrowser)
         let fromVariable = BrowserSelection.fromEnvironment(
             ["WEBAUTH_BROWSER": "firefox", "WEBAUTH_BROWSER_ARGS": "--proxy-server=x  --y"])

@@ -14,9 +14,10 @@ struct EndToEndTests {
         try await AuthorizationPageServer.withServer { server in
             let browser = SystemBrowser(command: BrowserCommand(executable: launcher.scriptPath))
             let state = UUID().uuidString
-            let session = WebAuthenticationSession(callback: .loopback(), environment: .standard(browser: browser)) {
-                redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state)
-            }
+            let path = uniqueCallbackPath()
+            let session = WebAuthenticationSession(
+                callback: .loopback(path: path), environment: .standard(browser: browser)
+            ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state) }
             session.timeout = .seconds(45)
             let callbackURL = try await session.authenticate()
 
@@ -27,7 +28,7 @@ struct EndToEndTests {
             #expect(request.header("User-Agent")?.contains("Chrome") == true)
             let port = try #require(callbackURL.port)
             #expect(callbackURL.host == "127.0.0.1")
-            #expect(!RawHTTPClient.isListening(port: port), "the callback port is released")
+            #expect(await loopbackListenerIsGone(port: port, path: path), "the callback port is released")
         }
     }
 

@@ -39,7 +39,10 @@ import WebAuthCore
 ///
 /// The browser runs with the flags it needs and nothing more; in particular it adds no flags that
 /// block or redirect network traffic. Pass proxies and similar settings in
-/// ``Options/extraArguments``.
+/// ``Options/extraArguments``. Its profile is set not to *predict* network use (no speculative
+/// preconnect or DNS prefetch): otherwise Chromium would look up and connect to an `https`
+/// callback's host as soon as a link or form on the page started navigating there, before the
+/// request itself could be stopped.
 public struct ChromiumBrowser: Browser {
     /// How the browser is found and started.
     public struct Options: Sendable {
@@ -159,7 +162,8 @@ public struct ChromiumBrowser: Browser {
         let install = "install Chromium (for example `sudo apt install chromium`) or Google Chrome"
         if let path = options.executablePath {
             guard Self.isExecutableFile(path) else {
-                throw .noBrowserAvailable("the Chromium executable \(path) does not exist or is not executable; \(install)")
+                throw .noBrowserAvailable(
+                    "the Chromium executable \(path) does not exist or is not executable; \(install)")
             }
             return path
         }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WebAuthCore
+import WebAuthProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +25,7 @@ final class ChromiumPresentation: BrowserPresentation {
     private let output: AsyncStream<BrowserEvent>.Continuation
     private let inputs: AsyncStream<Input>.Continuation
     private let instance: ChromiumInstance
-    private let process: ChildProcess
+    private let process: Subprocess
     private let profile: BrowserProfile
     private let profileLock: ChromiumProfileLock?
     private let logger: Logger
@@ -48,7 +49,7 @@ final class ChromiumPresentation: BrowserPresentation {
     }
 
     private init(
-        instance: ChromiumInstance, process: ChildProcess, profile: BrowserProfile, profileLock: ChromiumProfileLock?,
+        instance: ChromiumInstance, process: Subprocess, profile: BrowserProfile, profileLock: ChromiumProfileLock?,
         inputs: AsyncStream<Input>.Continuation, logger: Logger
     ) {
         (events, output) = AsyncStream.makeStream(of: BrowserEvent.self)
@@ -113,9 +114,9 @@ final class ChromiumPresentation: BrowserPresentation {
         let arguments = ChromiumLaunchArguments.make(
             profile: profile.directory, headless: headless, runningAsRoot: geteuid() == 0,
             extra: options.extraArguments)
-        let process: ChildProcess
+        let process: Subprocess
         do {
-            process = try ChildProcess(
+            process = try Subprocess(
                 executable: executable, arguments: arguments, environment: options.environment,
                 descriptors: pipe.childDescriptors, output: logFile.path)
         } catch {
@@ -134,7 +135,7 @@ final class ChromiumPresentation: BrowserPresentation {
         let connection = DevToolsConnection(
             pipe: pipe, onEvent: { inputs.yield(.event($0)) }, onClose: { inputs.yield(.pipeClosed($0)) })
         Task {
-            let status = await process.waitForExit()
+            let status = await process.exitStatus()
             inputs.yield(.exited(status))
         }
 
@@ -197,7 +198,7 @@ final class ChromiumPresentation: BrowserPresentation {
 
     /// Waits for the browser to answer, finds its page, attaches to it and sets up interception.
     private static func prepare(
-        connection: DevToolsConnection, process: ChildProcess, logFile: URL, deadline: ContinuousClock.Instant,
+        connection: DevToolsConnection, process: Subprocess, logFile: URL, deadline: ContinuousClock.Instant,
         timeout: Duration
     ) async throws(WebAuthenticationSessionError) -> PreparedPage {
         let answered: ContinuousClock.Instant
@@ -210,7 +211,7 @@ final class ChromiumPresentation: BrowserPresentation {
         } catch {
             // The pipe closed: the browser exited while starting. Say how, if it says soon.
             let exited = await waitForExit(process, within: .seconds(2))
-            let how = exited.map { " (\(ChildProcess.describe(status: $0)))" } ?? ""
+            let how = exited.map { " (\(Subprocess.describe(status: $0)))" } ?? ""
             throw .browserLaunchFailed("chromium exited while starting\(how)\(logTail(logFile))")
         }
         do {
@@ -262,13 +263,13 @@ final class ChromiumPresentation: BrowserPresentation {
 
     /// The exit status, once the process has exited, or `nil` if it is still running after
     /// `limit`. Polls, because waiting for the exit cannot be cancelled.
-    private static func waitForExit(_ process: ChildProcess, within limit: Duration) async -> Int32? {
+    private static func waitForExit(_ process: Subprocess, within limit: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + limit
         while !process.hasExited {
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return await process.waitForExit()
+        return await process.exitStatus()
     }
 
     // MARK: - Watching
@@ -331,7 +332,7 @@ final class ChromiumPresentation: BrowserPresentation {
                     }
 
                 case .exited(let status):
-                    end(.failed("chromium exited unexpectedly (\(ChildProcess.describe(status: status)))"))
+                    end(.failed("chromium exited unexpectedly (\(Subprocess.describe(status: status)))"))
                 }
             }
         }
@@ -461,7 +462,8 @@ final class ChromiumPresentation: BrowserPresentation {
         output.finish()
         let gone = await ChromiumProcessGroup.waitUntilGone(process.pid, within: .seconds(3))
         if !gone {
-            logger.warning("chromium helpers still running after the browser exited", metadata: ["group": "\(process.pid)"])
+            logger.warning(
+                "chromium helpers still running after the browser exited", metadata: ["group": "\(process.pid)"])
         }
         await removeProfile()
         profileLock?.release()

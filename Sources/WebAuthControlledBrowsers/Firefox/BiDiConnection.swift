@@ -6,7 +6,8 @@ import Synchronization
 /// through continuations; events are handed on, in order, through ``events``.
 ///
 /// Sendable by construction: the only mutable state (the next id and the commands awaiting an
-/// answer) sits behind a `Mutex`, and one task reads the socket.
+/// answer) sits behind a `Mutex`, and one task reads the socket. Commands leave in the order
+/// they are sent or posted.
 final class BiDiConnection: Sendable {
     /// An event the browser sent, such as `network.beforeRequestSent`.
     struct Event: Sendable, Hashable {
@@ -76,7 +77,9 @@ final class BiDiConnection: Sendable {
         guard let id else { throw CommandError(method: method, code: "connection closed", message: "") }
         let watchdog = Task { [self] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            resolve(id, with: .failure(CommandError(method: method, code: "timeout", message: "no answer within \(timeout)")))
+            resolve(
+                id,
+                with: .failure(CommandError(method: method, code: "timeout", message: "no answer within \(timeout)")))
         }
         defer { watchdog.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
@@ -89,26 +92,20 @@ final class BiDiConnection: Sendable {
                 continuation.resume(throwing: CommandError(method: method, code: "connection closed", message: ""))
                 return
             }
-            Task { [self] in
-                do {
-                    try await socket.send(text)
-                } catch {
-                    resolve(id, with: .failure(CommandError(method: method, code: "connection closed", message: "\(error)")))
-                }
+            socket.write(text).whenFailure { [self] error in
+                resolve(
+                    id, with: .failure(CommandError(method: method, code: "connection closed", message: "\(error)")))
             }
         }
     }
 
-    /// Sends `method` without waiting; an error answer is logged.
+    /// Sends `method` without waiting for the answer; an error answer is logged. Commands leave
+    /// in the order of the calls.
     func post(_ method: String, _ params: JSONValue) {
         let (id, text) = register(method, params, continuation: nil)
-        guard id != nil else { return }
-        Task { [self] in
-            do {
-                try await socket.send(text)
-            } catch {
-                if let id { resolve(id, with: .failure(CommandError(method: method, code: "connection closed", message: ""))) }
-            }
+        guard let id else { return }
+        socket.write(text).whenFailure { [self] _ in
+            resolve(id, with: .failure(CommandError(method: method, code: "connection closed", message: "")))
         }
     }
 
@@ -157,7 +154,8 @@ final class BiDiConnection: Sendable {
             return state.pending
         }
         for (_, entry) in pending {
-            entry.continuation?.resume(throwing: CommandError(method: entry.method, code: "connection closed", message: ""))
+            entry.continuation?.resume(
+                throwing: CommandError(method: entry.method, code: "connection closed", message: ""))
         }
     }
 

@@ -36,10 +36,13 @@ import WebAuthCore
 ///   scheme to (so Firefox never hands the URL to `xdg-open` or another program). Only top-level
 ///   navigations of the session's own tab complete the session; the matching rules are
 ///   ``Callback/matchesURL(_:)``'s.
-/// - **Ending.** On completion or cancellation Firefox is asked to close (`browser.close`), then
-///   its whole process group is ended. The person closing the tab or quitting Firefox ends the
-///   session as cancelled by the user; Firefox crashing or exiting otherwise ends it with
-///   ``WebAuthenticationSessionError/Code/browserLaunchFailed`` saying so.
+/// - **Ending.** On completion or cancellation the window closes and Firefox's whole process
+///   group is ended and waited for before the session delivers its result: with the shared
+///   profile Firefox is first asked to quit (`browser.close`) so that it saves its cookies; an
+///   ephemeral Firefox, whose profile is deleted anyway, is ended at once. The person closing the
+///   tab or quitting Firefox ends the session as cancelled by the user; Firefox crashing or
+///   exiting otherwise ends it with ``WebAuthenticationSessionError/Code/browserLaunchFailed``
+///   saying so.
 ///
 /// ## Security: a loopback TCP port, not a pipe
 /// Firefox offers WebDriver BiDi only on a TCP port (`--remote-debugging-port`); it has no pipe

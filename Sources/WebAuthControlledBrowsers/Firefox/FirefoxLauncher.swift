@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WebAuthCore
+import WebAuthProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -51,7 +52,7 @@ enum FirefoxLauncher {
 
     /// Waits on a dedicated thread until `outputFile` announces the endpoint, `process` exits,
     /// `timeout` passes, or the calling task is cancelled.
-    static func waitForEndpoint(outputFile: String, process: ChildProcess, timeout: Duration) async -> EndpointWait {
+    static func waitForEndpoint(outputFile: String, process: Subprocess, timeout: Duration) async -> EndpointWait {
         let cancelled = CancellationFlag()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<EndpointWait, Never>) in

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WebAuthCore
+import WebAuthProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -32,13 +33,15 @@ package final class FirefoxPresentation: BrowserPresentation {
     package let launchStartedAt: ContinuousClock.Instant
     /// When Firefox announced its WebDriver BiDi endpoint.
     package let endpointReadyAt: ContinuousClock.Instant
+    /// When the WebDriver BiDi session was set up (session, subscriptions, intercept).
+    package let sessionReadyAt: ContinuousClock.Instant
     /// When the session's tab started its first navigation, if it has.
     package var firstNavigationAt: ContinuousClock.Instant? { state.withLock(\.firstNavigationAt) }
     /// When the first callback was intercepted, if one was.
     package var callbackInterceptedAt: ContinuousClock.Instant? { state.withLock(\.callbackInterceptedAt) }
 
     private let continuation: AsyncStream<BrowserEvent>.Continuation
-    private let process: ChildProcess
+    private let process: Subprocess
     private let connection: BiDiConnection
     private let profile: BrowserProfile
     private let outputFile: URL
@@ -56,9 +59,9 @@ package final class FirefoxPresentation: BrowserPresentation {
     }
 
     init(
-        process: ChildProcess, connection: BiDiConnection, profile: BrowserProfile, outputFile: URL,
+        process: Subprocess, connection: BiDiConnection, profile: BrowserProfile, outputFile: URL,
         watchdog: FirefoxWatchdog?, context: String, browserVersion: String, launchStartedAt: ContinuousClock.Instant,
-        endpointReadyAt: ContinuousClock.Instant, logger: Logger
+        endpointReadyAt: ContinuousClock.Instant, sessionReadyAt: ContinuousClock.Instant, logger: Logger
     ) {
         (events, continuation) = AsyncStream.makeStream(of: BrowserEvent.self)
         self.process = process
@@ -70,6 +73,7 @@ package final class FirefoxPresentation: BrowserPresentation {
         self.browserVersion = browserVersion
         self.launchStartedAt = launchStartedAt
         self.endpointReadyAt = endpointReadyAt
+        self.sessionReadyAt = sessionReadyAt
         self.logger = logger
     }
 
@@ -96,7 +100,7 @@ package final class FirefoxPresentation: BrowserPresentation {
             await browserWentAway(reason: "closed its WebDriver BiDi connection")
         }
         Task { [self] in
-            _ = await process.waitForExit()
+            _ = await process.exitStatus()
             await browserWentAway(reason: "exited")
         }
     }
@@ -126,18 +130,20 @@ package final class FirefoxPresentation: BrowserPresentation {
             report(.failed("firefox \(reason) unexpectedly"), isLast: true)
             return
         }
-        let status = await process.waitForExit()
+        let status = await process.exitStatus()
         if status == 0 {
             logger.debug("firefox was quit")
             report(.closedByUser, isLast: true)
         } else {
-            report(.failed("firefox exited unexpectedly (\(ChildProcess.describe(status: status)))"), isLast: true)
+            report(.failed("firefox exited unexpectedly (\(Subprocess.describe(status: status)))"), isLast: true)
         }
     }
 
-    /// Closes Firefox and cleans up: `browser.close` over BiDi, a short wait for a clean exit
-    /// (which also writes a shared profile's cookies), then `SIGTERM`/`SIGKILL` to the whole
-    /// process group, then the ephemeral profile and the output file are removed. Idempotent.
+    /// Closes Firefox and cleans up, then returns; idempotent. With a shared profile Firefox is
+    /// asked to quit (`browser.close`) and given a few seconds, so that it writes the cookies the
+    /// person will want next time; an ephemeral profile holds nothing worth a clean shutdown, so
+    /// its Firefox is ended at once. Either way the whole process group is then ended and waited
+    /// for, and the ephemeral profile and the output file are removed.
     package func dismiss() async {
         let task = state.withLock { state -> Task<Void, Never> in
             if let existing = state.dismissal { return existing }
@@ -151,33 +157,56 @@ package final class FirefoxPresentation: BrowserPresentation {
     }
 
     private func close() async {
-        if !process.hasExited && connection.isOpen {
+        let started = ContinuousClock.now
+        if !profile.isEphemeral && !process.hasExited && connection.isOpen {
             do {
                 try await connection.send("browser.close", [:], timeout: .seconds(3))
             } catch {
                 logger.debug("browser.close failed", metadata: ["error": "\(error)"])
             }
-        }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !process.hasExited && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !process.hasExited && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
         }
         await watchdog?.disarm()
-        await process.terminate(grace: .seconds(2))
+        await process.terminate(grace: profile.isEphemeral ? .zero : .seconds(2))
         await Self.waitForProcessGroupToEnd(process.pid)
         await connection.close()
         profile.remove()
         try? FileManager.default.removeItem(at: outputFile)
-        logger.debug("firefox dismissed", metadata: ["pid": "\(process.pid)"])
+        logger.debug(
+            "firefox dismissed", metadata: ["pid": "\(process.pid)", "after": "\(ContinuousClock.now - started)"])
     }
 
-    /// Waits (at most `limit`) until no process of `group` is left, zombies included: helpers
-    /// that outlived Firefox were killed by ``ChildProcess/terminate(grace:)`` and are reaped by
-    /// the system a moment later.
+    /// Waits (at most `limit`) until no process of `group` is still running. Helpers that
+    /// outlived Firefox were killed by ``Subprocess/terminate(grace:)``; as orphans they are
+    /// reaped by the system's init, which may take a moment (and is not ours to do), so dead
+    /// (zombie) members do not count. Without `/proc`, any member counts.
     static func waitForProcessGroupToEnd(_ group: pid_t, limit: Duration = .seconds(3)) async {
         let deadline = ContinuousClock.now + limit
-        while kill(-group, 0) == 0 || errno == EPERM, ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline {
+            if let running = runningMembers(ofProcessGroup: group) {
+                if running.isEmpty { return }
+            } else if kill(-group, 0) == -1 && errno == ESRCH {
+                return
+            }
             try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The processes of `group` that have not exited, from `/proc`; `nil` without `/proc`.
+    static func runningMembers(ofProcessGroup group: pid_t) -> [pid_t]? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // After "(command)": state, ppid, pgrp.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, pid_t(fields[2]) == group, fields[0] != "Z", fields[0] != "X" else { return nil }
+            return pid
         }
     }
 
@@ -185,8 +214,9 @@ package final class FirefoxPresentation: BrowserPresentation {
     /// page. Firefox then closes its only window and quits. Needs the preference
     /// `dom.allow_scripts_to_close_windows` (BiDi's `browsingContext.close` does not close a
     /// window's last tab).
-    package func closeTabAsThePersonWould() async throws {
-        try await connection.send(
+    package func closeTabAsThePersonWould() {
+        // Not awaited: Firefox may quit before it answers.
+        connection.post(
             "script.evaluate",
             ["expression": "window.close()", "target": ["context": .string(context)], "awaitPromise": false])
     }
@@ -234,9 +264,9 @@ extension FirefoxPresentation {
             }
             let arguments = FirefoxLauncher.arguments(
                 profile: profile.directory, headless: options.runsHeadless, extra: options.extraArguments)
-            let process: ChildProcess
+            let process: Subprocess
             do {
-                process = try ChildProcess(
+                process = try Subprocess(
                     executable: executable, arguments: arguments, environment: childEnvironment,
                     output: outputFile.path)
             } catch {
@@ -261,10 +291,10 @@ extension FirefoxPresentation {
             case .ready(let readyHost, let readyPort):
                 (host, port) = (readyHost, readyPort)
             case .exited:
-                let status = await process.waitForExit()
+                let status = await process.exitStatus()
                 let tail = FirefoxLauncher.outputTail(of: outputFile.path)
                 throw .browserLaunchFailed(
-                    "firefox exited (\(ChildProcess.describe(status: status))) before WebDriver BiDi was ready"
+                    "firefox exited (\(Subprocess.describe(status: status))) before WebDriver BiDi was ready"
                         + (tail.isEmpty ? "" : ": \(tail)"))
             case .timedOut:
                 throw .browserLaunchFailed(
@@ -283,12 +313,14 @@ extension FirefoxPresentation {
             let connection = BiDiConnection(socket: socket, logger: logger)
             cleanup.connection = connection
             let setup = try await BiDiSessionSetup.run(
-                on: connection, callback: request.callback, hasHeaders: !request.additionalHeaderFields.isEmpty)
+                on: connection, callback: request.callback, hasHeaders: !request.additionalHeaderFields.isEmpty,
+                startupTimeout: max(options.launchTimeout - (ContinuousClock.now - started), .seconds(10)),
+                logger: logger)
 
             let presentation = FirefoxPresentation(
                 process: process, connection: connection, profile: profile, outputFile: outputFile,
                 watchdog: cleanup.watchdog, context: setup.context, browserVersion: setup.browserVersion,
-                launchStartedAt: started, endpointReadyAt: endpointReady, logger: logger)
+                launchStartedAt: started, endpointReadyAt: endpointReady, sessionReadyAt: .now, logger: logger)
             presentation.start(
                 with: NavigationInterceptor(
                     callback: request.callback, context: setup.context,
@@ -310,13 +342,13 @@ extension FirefoxPresentation {
     private struct Cleanup {
         var profile: BrowserProfile
         var outputFile: URL?
-        var process: ChildProcess?
+        var process: Subprocess?
         var watchdog: FirefoxWatchdog?
         var connection: BiDiConnection?
 
         func run() async {
             await watchdog?.disarm()
-            await process?.terminate(grace: .seconds(2))
+            await process?.terminate(grace: profile.isEphemeral ? .zero : .seconds(2))
             if let process { await FirefoxPresentation.waitForProcessGroupToEnd(process.pid) }
             await connection?.close()
             profile.remove()

@@ -43,7 +43,8 @@ enum FirefoxProfileSetup {
                 try updated.serialized.write(to: file, options: .atomic)
             }
         } catch {
-            throw .browserLaunchFailed("cannot write the Firefox profile in \(directory.path): \(error.localizedDescription)")
+            throw .browserLaunchFailed(
+                "cannot write the Firefox profile in \(directory.path): \(error.localizedDescription)")
         }
     }
 
@@ -51,7 +52,8 @@ enum FirefoxProfileSetup {
     /// at `prefix`, without asking. Other entries are kept.
     static func handlers(_ existing: JSONValue?, routing scheme: String, to prefix: String) -> JSONValue {
         guard case .object(var root)? = existing else {
-            return handlers(["defaultHandlersVersion": [:], "mimeTypes": [:], "schemes": [:]], routing: scheme, to: prefix)
+            return handlers(
+                ["defaultHandlersVersion": [:], "mimeTypes": [:], "schemes": [:]], routing: scheme, to: prefix)
         }
         var schemes: [String: JSONValue] = [:]
         if case .object(let members)? = root["schemes"] { schemes = members }
@@ -64,27 +66,29 @@ enum FirefoxProfileSetup {
         return .object(root)
     }
 
-    /// The process that holds the profile in `directory`, if a running Firefox does: from the
-    /// `lock` symbolic link (`address:+pid`) or the `fcntl` lock on `.parentlock`.
+    /// The process that holds the profile in `directory`, if a running Firefox does. Firefox
+    /// locks a profile twice on Linux: an `fcntl` lock on `.parentlock`, which the kernel drops
+    /// when the holder dies (so it is never stale), and a `lock` symbolic link to
+    /// `address:+pid`. The first decides when the file exists; otherwise a link to a live
+    /// process does.
     static func lockHolder(in directory: URL) -> pid_t? {
+        let descriptor = open(directory.appendingPathComponent(".parentlock").path, O_RDWR | O_CLOEXEC)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            var query = flock()
+            query.l_type = Int16(F_WRLCK)
+            query.l_whence = Int16(SEEK_SET)
+            guard fcntl(descriptor, F_GETLK, &query) == 0, query.l_type != Int16(F_UNLCK) else { return nil }
+            return query.l_pid
+        }
         var target = [CChar](repeating: 0, count: 512)
         let length = readlink(directory.appendingPathComponent("lock").path, &target, target.count - 1)
-        if length > 0 {
-            let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let plus = text.lastIndex(of: "+"), let pid = pid_t(text[text.index(after: plus)...]), pid > 0,
-                kill(pid, 0) == 0 || errno == EPERM
-            {
-                return pid
-            }
-        }
-        let descriptor = open(directory.appendingPathComponent(".parentlock").path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var query = flock()
-        query.l_type = Int16(F_WRLCK)
-        query.l_whence = Int16(SEEK_SET)
-        guard fcntl(descriptor, F_GETLK, &query) == 0, query.l_type != Int16(F_UNLCK) else { return nil }
-        return query.l_pid
+        guard length > 0 else { return nil }
+        let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let plus = text.lastIndex(of: "+"), let pid = pid_t(text[text.index(after: plus)...]), pid > 0,
+            kill(pid, 0) == 0 || errno == EPERM
+        else { return nil }
+        return pid
     }
 
     /// The text of a `user.js`: one `user_pref(name, value);` line per preference, sorted by name.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebAuthProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +19,7 @@ import Synchronization
 /// the paths it was given (the ephemeral profile and the output file). ``disarm()`` stops the
 /// shell first when the session ends normally.
 final class FirefoxWatchdog: Sendable {
-    private let process: ChildProcess
+    private let process: Subprocess
     private let writeEnd: Mutex<Int32?>
 
     /// The shell script: `$1` is the process group, the other arguments are paths to remove.
@@ -49,7 +50,7 @@ final class FirefoxWatchdog: Sendable {
         #endif
         defer { close(descriptors[0]) }
         do {
-            process = try ChildProcess(
+            process = try Subprocess(
                 executable: "/bin/sh",
                 arguments: ["-c", Self.script, "webauth-firefox-watchdog", String(group)] + paths,
                 environment: ["PATH": "/usr/bin:/bin"],
@@ -67,7 +68,7 @@ final class FirefoxWatchdog: Sendable {
     /// Stops the watchdog without letting it act. Safe to call more than once.
     func disarm() async {
         kill(-process.pid, SIGKILL)
-        _ = await process.waitForExit()
+        _ = await process.exitStatus()
         if let descriptor = writeEnd.withLock({ end -> Int32? in
             defer { end = nil }
             return end

@@ -6,16 +6,18 @@ import WebAuthCore
 /// so tests drive it with recorded events.
 ///
 /// How each kind of callback is caught before it leaves the browser:
-/// - **A redirect** (`3xx` with a `Location` that matches the callback, custom scheme or https):
-///   seen in the `responseStarted` phase; the response is failed, so Firefox never follows it.
-/// - **An https callback reached any other way** (a link, a form, script): seen in the
-///   `beforeRequestSent` phase, before Firefox looks up the host or connects; the request is failed.
-/// - **A custom-scheme URL opened by the page** (a link, `location.href = …`, a meta refresh):
-///   Firefox does not put such navigations on the network, and its BiDi events do not carry
-///   their URL. The profile therefore hands the session's scheme to a web handler whose address
-///   is `https://webauth-callback.invalid/<random token>?url=<the URL>`; Firefox navigates the
-///   tab there instead of starting an external program, and that request is failed in
-///   `beforeRequestSent` and decoded.
+/// - **A redirect** (`3xx` with a `Location` that matches the callback, custom scheme or https) is
+///   reported as soon as its response starts. The response itself is released, so that Firefox
+///   stores the cookies it sets (failing it would lose them, and with them the person's sign-in
+///   in a shared profile); the request that would follow it is stopped by the next two rules.
+/// - **An https callback request** (after a redirect, or from a link, a form, script) is failed in
+///   the `beforeRequestSent` phase, which Firefox reaches before it resolves the host or connects.
+/// - **A custom-scheme URL** (after a redirect, or opened by the page: a link,
+///   `location.href = …`, a meta refresh) never becomes a network request, and Firefox's BiDi
+///   events do not carry its URL. The profile therefore hands the session's scheme to a web
+///   handler whose address is `https://webauth-callback.invalid/<random token>?url=<the URL>`;
+///   Firefox navigates the tab there instead of starting an external program (no `xdg-open`),
+///   and that request is failed in `beforeRequestSent` and decoded.
 ///
 /// Only top-level navigations of the session's own tab complete the session. Matching requests
 /// elsewhere (frames, other tabs, `fetch`) are failed too, so nothing reaches the callback host,
@@ -46,6 +48,7 @@ struct NavigationInterceptor: Sendable {
 
     private var headersSent = false
     private var navigationSeen = false
+    private var lastReported: URL?
 
     init(callback: Callback, context: String, additionalHeaderFields: [String: String], schemeHandlerPrefix: String) {
         self.callback = callback
@@ -73,22 +76,22 @@ struct NavigationInterceptor: Sendable {
             let urlString = params["request"]?["url"]?.stringValue
         else { return Reaction() }
         let isOurTab = params["context"]?.stringValue == context
-        let isNavigation = params["navigation"].map { !$0.isNull } ?? false
+        let navigates = isNavigation(params)
         let fail = Command(method: "network.failRequest", params: ["request": .string(request)])
 
         if intercepts, let handled = customSchemeURL(fromHandlerURL: urlString) {
             // Only Firefox's handler knows the token: this is a custom-scheme navigation.
             let reported = isOurTab && callback.matchesURL(handled)
-            return Reaction(command: fail, event: reported ? .callback(handled) : nil)
+            return Reaction(command: fail, event: reported ? report(handled) : nil)
         }
         if intercepts, urlString.lowercased().hasPrefix("https://\(FirefoxProfileSetup.schemeHandlerHost)/") {
             return Reaction(command: fail)  // a forged or stale handler address: never let it out
         }
         if intercepts, let url = URL(string: urlString), callback.matchesURL(url) {
-            return Reaction(command: fail, event: isOurTab && isNavigation ? .callback(url) : nil)
+            return Reaction(command: fail, event: isOurTab && navigates ? report(url) : nil)
         }
         var release: JSONValue = ["request": .string(request)]
-        if isOurTab && isNavigation && !headersSent {
+        if isOurTab && navigates && !headersSent {
             // The first request of the session's tab is the authorization request: the only
             // one that gets the additional header fields, as on Apple platforms.
             headersSent = true
@@ -101,21 +104,22 @@ struct NavigationInterceptor: Sendable {
         return Reaction(command: Command(method: "network.continueRequest", params: release))
     }
 
-    private func responseStarted(_ params: JSONValue) -> Reaction {
+    private mutating func responseStarted(_ params: JSONValue) -> Reaction {
         guard params["isBlocked"]?.boolValue == true, let request = params["request"]?["request"]?.stringValue
         else { return Reaction() }
-        let release = Command(method: "network.continueResponse", params: ["request": .string(request)])
-        guard intercepts, let status = params["response"]?["status"]?.intValue, (300..<400).contains(status),
+        // Always released: see the type's documentation (cookies).
+        var reaction = Reaction(
+            command: Command(method: "network.continueResponse", params: ["request": .string(request)]))
+        guard intercepts, params["context"]?.stringValue == context, isNavigation(params),
+            let status = params["response"]?["status"]?.intValue, (300..<400).contains(status),
             let location = header("location", in: params["response"]?["headers"]),
-            let target = URL(string: location, relativeTo: params["request"]?["url"]?.stringValue.flatMap(URL.init(string:)))?
+            let target = URL(
+                string: location, relativeTo: params["request"]?["url"]?.stringValue.flatMap(URL.init(string:)))?
                 .absoluteURL,
             callback.matchesURL(target)
-        else { return Reaction(command: release) }
-        let isOurTab = params["context"]?.stringValue == context
-        let isNavigation = params["navigation"].map { !$0.isNull } ?? false
-        return Reaction(
-            command: Command(method: "network.failRequest", params: ["request": .string(request)]),
-            event: isOurTab && isNavigation ? .callback(target) : nil)
+        else { return reaction }
+        reaction.event = report(target)
+        return reaction
     }
 
     private mutating func navigationStarted(_ params: JSONValue) -> Reaction {
@@ -129,9 +133,22 @@ struct NavigationInterceptor: Sendable {
         // should a release report the target, it is caught here too (the request is stopped
         // by the rules above in any case).
         if intercepts, let url = params["url"]?.stringValue.flatMap(URL.init(string:)), callback.matchesURL(url) {
-            reaction.event = .callback(url)
+            reaction.event = report(url)
         }
         return reaction
+    }
+
+    /// The event for a callback URL, or `nil` when the same URL was just reported: a redirect is
+    /// reported when its response starts, and again when the request that follows is stopped.
+    private mutating func report(_ url: URL) -> BrowserEvent? {
+        guard url != lastReported else { return nil }
+        lastReported = url
+        return .callback(url)
+    }
+
+    /// Whether a network event belongs to a navigation (not a subresource or `fetch`).
+    private func isNavigation(_ params: JSONValue) -> Bool {
+        params["navigation"].map { !$0.isNull } ?? false
     }
 
     /// The custom-scheme URL inside a handler address carrying our token, or `nil`.

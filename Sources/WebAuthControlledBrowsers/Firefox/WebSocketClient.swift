@@ -8,7 +8,7 @@ import NIOWebSocket
 /// WebDriver BiDi to a browser on a loopback port.
 ///
 /// Messages arrive on ``messages``, which finishes when the connection closes, whoever closes it.
-/// ``send(_:)`` may be called from any task. Pings are answered, fragmented messages are joined,
+/// ``write(_:)`` and ``send(_:)`` may be called from any task or thread. Pings are answered, fragmented messages are joined,
 /// and client frames are masked as the RFC requires.
 final class WebSocketClient: Sendable {
     /// The text messages received, in order. Finishes when the connection closes.
@@ -43,7 +43,8 @@ final class WebSocketClient: Sendable {
     ) async throws -> WebSocketClient {
         let (messages, continuation) = AsyncStream.makeStream(of: String.self)
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let connectTimeout = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000)
+        let connectTimeout = TimeAmount.nanoseconds(
+            timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
         let channel: any Channel
         let upgrade: EventLoopFuture<UpgradeResult>
         do {
@@ -107,12 +108,18 @@ final class WebSocketClient: Sendable {
         }
     }
 
-    /// Sends one text message.
-    func send(_ text: String) async throws {
+    /// Queues one text message and returns at once. Messages leave in the order of the calls
+    /// (the channel's event loop runs writes in the order they are handed to it).
+    @discardableResult
+    func write(_ text: String) -> EventLoopFuture<Void> {
         var buffer = channel.allocator.buffer(capacity: text.utf8.count)
         buffer.writeString(text)
-        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)
-        try await channel.writeAndFlush(frame)
+        return channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer))
+    }
+
+    /// Sends one text message and waits until it is written.
+    func send(_ text: String) async throws {
+        try await write(text).get()
     }
 
     /// Whether the connection is still open.

@@ -86,7 +86,8 @@ package struct BrowserProfile: Sendable, Hashable {
         }
         let error = errno
         guard error == EEXIST, mayExist else {
-            throw .browserLaunchFailed("cannot create the browser profile directory \(path): \(String(cString: strerror(error)))")
+            throw .browserLaunchFailed(
+                "cannot create the browser profile directory \(path): \(String(cString: strerror(error)))")
         }
         var status = stat()
         guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, status.st_uid == getuid() else {

@@ -9,6 +9,11 @@ import WebAuthTestSupport
     import Glibc
 #endif
 
+/// The suites that run a real Chromium, one after another: each starts browsers, and this
+/// machine has two cores shared with everything else.
+@Suite("Chromium", .serialized)
+enum ChromiumTests {}
+
 /// What the Chromium tests share: a private temporary directory standing in for
 /// `$XDG_RUNTIME_DIR` (ephemeral profiles) and `$XDG_DATA_HOME` (the shared profile), browser
 /// options that keep Chromium headless and offline, and a record of the browsers launched.

@@ -37,7 +37,8 @@ struct FirefoxLogicTests {
     static func responseEvent(
         _ url: String, status: Int, location: String?, context: String = context, navigation: JSONValue = "nav-1"
     ) -> BiDiConnection.Event {
-        let headers: [JSONValue] = location.map { [["name": "Location", "value": ["type": "string", "value": .string($0)]]] } ?? []
+        let headers: [JSONValue] =
+            location.map { [["name": "Location", "value": ["type": "string", "value": .string($0)]]] } ?? []
         return BiDiConnection.Event(
             method: "network.responseStarted",
             params: [
@@ -49,13 +50,31 @@ struct FirefoxLogicTests {
 
     // MARK: - Interception rules
 
-    @Test func aRedirectToTheCustomSchemeIsFailedAndReported() {
+    @Test func aRedirectToTheCustomSchemeIsReportedAndReleasedSoItsCookiesAreKept() {
         var interceptor = Self.interceptor(.customScheme("com.example.app"))
         let reaction = interceptor.react(
             to: Self.responseEvent("http://127.0.0.1:1/authorize", status: 302, location: "com.example.app:/cb?code=1"))
-        #expect(reaction.command?.method == "network.failRequest")
+        #expect(reaction.command?.method == "network.continueResponse")
         #expect(reaction.command?.params["request"] == "r-2")
         #expect(reaction.event == .callback(URL(string: "com.example.app:/cb?code=1")!))
+    }
+
+    @Test func aRedirectIsReportedOnceAndWhatFollowsItIsStopped() {
+        var interceptor = Self.interceptor(.customScheme("com.example.app"))
+        let response = interceptor.react(
+            to: Self.responseEvent("http://127.0.0.1:1/authorize", status: 302, location: "com.example.app:/cb?code=1"))
+        #expect(response.event != nil)
+        let handler = interceptor.react(
+            to: Self.requestEvent("\(Self.prefix)?url=com.example.app%3A%2Fcb%3Fcode%3D1"))
+        #expect(handler.command?.method == "network.failRequest")
+        #expect(handler.event == nil, "the same URL is not reported twice")
+
+        var https = Self.interceptor(.https(host: "callback.example", path: "/cb"))
+        _ = https.react(
+            to: Self.responseEvent("http://127.0.0.1:1/a", status: 302, location: "https://callback.example/cb?c=1"))
+        let follow = https.react(to: Self.requestEvent("https://callback.example/cb?c=1"))
+        #expect(follow.command?.method == "network.failRequest")
+        #expect(follow.event == nil)
     }
 
     @Test func aRelativeRedirectIsResolvedBeforeMatching() {
@@ -63,7 +82,7 @@ struct FirefoxLogicTests {
         let reaction = interceptor.react(
             to: Self.responseEvent("https://app.example/start", status: 303, location: "/cb?code=2"))
         #expect(reaction.event == .callback(URL(string: "https://app.example/cb?code=2")!))
-        #expect(reaction.command?.method == "network.failRequest")
+        #expect(reaction.command?.method == "network.continueResponse")
     }
 
     @Test func otherResponsesAreReleased() {
@@ -102,9 +121,9 @@ struct FirefoxLogicTests {
         #expect(fetch.command?.method == "network.failRequest")
         #expect(fetch.event == nil)
         let redirectInFrame = interceptor.react(
-            to: Self.responseEvent("https://a.example/", status: 302, location: "https://callback.example/cb", context: "frame-9"))
-        #expect(redirectInFrame.command?.method == "network.failRequest")
-        #expect(redirectInFrame.event == nil)
+            to: Self.responseEvent(
+                "https://a.example/", status: 302, location: "https://callback.example/cb", context: "frame-9"))
+        #expect(redirectInFrame.event == nil, "its follow-up request is stopped by the request rule")
     }
 
     @Test func theSchemeHandlerAddressCarriesTheCustomSchemeURL() {
@@ -162,7 +181,8 @@ struct FirefoxLogicTests {
             to: BiDiConnection.Event(method: "browsingContext.contextDestroyed", params: ["context": "tab-2"]))
         #expect(other.event == nil)
         let ours = interceptor.react(
-            to: BiDiConnection.Event(method: "browsingContext.contextDestroyed", params: ["context": .string(Self.context)]))
+            to: BiDiConnection.Event(
+                method: "browsingContext.contextDestroyed", params: ["context": .string(Self.context)]))
         #expect(ours.event == .closedByUser)
     }
 
@@ -273,6 +293,17 @@ struct FirefoxLogicTests {
         #expect(FirefoxProfileSetup.lockHolder(in: directory) == nil)
     }
 
+    @Test func anUnlockedParentLockFileOutranksTheLink() throws {
+        // The kernel drops an fcntl lock when its holder dies; a link's pid may have been reused.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ff-lock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(symlink("127.0.0.1:+\(getpid())", directory.appendingPathComponent("lock").path) == 0)
+        _ = FileManager.default.createFile(
+            atPath: directory.appendingPathComponent(".parentlock").path, contents: Data())
+        #expect(FirefoxProfileSetup.lockHolder(in: directory) == nil)
+    }
+
     @Test func findLooksForFirefoxThenFirefoxESR() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ff-path-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -284,6 +315,14 @@ struct FirefoxLogicTests {
         let plain = directory.appendingPathComponent("firefox")
         _ = FileManager.default.createFile(atPath: plain.path, contents: Data(), attributes: [.posixPermissions: 0o755])
         #expect(FirefoxBrowser.find(searchPath: directory.path) == plain.path)
+    }
+
+    @Test func headerFieldsNeedFirefox128() {
+        #expect(BiDiSessionSetup.headerSupportProblem(browserVersion: "115.18.0esr")?.contains("128") == true)
+        #expect(BiDiSessionSetup.headerSupportProblem(browserVersion: "127.0") != nil)
+        #expect(BiDiSessionSetup.headerSupportProblem(browserVersion: "128.0.3") == nil)
+        #expect(BiDiSessionSetup.headerSupportProblem(browserVersion: "153.7.0") == nil)
+        #expect(BiDiSessionSetup.headerSupportProblem(browserVersion: "unknown") == nil)
     }
 
     @Test func jsonValuesRoundTrip() throws {

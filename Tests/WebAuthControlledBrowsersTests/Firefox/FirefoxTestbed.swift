@@ -12,6 +12,11 @@ import WebAuthTestSupport
     import Glibc
 #endif
 
+/// Every test that runs a real Firefox, one at a time: a browser per test is already a lot for
+/// the two cores of these machines, and timings mean more without a second one running.
+@Suite("Firefox (real browser)", .serialized)
+enum RealFirefoxTests {}
+
 /// What the Firefox tests share: a private temporary home (`HOME`, `XDG_RUNTIME_DIR` for
 /// ephemeral profiles, `XDG_DATA_HOME` for the shared profile), options that keep Firefox
 /// headless and offline, a stand-in for "the network", and a record of the presentations opened.
@@ -91,8 +96,10 @@ final class FirefoxTestbed: Sendable {
         environment["XDG_DATA_HOME"] = dataDirectory.path
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
+        // WEBAUTH_TEST_FIREFOX_HEADED=1 (under `xvfb-run -a`) runs the same tests with a window.
+        let headed = ProcessInfo.processInfo.environment["WEBAUTH_TEST_FIREFOX_HEADED"] == "1"
         var options = FirefoxBrowser.Options(
-            headless: true, extraPreferences: offlinePreferences.merging(extraPreferences) { _, new in new },
+            headless: !headed, extraPreferences: offlinePreferences.merging(extraPreferences) { _, new in new },
             launchTimeout: .seconds(60), environment: environment)
         options.presentationObserver = { [opened] presentation in opened.all.withLock { $0.append(presentation) } }
         return options
@@ -120,18 +127,58 @@ final class FirefoxTestbed: Sendable {
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// The processes whose process group is `group`, zombies included, from `/proc`.
-    static func members(ofProcessGroup group: pid_t) -> [pid_t] {
+    /// One process, from `/proc/<pid>/stat`.
+    struct ProcessEntry: Hashable {
+        var pid: pid_t
+        var state: Character
+        var parent: pid_t
+        var group: pid_t
+    }
+
+    /// Every process on the machine.
+    static func processes() -> [ProcessEntry] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        return entries.compactMap { entry -> pid_t? in
+        return entries.compactMap { entry -> ProcessEntry? in
             guard let pid = pid_t(entry),
                 let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { return nil }
-            // After "(comm)": state, ppid, pgrp.
+            // After "(command)": state, ppid, pgrp.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && pid_t(fields[2]) == group ? pid : nil
+            guard fields.count > 2, let state = fields[0].first, let parent = pid_t(fields[1]),
+                let group = pid_t(fields[2])
+            else { return nil }
+            return ProcessEntry(pid: pid, state: state, parent: parent, group: group)
         }
+    }
+
+    /// The running processes whose command line mentions `text` (such as a profile path).
+    static func processes(mentioning text: String) -> [pid_t] {
+        processes().filter { entry in
+            guard entry.state != "Z", let data = FileManager.default.contents(atPath: "/proc/\(entry.pid)/cmdline")
+            else { return false }
+            return String(decoding: data, as: UTF8.self).contains(text)
+        }.map(\.pid)
+    }
+
+    /// The processes of process group `group` that are still running (not exited).
+    static func members(ofProcessGroup group: pid_t) -> [pid_t] {
+        processes().filter { $0.group == group && $0.state != "Z" && $0.state != "X" }.map(\.pid)
+    }
+
+    /// Exited processes of `group` that this process should have reaped and has not.
+    static func zombieChildren(inProcessGroup group: pid_t) -> [pid_t] {
+        processes().filter { $0.group == group && $0.state == "Z" && $0.parent == getpid() }.map(\.pid)
+    }
+
+    /// Whether `condition` holds within `limit`, checked every 50 ms.
+    static func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
     }
 
     /// Whether `url` exists.

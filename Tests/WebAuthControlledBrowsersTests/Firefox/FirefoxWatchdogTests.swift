@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthProcess
 
 @testable import WebAuthControlledBrowsers
 
@@ -12,17 +13,19 @@ import Testing
 @Suite("Firefox watchdog")
 struct FirefoxWatchdogTests {
     @Test func whenItsSocketClosesItEndsTheGroupAndRemovesThePaths() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ff-watchdog-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ff-watchdog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("cookies.sqlite").path, contents: Data())
+        _ = FileManager.default.createFile(
+            atPath: directory.appendingPathComponent("cookies.sqlite").path, contents: Data())
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let browser = try ChildProcess(executable: "/bin/sleep", arguments: ["60"])
+        let browser = try Subprocess(executable: "/bin/sleep", arguments: ["60"])
         let watchdog = try FirefoxWatchdog(group: browser.pid, removing: [directory.path])
         watchdog.simulateOwnerDeath()  // what the kernel does when this process dies
 
-        let status = await browser.waitForExit()
-        #expect(ChildProcess.describe(status: status) == "signal \(SIGTERM)")
+        let status = await browser.exitStatus()
+        #expect(Subprocess.describe(status: status) == "signal \(SIGTERM)")
         let deadline = ContinuousClock.now + .seconds(10)
         while FileManager.default.fileExists(atPath: directory.path) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
@@ -32,11 +35,12 @@ struct FirefoxWatchdogTests {
     }
 
     @Test func aDisarmedWatchdogLeavesEverythingAlone() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ff-watchdog-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ff-watchdog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let browser = try ChildProcess(executable: "/bin/sleep", arguments: ["60"])
+        let browser = try Subprocess(executable: "/bin/sleep", arguments: ["60"])
         let watchdog = try FirefoxWatchdog(group: browser.pid, removing: [directory.path])
         await watchdog.disarm()
         try await Task.sleep(for: .milliseconds(300))

@@ -26,7 +26,9 @@ enum DevToolsMessage: Sendable, Hashable {
 
     /// The bytes of command `id`, without the terminating NUL.
     static func command(id: Int, method: String, params: [String: DevToolsValue], sessionID: String?) -> Data {
-        var message: [String: DevToolsValue] = ["id": .integer(id), "method": .string(method), "params": .object(params)]
+        var message: [String: DevToolsValue] = [
+            "id": .integer(id), "method": .string(method), "params": .object(params),
+        ]
         if let sessionID { message["sessionId"] = .string(sessionID) }
         // Encoding a tree of strings, numbers and containers cannot fail.
         return (try? JSONEncoder().encode(DevToolsValue.object(message))) ?? Data("{}".utf8)
