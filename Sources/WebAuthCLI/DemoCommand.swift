@@ -101,7 +101,9 @@ final class StepPrinter: Sendable {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Int(
             elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        FileHandle.standardError.write(Data(String(format: "%6d ms  %@\n", milliseconds, line).utf8))
+        let time = String(milliseconds)
+        let padded = String(repeating: " ", count: max(0, 6 - time.count)) + time
+        FileHandle.standardError.write(Data("\(padded) ms  \(line)\n".utf8))
     }
 }
 

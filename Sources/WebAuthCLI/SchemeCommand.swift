@@ -8,12 +8,12 @@ struct SchemeCommand: ParsableCommand {
         commandName: "scheme",
         abstract: "Register custom URL schemes with the desktop so that sign-in callbacks reach webauth.",
         discussion: """
-            A registered scheme makes the desktop (xdg-open, GIO, KDE) run webauth-scheme-handler for
-            SCHEME:… URLs; the handler hands them to the session waiting for that scheme, such as
-            `webauth open --callback-scheme SCHEME …`. Use a reverse-DNS name you control, such as
+            A registered scheme makes the desktop (xdg-open, GIO, KDE) run webauth-scheme-handler for \
+            SCHEME:… URLs; the handler hands them to the session waiting for that scheme, such as \
+            `webauth open --callback-scheme SCHEME …`. Use a reverse-DNS name you control, such as \
             com.example.app (RFC 8252 §7.1).
 
-            The .desktop entry goes in $XDG_DATA_HOME/applications (~/.local/share/applications) and
+            The .desktop entry goes in $XDG_DATA_HOME/applications (~/.local/share/applications) and \
             the default association in $XDG_CONFIG_HOME/mimeapps.list, through xdg-mime.
             """,
         subcommands: [Register.self, Unregister.self, Status.self]
