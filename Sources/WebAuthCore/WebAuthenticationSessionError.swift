@@ -9,8 +9,10 @@ import Foundation
 /// ```swift
 /// do {
 ///     let url = try await session.authenticate()
-/// } catch let error as WebAuthenticationSessionError where error.code == .canceledLogin {
+/// } catch let error where error.code == .canceledLogin {
 ///     if error.cancellationReason == .user { print("You closed the browser window.") }
+/// } catch {
+///     print(error.message)  // `authenticate()` throws only this type
 /// }
 /// ```
 ///
