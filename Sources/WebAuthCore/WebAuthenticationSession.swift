@@ -401,9 +401,12 @@ public final class WebAuthenticationSession: Sendable {
         }
         await listener?.close()
         await presentation?.dismiss()
-        logger.debug(
-            "session finished",
-            metadata: ["outcome": "\((try? result.get()).map { _ in "callback" } ?? "\(result)")"])
+        let outcome =
+            switch result {
+            case .success: "callback"
+            case .failure(let error): "\(error.code) (\(error.cancellationReason?.description ?? "-"))"
+            }
+        logger.debug("session finished", metadata: ["outcome": "\(outcome)"])
         deliver(result)
     }
 
