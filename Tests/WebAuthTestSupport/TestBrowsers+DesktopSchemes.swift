@@ -25,38 +25,26 @@ extension TestBrowsers {
         to desktop: TemporaryDesktop,
         in directory: URL = FileManager.default.temporaryDirectory
     ) throws -> ChromiumLauncher {
-        guard let chromium = chromiumPath() else {
-            throw TestBrowserError(
-                description: "no Chromium found (looked for \(chromiumNames.joined(separator: ", ")))")
-        }
-        guard let timeout = executablePath(named: "timeout", searchPath: ProcessInfo.processInfo.environment["PATH"])
-        else { throw TestBrowserError(description: "timeout(1) not found; install coreutils") }
-
-        let launcherDirectory = directory.appendingPathComponent("chromium-launcher-\(UUID().uuidString.prefix(8))")
-        guard !launcherDirectory.path.contains(" "), !launcherDirectory.path.contains(":") else {
-            throw TestBrowserError(
-                description: "\(launcherDirectory.path) has a space or colon; $BROWSER cannot name it")
-        }
-        let launcher = ChromiumLauncher(directory: launcherDirectory, chromiumPath: chromium)
-        do {
-            try FileManager.default.createDirectory(
-                at: launcherDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try Data().write(to: URL(fileURLWithPath: launcher.pidFile))
-            try Data().write(to: URL(fileURLWithPath: launcher.processGroupFile))
-            let script = schemeHandingScript(
-                launcher: launcher, timeoutPath: timeout,
-                preferences: try preferences(schemes: schemes, origins: origins),
-                environment: desktop.variables)
-            try Data(script.utf8).write(to: URL(fileURLWithPath: launcher.scriptPath))
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: launcher.scriptPath)
-        } catch let error as TestBrowserError {
-            try? FileManager.default.removeItem(at: launcherDirectory)
-            throw error
-        } catch {
-            try? FileManager.default.removeItem(at: launcherDirectory)
-            throw TestBrowserError(description: "cannot write the Chromium launcher: \(error)")
-        }
-        return launcher
+        let names = [
+            "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
+            "DISPLAY",
+        ]
+        let exports = names.compactMap { name in
+            desktop.variables[name].map { "export \(name)=\(shellQuoted($0))\n" }
+        }.joined()
+        let preferences = try preferences(schemes: schemes, origins: origins)
+        return try writeChromiumLauncher(
+            in: directory,
+            prelude: """
+                # The test's temporary desktop: xdg-open and the scheme handler run there too.
+                unset BROWSER WAYLAND_DISPLAY XDG_CURRENT_DESKTOP DESKTOP_SESSION KDE_FULL_SESSION
+                \(exports)
+                """,
+            profileSetup: """
+                # Told that the test's pages may open the schemes without asking.
+                mkdir "$profile/Default"
+                printf '%s' \(shellQuoted(preferences)) >"$profile/Default/Preferences"
+                """)
     }
 
     /// The profile preferences that let each origin open each scheme without asking.
@@ -72,54 +60,6 @@ extension TestBrowsers {
         let object = ["protocol_handler": ["allowed_origin_protocol_pairs": pairs]]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
-    }
-
-    /// The launcher script: the offline flags of ``chromiumScript(launcher:timeoutPath:)``, the
-    /// desktop's variables, and the seeded preferences.
-    static func schemeHandingScript(
-        launcher: ChromiumLauncher, timeoutPath: String, preferences: String, environment: [String: String]
-    ) -> String {
-        let flags = chromiumOfflineArguments.map { "    \(shellQuoted($0)) \\\n" }.joined()
-        let names = [
-            "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
-            "DISPLAY",
-        ]
-        let exports = names.compactMap { name in environment[name].map { "export \(name)=\(shellQuoted($0))\n" } }
-            .joined()
-        return """
-            #!/bin/sh
-            # Headless, offline Chromium for webauth's tests that hands custom-scheme redirects to the
-            # desktop through xdg-open (written by WebAuthTestSupport.TestBrowsers).
-            # Usage: \(launcher.scriptPath) URL   (usable as $BROWSER; flags from TESTING.md)
-            set -eu
-            launcher_dir=\(shellQuoted(launcher.directory.path))
-
-            # The test's temporary desktop: xdg-open and the scheme handler run there too.
-            unset BROWSER WAYLAND_DISPLAY XDG_CURRENT_DESKTOP DESKTOP_SESSION KDE_FULL_SESSION
-            \(exports)
-            # A fresh profile for every run, told that the test's pages may open the schemes.
-            profile=$(mktemp -d "$launcher_dir/profile.XXXXXX")
-            mkdir "$profile/Default"
-            printf '%s' \(shellQuoted(preferences)) >"$profile/Default/Preferences"
-            set -- \\
-            \(flags)    "--user-data-dir=$profile" \\
-                "$@"
-
-            # Chromium's sandbox cannot start as root.
-            if [ "$(id -u)" -eq 0 ]; then
-                set -- --no-sandbox "$@"
-            fi
-
-            # See chromium-headless scripts: timeout(1) leads a process group terminate() signals, and
-            # the inner shell records the browser's PID before it becomes Chromium.
-            echo "$$" >>"$launcher_dir/\(ChromiumLauncher.processGroupFileName)"
-            # shellcheck disable=SC2016 # the inner shell expands $$, $0 and $@
-            exec \(shellQuoted(timeoutPath)) -k 5 \(chromiumLifetimeLimit) \\
-                /bin/sh -c 'echo "$$" >>"$0"; exec "$@"' "$launcher_dir/\(ChromiumLauncher.pidFileName)" \\
-                \(shellQuoted(launcher.chromiumPath)) "$@" \\
-                </dev/null >>"$profile.log" 2>&1
-
-            """
     }
 }
 

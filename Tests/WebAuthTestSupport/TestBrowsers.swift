@@ -51,6 +51,15 @@ public enum TestBrowsers {
     public static func makeChromiumLauncherScript(
         in directory: URL = FileManager.default.temporaryDirectory
     ) throws -> ChromiumLauncher {
+        try writeChromiumLauncher(in: directory)
+    }
+
+    /// Writes a launcher script: the offline flags, a fresh profile per run, `prelude` (shell lines
+    /// run first, such as environment exports) and `profileSetup` (shell lines run once the fresh
+    /// profile exists in `$profile`, such as seeding its preferences).
+    static func writeChromiumLauncher(
+        in directory: URL, prelude: String = "", profileSetup: String = ""
+    ) throws -> ChromiumLauncher {
         guard let chromium = chromiumPath() else {
             throw TestBrowserError(
                 description: "no Chromium found (looked for \(chromiumNames.joined(separator: ", ")))")
@@ -69,7 +78,8 @@ public enum TestBrowsers {
                 at: launcherDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try Data().write(to: URL(fileURLWithPath: launcher.pidFile))
             try Data().write(to: URL(fileURLWithPath: launcher.processGroupFile))
-            let script = chromiumScript(launcher: launcher, timeoutPath: timeout)
+            let script = chromiumScript(
+                launcher: launcher, timeoutPath: timeout, prelude: prelude, profileSetup: profileSetup)
             try Data(script.utf8).write(to: URL(fileURLWithPath: launcher.scriptPath))
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: launcher.scriptPath)
         } catch {
@@ -80,7 +90,9 @@ public enum TestBrowsers {
     }
 
     /// The text of the launcher script.
-    static func chromiumScript(launcher: ChromiumLauncher, timeoutPath: String) -> String {
+    static func chromiumScript(
+        launcher: ChromiumLauncher, timeoutPath: String, prelude: String = "", profileSetup: String = ""
+    ) -> String {
         let flags = chromiumOfflineArguments.map { "    \(shellQuoted($0)) \\\n" }.joined()
         return """
             #!/bin/sh
@@ -88,9 +100,10 @@ public enum TestBrowsers {
             # Usage: \(launcher.scriptPath) URL   (usable as $BROWSER; flags from TESTING.md)
             set -eu
             launcher_dir=\(shellQuoted(launcher.directory.path))
-
+            \(prelude)
             # A fresh profile for every run.
             profile=$(mktemp -d "$launcher_dir/profile.XXXXXX")
+            \(profileSetup)
             set -- \\
             \(flags)    "--user-data-dir=$profile" \\
                 "$@"
