@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .library(name: "WebAuth", targets: ["WebAuth"]),
         .library(name: "WebAuthCompat", targets: ["WebAuthCompat"]),
+        .library(name: "WebAuthOAuth", targets: ["WebAuthOAuth"]),
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
+        .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
         .executable(name: "webauth", targets: ["webauth"]),
         .executable(name: "webauth-scheme-handler", targets: ["webauth-scheme-handler"]),
     ],
@@ -16,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // The session engine: types, seams and the flow state machine. No SwiftNIO, no processes.
@@ -72,6 +76,23 @@ let package = Package(
         ),
         // Apple's AuthenticationServices names and signatures, on Linux.
         .target(name: "WebAuthCompat", dependencies: ["WebAuth"]),
+        // OAuth 2.0, OpenID Connect and OAuth 1.0a on top of the session: PKCE, discovery, ID token
+        // validation, refresh, revocation, the device flow. HTTP through a transport protocol.
+        .target(
+            name: "WebAuthOAuth",
+            dependencies: [
+                "WebAuth",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Where signed-in tokens live between runs: the desktop keyring (Secret Service, through
+        // secret-tool) or 0600 files in a 0700 directory, locked across processes.
+        .target(
+            name: "WebAuthTokenStore",
+            dependencies: ["WebAuthOAuth", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
+        ),
         // For testing sign-in code with no real provider or browser: a local authorization page
         // and a scripted browser.
         .target(
@@ -106,6 +127,9 @@ let package = Package(
                 "WebAuthCore",
                 "WebAuthProcess",
                 "WebAuthTesting",
+                "WebAuthControlledBrowsers",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -132,6 +156,18 @@ let package = Package(
             dependencies: [
                 "WebAuthCompat", "WebAuthTestSupport", .product(name: "OpenCombine", package: "OpenCombine"),
             ]
+        ),
+        .testTarget(
+            name: "WebAuthOAuthTests",
+            dependencies: [
+                "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .testTarget(
+            name: "WebAuthTokenStoreTests",
+            dependencies: ["WebAuthTokenStore", "WebAuthTestSupport", "WebAuthProcess"]
         ),
         .testTarget(name: "WebAuthCLITests", dependencies: ["WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess"]),
     ],

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The one-time values of one authorization request: `state`, the PKCE verifier and, for
+/// OpenID Connect, the `nonce`. Made fresh for every sign-in; never reused.
+public struct AuthorizationRequest: Sendable {
+    /// The `state` sent and expected back: 256 random bits.
+    public let state: String
+    /// The `nonce` sent for OpenID Connect (256 random bits), else `nil`.
+    public let nonce: String?
+    /// The PKCE pair for the code flow; `nil` for the implicit flow, which has no token request.
+    public let pkce: PKCE?
+    /// The response type asked for.
+    public let responseType: ResponseType
+    /// The scopes asked for.
+    public let scopes: [String]
+
+    /// Makes fresh values for `configuration`.
+    public init(configuration: ClientConfiguration) {
+        self.init(
+            state: RandomToken.make(), nonce: configuration.isOpenIDConnect ? RandomToken.make() : nil,
+            pkce: configuration.responseType == .code ? PKCE() : nil, responseType: configuration.responseType,
+            scopes: configuration.scopes)
+    }
+
+    /// Uses the given values; for tests and for callers with their own randomness.
+    public init(state: String, nonce: String?, pkce: PKCE?, responseType: ResponseType = .code, scopes: [String]) {
+        self.state = state
+        self.nonce = nonce
+        self.pkce = pkce
+        self.responseType = responseType
+        self.scopes = scopes
+    }
+
+    /// The URL the browser opens: the authorization endpoint with the request's parameters
+    /// added to any query it already has.
+    ///
+    /// Parameters in `additional` never replace the ones this request sets (`response_type`,
+    /// `client_id`, `redirect_uri`, `scope`, `state`, `nonce`, `code_challenge`,
+    /// `code_challenge_method`).
+    public func url(
+        authorizationEndpoint: URL, clientID: String, redirectURI: URL, additional: [String: String] = [:]
+    ) -> URL {
+        var parameters: [(String, String)] = [
+            ("response_type", responseType.rawValue), ("client_id", clientID),
+            ("redirect_uri", redirectURI.absoluteString),
+        ]
+        if !scopes.isEmpty { parameters.append(("scope", scopes.joined(separator: " "))) }
+        parameters.append(("state", state))
+        if let nonce { parameters.append(("nonce", nonce)) }
+        if let pkce {
+            parameters.append(("code_challenge", pkce.challenge))
+            parameters.append(("code_challenge_method", pkce.method))
+        }
+        let reserved = Set(parameters.map(\.0))
+        for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !reserved.contains(name) {
+            parameters.append((name, value))
+        }
+        let existing = authorizationEndpoint.query.map { $0 + "&" } ?? ""
+        var components = URLComponents(url: authorizationEndpoint, resolvingAgainstBaseURL: false)
+        components?.percentEncodedQuery = existing + FormEncoding.encode(parameters)
+        guard let url = components?.url else { preconditionFailure("an authorization URL from a valid endpoint") }
+        return url
+    }
+}

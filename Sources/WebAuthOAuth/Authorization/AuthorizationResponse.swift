@@ -1,0 +1,136 @@
+import Foundation
+
+/// What a valid authorization response carries.
+public enum AuthorizationGrant: Sendable, Hashable {
+    /// The code flow: the authorization code, to exchange at the token endpoint.
+    case code(String)
+    /// The implicit flow: the token response's parameters from the fragment.
+    case implicit([String: String])
+}
+
+/// Checks an authorization response (the callback URL) against the request it answers — a
+/// pure function of its inputs, so every rule is tested without a browser or a server.
+///
+/// The order is the one RFC 9700 and RFC 9207 call for: nothing in the response is used
+/// before `state` (CSRF) and `iss` (mix-up) are known to be right.
+public struct AuthorizationResponseValidator: Sendable {
+    /// The `state` sent.
+    public var expectedState: String
+    /// The issuer the response must name in `iss` when it has one (RFC 9207), compared as an
+    /// exact string.
+    public var expectedIssuer: String?
+    /// Whether `iss` must be present: the server's metadata says
+    /// `authorization_response_iss_parameter_supported`.
+    public var issuerRequired: Bool
+    /// The response type asked for; `token` reads the fragment, `code` the query.
+    public var responseType: ResponseType
+
+    /// Creates a validator.
+    public init(
+        expectedState: String, expectedIssuer: String?, issuerRequired: Bool, responseType: ResponseType = .code
+    ) {
+        self.expectedState = expectedState
+        self.expectedIssuer = expectedIssuer
+        self.issuerRequired = issuerRequired
+        self.responseType = responseType
+    }
+
+    /// Whether `callbackURL` answers this request at all (its `state` is right). A session
+    /// uses it to ignore forged callbacks instead of ending on them.
+    public func answersRequest(_ callbackURL: URL) -> Bool {
+        parameters(of: callbackURL)["state"] == expectedState
+    }
+
+    /// Validates `callbackURL` and returns the grant it carries.
+    ///
+    /// - Throws: ``OAuthError`` with ``OAuthError/Code/tokenInQuery``,
+    ///   ``OAuthError/Code/stateMismatch``, ``OAuthError/Code/issuerMismatch``,
+    ///   ``OAuthError/Code/issuerMissing``, ``OAuthError/Code/server`` (an error response) or
+    ///   ``OAuthError/Code/invalidCallback``.
+    public func validate(_ callbackURL: URL) throws(OAuthError) -> AuthorizationGrant {
+        let query = queryParameters(of: callbackURL)
+        if query["access_token"] != nil {
+            throw OAuthError(
+                code: .tokenInQuery, message: "the redirect carried an access token in its query; it was not used")
+        }
+        let parameters = parameters(of: callbackURL)
+        guard let state = parameters["state"], state == expectedState else {
+            throw OAuthError(
+                code: .stateMismatch,
+                message: parameters["state"] == nil
+                    ? "the authorization response has no state" : "the authorization response's state is not ours")
+        }
+        if let issuer = parameters["iss"] {
+            if let expectedIssuer, issuer != expectedIssuer {
+                throw OAuthError(
+                    code: .issuerMismatch,
+                    message:
+                        "the authorization response came from issuer '\(issuer.safeForDisplay)', not '\(expectedIssuer)'"
+                )
+            }
+        } else if issuerRequired {
+            throw OAuthError(
+                code: .issuerMissing,
+                message: "the authorization response has no iss, which this server promises (RFC 9207)")
+        }
+        if let error = parameters["error"] {
+            let serverError = OAuthServerError(
+                code: .init(rawValue: error), rawDescription: parameters["error_description"],
+                uri: parameters["error_uri"].flatMap(URL.init(string:)).flatMap { $0.scheme == "https" ? $0 : nil },
+                endpoint: .authorization)
+            throw OAuthError(
+                code: .server, message: "the authorization server refused: \(serverError)", serverError: serverError)
+        }
+        switch responseType {
+        case .token:
+            guard parameters["access_token"] != nil else {
+                throw OAuthError(code: .invalidCallback, message: "the implicit response has no access_token")
+            }
+            return .implicit(parameters)
+        default:
+            guard let code = parameters["code"], !code.isEmpty else {
+                throw OAuthError(code: .invalidCallback, message: "the authorization response has no code")
+            }
+            return .code(code)
+        }
+    }
+
+    /// The response parameters: the fragment for the implicit flow, else the query.
+    private func parameters(of url: URL) -> [String: String] {
+        responseType == .token ? fragmentParameters(of: url) : queryParameters(of: url)
+    }
+
+    private func queryParameters(of url: URL) -> [String: String] {
+        firstValues(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+    }
+
+    /// The fragment's parameters. Some providers put `?` before them (`#?access_token=…`) or a
+    /// query-looking string after the fragment mark; both read the same.
+    private func fragmentParameters(of url: URL) -> [String: String] {
+        guard var fragment = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedFragment else {
+            return [:]
+        }
+        if fragment.hasPrefix("?") { fragment.removeFirst() }
+        return firstValues(fragment)
+    }
+
+    private func firstValues(_ encoded: String?) -> [String: String] {
+        guard let encoded else { return [:] }
+        var values: [String: String] = [:]
+        for (name, value) in FormEncoding.decode(encoded) where values[name] == nil {
+            values[name] = value
+        }
+        return values
+    }
+}
+
+extension String {
+    /// Control characters replaced and the length bounded, for a value from the network that
+    /// goes into a message.
+    var safeForDisplay: String {
+        let cleaned = String(
+            String.UnicodeScalarView(
+                unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        return cleaned.count > 200 ? String(cleaned.prefix(200)) + "…" : cleaned
+    }
+}

@@ -1,0 +1,344 @@
+import Foundation
+import Logging
+
+/// An OAuth 2.0 / OpenID Connect client: sign-in in the browser with the authorization code
+/// flow and PKCE, token refresh, revocation, UserInfo and the device flow, with every check
+/// of RFC 9700, RFC 9207 and OpenID Connect Core §3.1.3.7 done for you.
+///
+/// ```swift
+/// import WebAuthOAuth
+///
+/// let client = try OAuthClient(configuration: ClientConfiguration(
+///     issuer: URL(string: "https://accounts.example.com")!,
+///     clientID: "my-cli",
+///     scopes: ["openid", "profile", "offline_access"]))
+/// let tokens = try await client.signIn()         // browser, loopback, PKCE, state, nonce, iss
+/// print(tokens.idTokenClaims?.subject ?? "")      // validated claims
+/// let refreshed = try await client.refresh(tokens)
+/// try await client.revoke(refreshed)
+/// ```
+///
+/// The client is `Sendable` and cheap to share; it caches the provider's metadata and keys.
+/// Nothing it logs or throws contains a token, code, verifier, secret or query string.
+public final class OAuthClient: Sendable {
+    /// The configuration, validated.
+    public let configuration: ClientConfiguration
+    /// The clock used for expiry and ID token times.
+    public let clock: OAuthClock
+    /// How far ID token `exp`/`iat` may be off the local clock. At most 5 minutes.
+    public let leeway: Duration
+
+    let endpoints: EndpointClient
+    private let logger: Logger
+    private let state: ClientState
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - configuration: The client and provider; checked at once (see
+    ///     ``ClientConfiguration/validated()``).
+    ///   - transport: How HTTP requests are sent. Default ``URLSessionTransport``.
+    ///   - clock: The time source. Default ``OAuthClock/system``.
+    ///   - leeway: Allowed clock difference for ID token times, 0 to 5 minutes. Default 60 s.
+    ///   - requestTimeout: How long each endpoint request may take. Default 30 s.
+    ///   - logger: Where to log (endpoints and statuses, never secrets). Default: nowhere.
+    /// - Throws: ``OAuthError/Code/invalidConfiguration`` or ``OAuthError/Code/insecureEndpoint``.
+    public init(
+        configuration: ClientConfiguration,
+        transport: any HTTPTransport = URLSessionTransport(),
+        clock: OAuthClock = .system,
+        leeway: Duration = .seconds(60),
+        requestTimeout: Duration = HTTPRequest.defaultTimeout,
+        logger: Logger = Logger(label: "webauth.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(OAuthError) {
+        self.configuration = try configuration.validated()
+        self.clock = clock
+        self.leeway = min(max(leeway, .zero), .seconds(300))
+        self.logger = logger
+        self.endpoints = EndpointClient(transport: transport, logger: logger, timeout: requestTimeout)
+        self.state = ClientState()
+    }
+
+    // MARK: - Metadata
+
+    /// The provider's metadata: discovered from the issuer (once, then cached), with the
+    /// configuration's explicit endpoints taking precedence.
+    ///
+    /// - Throws: ``OAuthError/Code/invalidMetadata`` when discovery fails or the document names
+    ///   another issuer; transport errors.
+    public func metadata() async throws(OAuthError) -> ProviderMetadata {
+        if let cached = await state.metadata { return cached }
+        var metadata: ProviderMetadata
+        if let issuer = configuration.issuer {
+            metadata = try await Discovery.metadata(for: issuer, client: endpoints)
+            logger.debug("discovered provider metadata", metadata: ["issuer": "\(issuer.absoluteString)"])
+        } else {
+            metadata = ProviderMetadata()
+        }
+        metadata = metadata.overriding(with: configuration.endpoints)
+        await state.setMetadata(metadata)
+        return metadata
+    }
+
+    // MARK: - Sign-in
+
+    /// Signs the person in: opens the authorization page in a browser session, waits for the
+    /// redirect, checks it and exchanges the code for tokens (validating the ID token for
+    /// OpenID Connect).
+    ///
+    /// A forged callback (wrong `state`) does not end the session: the session keeps waiting
+    /// for the real one.
+    ///
+    /// - Parameters:
+    ///   - environment: Where the browser session runs. Default ``SessionEnvironment/standard``.
+    ///   - configureSession: Adjusts the session before it starts (timeout, ephemeral browser,
+    ///     progress handler, logger…).
+    /// - Returns: The validated tokens.
+    /// - Throws: ``OAuthError`` — ``OAuthError/Code/session`` when the browser session ends
+    ///   without a callback (cancelled, timed out…), or any check's code.
+    public func signIn(
+        environment: SessionEnvironment = .standard,
+        configureSession: (WebAuthenticationSession) -> Void = { _ in }
+    ) async throws(OAuthError) -> TokenSet {
+        let authorization = try await prepareAuthorization()
+        let session = WebAuthenticationSession(
+            callback: authorization.target.callback, environment: environment,
+            authorizationURL: { redirectURI in authorization.url(sessionRedirectURI: redirectURI) })
+        let validator = authorization.validator
+        session.acceptsCallback = { url in validator.answersRequest(url) }
+        session.logger = logger
+        configureSession(session)
+        let callbackURL: URL
+        do {
+            callbackURL = try await session.authenticate()
+        } catch {
+            throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
+        }
+        let redirectURI = authorization.target.redirectURI(
+            sessionRedirectURI: session.redirectURI ?? authorization.target.configured)
+        return try await completeAuthorization(authorization, callbackURL: callbackURL, redirectURI: redirectURI)
+    }
+
+    /// The parts of a sign-in before the browser: metadata, fresh `state`/`nonce`/PKCE, and
+    /// the authorization URL. Use it with your own session or browser; finish with
+    /// ``completeAuthorization(_:callbackURL:redirectURI:)``.
+    public func prepareAuthorization() async throws(OAuthError) -> PreparedAuthorization {
+        let metadata = try await metadata()
+        guard let authorizationEndpoint = metadata.authorizationEndpoint else {
+            throw OAuthError(code: .endpointUnavailable, message: "the provider has no authorization endpoint")
+        }
+        if configuration.responseType == .code, metadata.tokenEndpoint == nil {
+            throw OAuthError(code: .endpointUnavailable, message: "the provider has no token endpoint")
+        }
+        let target = try RedirectTarget(configuration.redirectURI)
+        if configuration.responseType == .token, target.callback.isLoopback {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message:
+                    "the implicit flow returns the token in the URL fragment, which never reaches a loopback listener; use a custom scheme"
+            )
+        }
+        let request = AuthorizationRequest(configuration: configuration)
+        return PreparedAuthorization(
+            request: request, target: target, authorizationEndpoint: authorizationEndpoint,
+            clientID: configuration.clientID, additionalParameters: configuration.additionalAuthorizationParameters,
+            validator: AuthorizationResponseValidator(
+                expectedState: request.state, expectedIssuer: metadata.issuer,
+                issuerRequired: metadata.authorizationResponseIssParameterSupported == true,
+                responseType: configuration.responseType))
+    }
+
+    /// Checks the authorization response and, for the code flow, exchanges the code.
+    ///
+    /// - Parameters:
+    ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
+    ///   - callbackURL: The redirect the browser was sent to.
+    ///   - redirectURI: The `redirect_uri` the authorization URL carried.
+    public func completeAuthorization(
+        _ authorization: PreparedAuthorization, callbackURL: URL, redirectURI: URL
+    ) async throws(OAuthError) -> TokenSet {
+        let grant: AuthorizationGrant
+        do {
+            grant = try authorization.validator.validate(callbackURL)
+        } catch {
+            logger.info("authorization response rejected", metadata: ["reason": "\(error.code)"])
+            throw error
+        }
+        switch grant {
+        case .implicit(let parameters):
+            let response = try TokenResponse(implicit: parameters)
+            return response.tokenSet(requestedScopes: configuration.scopes, claims: nil, now: clock.now())
+        case .code(let code):
+            guard let pkce = authorization.request.pkce else {
+                throw OAuthError(code: .invalidCallback, message: "a code arrived for a request that asked for none")
+            }
+            return try await exchange(
+                code: code, verifier: pkce.verifier, redirectURI: redirectURI, nonce: authorization.request.nonce)
+        }
+    }
+
+    /// Exchanges an authorization code (RFC 6749 §4.1.3 with the PKCE verifier) and validates
+    /// the ID token when the scopes ask for OpenID Connect.
+    public func exchange(code: String, verifier: String, redirectURI: URL, nonce: String?) async throws(OAuthError)
+        -> TokenSet
+    {
+        let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
+        let response: TokenResponse = try await endpoints.postForm(
+            [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI.absoluteString),
+                ("code_verifier", verifier),
+            ], to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration))
+        return try await tokenSet(
+            from: response, nonce: nonce, original: nil, previous: nil, requireIDToken: configuration.isOpenIDConnect)
+    }
+
+    // MARK: - Tokens after sign-in
+
+    /// Refreshes the tokens (RFC 6749 §6). A rotated refresh token replaces the old one; when
+    /// the server sends none, the old one is kept. A new ID token must name the same issuer and
+    /// subject (OpenID Connect Core §12.2).
+    ///
+    /// - Throws: ``OAuthError/Code/noRefreshToken``; ``OAuthError/Code/server`` with
+    ///   ``OAuthServerError/Code/invalidGrant`` when the refresh token is no longer valid.
+    public func refresh(_ tokens: TokenSet) async throws(OAuthError) -> TokenSet {
+        guard let refreshToken = tokens.refreshToken else {
+            throw OAuthError(code: .noRefreshToken, message: "there is no refresh token; sign in again")
+        }
+        let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
+        let response: TokenResponse = try await endpoints.postForm(
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], to: tokenEndpoint, endpoint: .token,
+            authentication: ClientCredentials(configuration))
+        logger.debug("tokens refreshed", metadata: ["rotated": "\(response.refreshToken != nil)"])
+        return try await tokenSet(from: response, nonce: nil, original: tokens.idTokenClaims, previous: tokens)
+    }
+
+    /// Revokes the tokens (RFC 7009): the refresh token first (which ends the grant at most
+    /// providers), then the access token.
+    ///
+    /// - Throws: ``OAuthError/Code/endpointUnavailable`` when the provider has no revocation
+    ///   endpoint; server and transport errors.
+    public func revoke(_ tokens: TokenSet) async throws(OAuthError) {
+        if let refreshToken = tokens.refreshToken {
+            try await revoke(token: refreshToken, hint: .refreshToken)
+        }
+        try await revoke(token: tokens.accessToken, hint: .accessToken)
+    }
+
+    /// Revokes one token (RFC 7009 §2.1).
+    public func revoke(token: String, hint: TokenTypeHint?) async throws(OAuthError) {
+        let revocationEndpoint = try await requiredEndpoint(\.revocationEndpoint, name: "revocation")
+        var parameters = [("token", token)]
+        if let hint { parameters.append(("token_type_hint", hint.rawValue)) }
+        try await endpoints.postFormExpectingSuccess(
+            parameters, to: revocationEndpoint, endpoint: .revocation, authentication: ClientCredentials(configuration))
+    }
+
+    /// The person's claims from the UserInfo endpoint (OpenID Connect Core §5.3). When the
+    /// tokens carry ID token claims, the response's `sub` must be the same (§5.3.2).
+    public func userInfo(for tokens: TokenSet) async throws(OAuthError) -> UserInfo {
+        let userInfoEndpoint = try await requiredEndpoint(\.userInfoEndpoint, name: "userinfo")
+        let info: UserInfo = try await endpoints.getJSON(
+            userInfoEndpoint, endpoint: .userInfo, bearer: tokens.accessToken)
+        if let subject = tokens.idTokenClaims?.subject, info.subject != subject {
+            throw OAuthError(
+                code: .userInfoSubjectMismatch,
+                message: "the UserInfo response is about another subject than the ID token")
+        }
+        return info
+    }
+
+    /// Validates an ID token from this provider for this client: signature (JWKS), algorithm,
+    /// `iss`, `aud`/`azp`, `exp`/`iat` within the leeway, `sub`, and `nonce` when given.
+    public func validateIDToken(_ idToken: String, nonce: String?) async throws(OAuthError) -> IDTokenClaims {
+        try await validateIDToken(idToken, nonce: nonce, original: nil)
+    }
+
+    // MARK: - Internals
+
+    func requiredEndpoint(_ keyPath: KeyPath<ProviderMetadata, URL?>, name: String) async throws(OAuthError) -> URL {
+        guard let url = try await metadata()[keyPath: keyPath] else {
+            throw OAuthError(code: .endpointUnavailable, message: "the provider has no \(name) endpoint")
+        }
+        return url
+    }
+
+    /// A token set from a token response: the ID token validated when present (and required
+    /// when `requireIDToken`, as for an OpenID Connect code exchange), the refresh token and
+    /// claims carried over from `previous` when the response has none.
+    func tokenSet(
+        from response: TokenResponse, nonce: String?, original: IDTokenClaims?, previous: TokenSet?,
+        requireIDToken: Bool = false
+    ) async throws(OAuthError) -> TokenSet {
+        var claims: IDTokenClaims?
+        if let idToken = response.idToken {
+            claims = try await validateIDToken(idToken, nonce: nonce, original: original)
+        } else if requireIDToken {
+            throw OAuthError(
+                code: .invalidResponse, message: "the token response has no id_token for an openid request")
+        }
+        var tokens = response.tokenSet(
+            requestedScopes: previous?.scopes ?? configuration.scopes, claims: claims, now: clock.now())
+        if let previous {
+            tokens.refreshToken = tokens.refreshToken ?? previous.refreshToken
+            if tokens.idToken == nil {
+                tokens.idToken = previous.idToken
+                tokens.idTokenClaims = previous.idTokenClaims
+            }
+        }
+        return tokens
+    }
+
+    func validateIDToken(_ idToken: String, nonce: String?, original: IDTokenClaims?) async throws(OAuthError)
+        -> IDTokenClaims
+    {
+        let metadata = try await metadata()
+        guard let issuer = metadata.issuer ?? configuration.issuer?.absoluteString else {
+            throw OAuthError(
+                code: .invalidConfiguration, message: "an ID token can only be validated with a known issuer")
+        }
+        let keys = await state.keys(at: metadata.jwksURI, client: endpoints)
+        let validator = IDTokenValidator(
+            algorithms: configuration.idTokenSigningAlgorithms, clientSecret: configuration.clientSecret, keys: keys,
+            claims: IDTokenClaimsCheck(
+                issuer: issuer, clientID: configuration.clientID, nonce: nonce, leeway: leeway, original: original))
+        do {
+            return try await validator.validate(idToken, now: clock.now())
+        } catch {
+            logger.info(
+                "ID token rejected", metadata: ["problem": "\(error.idTokenProblem?.description ?? "\(error.code)")"])
+            throw error
+        }
+    }
+}
+
+/// What a client caches: the provider's metadata and its key set.
+private actor ClientState {
+    private(set) var metadata: ProviderMetadata?
+    private var jwks: JWKSCache?
+
+    func setMetadata(_ metadata: ProviderMetadata) {
+        if self.metadata == nil { self.metadata = metadata }
+    }
+
+    func keys(at url: URL?, client: EndpointClient) -> JWKSCache? {
+        guard let url else { return nil }
+        if let jwks { return jwks }
+        let cache = JWKSCache(url: url, client: client)
+        jwks = cache
+        return cache
+    }
+}
+
+/// Which kind of token is being revoked (RFC 7009 §2.1).
+public struct TokenTypeHint: RawRepresentable, Sendable, Hashable {
+    /// The `token_type_hint` value.
+    public let rawValue: String
+
+    /// Creates a hint from its value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `access_token`.
+    public static let accessToken = TokenTypeHint(rawValue: "access_token")
+    /// `refresh_token`.
+    public static let refreshToken = TokenTypeHint(rawValue: "refresh_token")
+}

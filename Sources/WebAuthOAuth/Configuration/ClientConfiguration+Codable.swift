@@ -1,0 +1,82 @@
+import Foundation
+
+extension ClientConfiguration: Codable {
+    private enum Key: String, CodingKey {
+        case issuer, clientID, clientSecret, name, scopes, redirectURI, clientAuthentication, responseType
+        case idTokenSigningAlgorithms, additionalAuthorizationParameters
+        case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
+        case deviceAuthorizationEndpoint, jwksURI
+        // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
+        case id, secret, redirectURL
+    }
+
+    /// Decodes the full form or the short `{ "id", "secret", "name", "redirectURL" }` form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let clientID: String
+        if let id = try container.decodeIfPresent(String.self, forKey: .clientID) {
+            clientID = id
+        } else if let id = try? container.decode(String.self, forKey: .id) {
+            clientID = id
+        } else if let id = try? container.decode(Int.self, forKey: .id) {
+            clientID = String(id)
+        } else {
+            throw DecodingError.keyNotFound(
+                Key.clientID, .init(codingPath: container.codingPath, debugDescription: "clientID (or id) is missing"))
+        }
+        let scopes: [String]
+        if let list = try? container.decodeIfPresent([String].self, forKey: .scopes) {
+            scopes = list
+        } else if let string = try container.decodeIfPresent(String.self, forKey: .scopes) {
+            scopes = string.split(separator: " ").map(String.init)
+        } else {
+            scopes = []
+        }
+        self.init(
+            issuer: try container.decodeIfPresent(URL.self, forKey: .issuer),
+            endpoints: Endpoints(
+                authorization: try container.decodeIfPresent(URL.self, forKey: .authorizationEndpoint),
+                token: try container.decodeIfPresent(URL.self, forKey: .tokenEndpoint),
+                revocation: try container.decodeIfPresent(URL.self, forKey: .revocationEndpoint),
+                userInfo: try container.decodeIfPresent(URL.self, forKey: .userInfoEndpoint),
+                deviceAuthorization: try container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint),
+                jwks: try container.decodeIfPresent(URL.self, forKey: .jwksURI)),
+            clientID: clientID,
+            clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret)
+                ?? container.decodeIfPresent(String.self, forKey: .secret),
+            name: try container.decodeIfPresent(String.self, forKey: .name),
+            scopes: scopes,
+            redirectURI: try container.decodeIfPresent(URL.self, forKey: .redirectURI)
+                ?? container.decodeIfPresent(URL.self, forKey: .redirectURL) ?? ClientConfiguration.defaultRedirectURI,
+            clientAuthentication: try container.decodeIfPresent(
+                ClientAuthenticationMethod.self, forKey: .clientAuthentication),
+            responseType: try container.decodeIfPresent(ResponseType.self, forKey: .responseType) ?? .code,
+            idTokenSigningAlgorithms: try container.decodeIfPresent([String].self, forKey: .idTokenSigningAlgorithms)
+                ?? ["RS256"],
+            additionalAuthorizationParameters: try container.decodeIfPresent(
+                [String: String].self, forKey: .additionalAuthorizationParameters) ?? [:])
+    }
+
+    /// Encodes the full form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(issuer, forKey: .issuer)
+        try container.encodeIfPresent(endpoints.authorization, forKey: .authorizationEndpoint)
+        try container.encodeIfPresent(endpoints.token, forKey: .tokenEndpoint)
+        try container.encodeIfPresent(endpoints.revocation, forKey: .revocationEndpoint)
+        try container.encodeIfPresent(endpoints.userInfo, forKey: .userInfoEndpoint)
+        try container.encodeIfPresent(endpoints.deviceAuthorization, forKey: .deviceAuthorizationEndpoint)
+        try container.encodeIfPresent(endpoints.jwks, forKey: .jwksURI)
+        try container.encode(clientID, forKey: .clientID)
+        try container.encodeIfPresent(clientSecret, forKey: .clientSecret)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encode(scopes, forKey: .scopes)
+        try container.encode(redirectURI, forKey: .redirectURI)
+        try container.encodeIfPresent(clientAuthentication, forKey: .clientAuthentication)
+        try container.encode(responseType, forKey: .responseType)
+        try container.encode(idTokenSigningAlgorithms, forKey: .idTokenSigningAlgorithms)
+        if !additionalAuthorizationParameters.isEmpty {
+            try container.encode(additionalAuthorizationParameters, forKey: .additionalAuthorizationParameters)
+        }
+    }
+}

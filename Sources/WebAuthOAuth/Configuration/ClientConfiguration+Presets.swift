@@ -1,0 +1,114 @@
+import Foundation
+
+/// Ready-made configurations for well-known providers, with their quirks handled or written
+/// down. Register your own app with the provider first; these need only your client ID (and
+/// secret where the provider insists on one).
+extension ClientConfiguration {
+    /// GitHub (OAuth apps and GitHub Apps). Not OpenID Connect: no ID token, no discovery.
+    ///
+    /// Quirks: the token endpoint answers in form encoding unless asked for JSON (this layer
+    /// always asks) and reports errors with status 200 (handled). OAuth apps need the client
+    /// secret even with PKCE. Loopback redirects may use any port when the app registers
+    /// `http://127.0.0.1/…`. There is no RFC 7009 revocation endpoint (tokens are revoked in
+    /// the account settings or through GitHub's REST API). The device flow must be enabled in
+    /// the app's settings.
+    public static func github(clientID: String, clientSecret: String? = nil, scopes: [String] = ["read:user"])
+        -> ClientConfiguration
+    {
+        ClientConfiguration(
+            endpoints: Endpoints(
+                authorization: URL(string: "https://github.com/login/oauth/authorize"),
+                token: URL(string: "https://github.com/login/oauth/access_token"),
+                deviceAuthorization: URL(string: "https://github.com/login/device/code")),
+            clientID: clientID, clientSecret: clientSecret, name: "GitHub", scopes: scopes,
+            clientAuthentication: clientSecret == nil ? ClientAuthenticationMethod.none : .clientSecretPost)
+    }
+
+    /// Google (OpenID Connect, discovered from `https://accounts.google.com`).
+    ///
+    /// Quirks: "Desktop app" clients get a client secret that is not secret but must be sent
+    /// (`client_secret_post`). A refresh token comes only with `access_type=offline` (set
+    /// here) and, after the first consent, only with `prompt=consent`. Loopback redirects use
+    /// any port. Revocation is at `https://oauth2.googleapis.com/revoke` (in the metadata).
+    public static func google(
+        clientID: String, clientSecret: String? = nil, scopes: [String] = ["openid", "email", "profile"]
+    ) -> ClientConfiguration {
+        ClientConfiguration(
+            issuer: URL(string: "https://accounts.google.com"), clientID: clientID, clientSecret: clientSecret,
+            name: "Google", scopes: scopes,
+            clientAuthentication: clientSecret == nil ? ClientAuthenticationMethod.none : .clientSecretPost,
+            additionalAuthorizationParameters: ["access_type": "offline"])
+    }
+
+    /// GitLab.com or a self-managed GitLab (OpenID Connect).
+    ///
+    /// Quirks: refresh tokens rotate on every refresh (the provider keeps the new one for
+    /// you through ``AccessTokenProvider``); access tokens live two hours. Register the
+    /// application as non-confidential for a program on someone's machine.
+    public static func gitlab(
+        clientID: String, instance: URL = URL(string: "https://gitlab.com")!,
+        scopes: [String] = ["openid", "profile", "email", "read_user"]
+    ) -> ClientConfiguration {
+        ClientConfiguration(issuer: instance, clientID: clientID, name: "GitLab", scopes: scopes)
+    }
+
+    /// Microsoft identity platform (Entra ID) for one tenant (OpenID Connect, v2.0 endpoints).
+    ///
+    /// Quirks: give your tenant ID (a GUID). The multi-tenant aliases `common`,
+    /// `organizations` and `consumers` publish an issuer template (`{tenantid}`) instead of an
+    /// issuer, so their ID tokens cannot be checked by exact issuer and are not supported here.
+    /// `offline_access` is needed for a refresh token. There is no revocation endpoint.
+    public static func microsoft(
+        clientID: String, tenant: String, scopes: [String] = ["openid", "profile", "email", "offline_access"]
+    ) -> ClientConfiguration {
+        ClientConfiguration(
+            issuer: URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0"), clientID: clientID,
+            name: "Microsoft", scopes: scopes)
+    }
+
+    /// AniList (the implicit flow, as AniList offers for apps without a server).
+    ///
+    /// Quirks: the access token comes back in the redirect URI's fragment
+    /// (`#access_token=…&token_type=Bearer&expires_in=…`), valid for a year, with no refresh
+    /// token; the redirect must be a custom scheme (a fragment never reaches a loopback
+    /// listener). The code flow needs the client secret (use ``ClientConfiguration/init(issuer:endpoints:clientID:clientSecret:name:scopes:redirectURI:clientAuthentication:responseType:idTokenSigningAlgorithms:additionalAuthorizationParameters:)``
+    /// with the same endpoints and ``ResponseType/code``).
+    public static func anilist(clientID: String, redirectURI: URL) -> ClientConfiguration {
+        ClientConfiguration(
+            endpoints: Endpoints(
+                authorization: URL(string: "https://anilist.co/api/v2/oauth/authorize"),
+                token: URL(string: "https://anilist.co/api/v2/oauth/token")),
+            clientID: clientID, name: "AniList", redirectURI: redirectURI, responseType: .token)
+    }
+
+    /// The preset named `name` (`github`, `google`, `gitlab`, `microsoft`, `anilist`), for
+    /// command-line tools. `tenant` is required for `microsoft`; `redirectURI` for `anilist`.
+    public static func preset(
+        named name: String, clientID: String, clientSecret: String? = nil, tenant: String? = nil,
+        redirectURI: URL? = nil
+    ) throws(OAuthError) -> ClientConfiguration {
+        switch name.lowercased() {
+        case "github": return github(clientID: clientID, clientSecret: clientSecret)
+        case "google": return google(clientID: clientID, clientSecret: clientSecret)
+        case "gitlab": return gitlab(clientID: clientID)
+        case "microsoft":
+            guard let tenant else {
+                throw OAuthError(code: .invalidConfiguration, message: "the microsoft preset needs a tenant ID")
+            }
+            return microsoft(clientID: clientID, tenant: tenant)
+        case "anilist":
+            guard let redirectURI else {
+                throw OAuthError(
+                    code: .invalidConfiguration, message: "the anilist preset needs a custom-scheme redirect URI")
+            }
+            return anilist(clientID: clientID, redirectURI: redirectURI)
+        default:
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "unknown preset '\(name.safeForDisplay)'; known: \(presetNames.joined(separator: ", "))")
+        }
+    }
+
+    /// The names ``preset(named:clientID:clientSecret:tenant:redirectURI:)`` knows.
+    public static let presetNames = ["github", "google", "gitlab", "microsoft", "anilist"]
+}

@@ -1,0 +1,239 @@
+import Foundation
+
+/// Everything the OAuth layer needs to know about a client and its provider: where the
+/// provider is (an issuer to discover, or explicit endpoints), the client's registration, and
+/// what to ask for.
+///
+/// It is `Codable`, so it can live in a JSON file. The full form:
+///
+/// ```json
+/// {
+///     "issuer": "https://accounts.example.com",
+///     "clientID": "my-cli",
+///     "scopes": ["openid", "profile", "offline_access"],
+///     "redirectURI": "http://127.0.0.1/callback"
+/// }
+/// ```
+///
+/// A file shaped like the common `{ "id", "secret", "name", "redirectURL" }` app-credential
+/// JSON (numbers allowed for `id`) decodes as well; add `authorizationEndpoint` and
+/// `tokenEndpoint`, or start from a preset such as ``anilist(clientID:redirectURI:)``.
+///
+/// ```swift
+/// let configuration = try ClientConfiguration.load(from: URL(fileURLWithPath: "anilist_api.json"))
+/// ```
+public struct ClientConfiguration: Sendable, Hashable {
+    /// The provider's issuer identifier, for OpenID Connect discovery or RFC 8414 metadata.
+    /// Optional when ``endpoints`` names the authorization and token endpoints.
+    public var issuer: URL?
+    /// Endpoints given explicitly; each one set here wins over discovery.
+    public var endpoints: Endpoints
+    /// The client identifier.
+    public var clientID: String
+    /// The client secret, for confidential clients. Public clients (the usual case for a
+    /// program on someone's machine) have none and rely on PKCE.
+    public var clientSecret: String?
+    /// A display name for the client, if any.
+    public var name: String?
+    /// The scopes to request. Include `openid` for OpenID Connect.
+    public var scopes: [String]
+    /// The redirect URI registered with the provider: `http://127.0.0.1/callback` (loopback,
+    /// any port — RFC 8252 §7.3), `com.example.app:/oauth` (custom scheme), or an `https` URL.
+    public var redirectURI: URL
+    /// How the client authenticates at the token endpoint. `nil` means
+    /// ``ClientAuthenticationMethod/clientSecretBasic`` when there is a secret, else
+    /// ``ClientAuthenticationMethod/none``.
+    public var clientAuthentication: ClientAuthenticationMethod?
+    /// The response type: ``ResponseType/code`` (the default, with PKCE) or
+    /// ``ResponseType/token`` (implicit, for providers that offer nothing else).
+    public var responseType: ResponseType
+    /// The ID token signing algorithms accepted (JWS `alg` names). Default `["RS256"]`, the
+    /// OpenID Connect default; `ES256` is also supported. `none` and HMAC algorithms are never
+    /// accepted without a client secret.
+    public var idTokenSigningAlgorithms: [String]
+    /// More authorization request parameters (`prompt`, `login_hint`, `access_type`, …). The
+    /// parameters the layer sets itself cannot be overridden here.
+    public var additionalAuthorizationParameters: [String: String]
+
+    /// Creates a configuration.
+    public init(
+        issuer: URL? = nil,
+        endpoints: Endpoints = Endpoints(),
+        clientID: String,
+        clientSecret: String? = nil,
+        name: String? = nil,
+        scopes: [String] = [],
+        redirectURI: URL = ClientConfiguration.defaultRedirectURI,
+        clientAuthentication: ClientAuthenticationMethod? = nil,
+        responseType: ResponseType = .code,
+        idTokenSigningAlgorithms: [String] = ["RS256"],
+        additionalAuthorizationParameters: [String: String] = [:]
+    ) {
+        self.issuer = issuer
+        self.endpoints = endpoints
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.name = name
+        self.scopes = scopes
+        self.redirectURI = redirectURI
+        self.clientAuthentication = clientAuthentication
+        self.responseType = responseType
+        self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
+        self.additionalAuthorizationParameters = additionalAuthorizationParameters
+    }
+
+    /// `http://127.0.0.1/callback`: a loopback redirect on a port chosen at sign-in.
+    public static let defaultRedirectURI = URL(string: "http://127.0.0.1/callback")!
+
+    /// Whether the scopes ask for OpenID Connect (`openid`).
+    public var isOpenIDConnect: Bool { scopes.contains("openid") }
+
+    /// The client authentication actually used: ``clientAuthentication``, or its default.
+    public var effectiveClientAuthentication: ClientAuthenticationMethod {
+        clientAuthentication ?? (clientSecret == nil ? .none : .clientSecretBasic)
+    }
+
+    /// Reads a configuration from a JSON file.
+    ///
+    /// - Throws: ``OAuthError/Code/invalidConfiguration`` naming the file and what is wrong;
+    ///   the message never quotes the secret.
+    public static func load(from file: URL) throws(OAuthError) -> ClientConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw OAuthError(code: .invalidConfiguration, message: "cannot read \(file.path)")
+        }
+        do {
+            return try JSONDecoder().decode(ClientConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw OAuthError(code: .invalidConfiguration, message: "\(file.path): \(error.safeSummary)")
+        } catch {
+            throw OAuthError(code: .invalidConfiguration, message: "\(file.path) is not a client configuration")
+        }
+    }
+
+    /// Checks what can be checked before any network traffic: a client ID, a redirect URI the
+    /// session can wait for, and secure endpoints.
+    public func validated() throws(OAuthError) -> ClientConfiguration {
+        guard !clientID.isEmpty else {
+            throw OAuthError(code: .invalidConfiguration, message: "the client ID is empty")
+        }
+        guard
+            issuer != nil || (endpoints.authorization != nil && endpoints.token != nil)
+                || (responseType == .token && endpoints.authorization != nil)
+        else {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "give an issuer to discover, or the authorization and token endpoints")
+        }
+        _ = try RedirectTarget(redirectURI)
+        if let issuer { try EndpointPolicy.check(issuer, role: "issuer") }
+        for (role, url) in endpoints.all { try EndpointPolicy.check(url, role: role) }
+        if effectiveClientAuthentication != .none, clientSecret == nil {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "client authentication \(effectiveClientAuthentication) needs a client secret")
+        }
+        return self
+    }
+}
+
+extension ClientConfiguration {
+    /// Endpoints given explicitly instead of, or on top of, discovery.
+    public struct Endpoints: Sendable, Hashable, Codable {
+        /// The authorization endpoint (the page the browser opens).
+        public var authorization: URL?
+        /// The token endpoint.
+        public var token: URL?
+        /// The revocation endpoint (RFC 7009).
+        public var revocation: URL?
+        /// The UserInfo endpoint (OpenID Connect).
+        public var userInfo: URL?
+        /// The device authorization endpoint (RFC 8628).
+        public var deviceAuthorization: URL?
+        /// The JSON Web Key Set, for ID token signatures.
+        public var jwks: URL?
+
+        /// Creates a set of endpoints.
+        public init(
+            authorization: URL? = nil, token: URL? = nil, revocation: URL? = nil, userInfo: URL? = nil,
+            deviceAuthorization: URL? = nil, jwks: URL? = nil
+        ) {
+            self.authorization = authorization
+            self.token = token
+            self.revocation = revocation
+            self.userInfo = userInfo
+            self.deviceAuthorization = deviceAuthorization
+            self.jwks = jwks
+        }
+
+        /// The endpoints that are set, with their names.
+        var all: [(String, URL)] {
+            [
+                ("authorization endpoint", authorization), ("token endpoint", token),
+                ("revocation endpoint", revocation), ("userinfo endpoint", userInfo),
+                ("device authorization endpoint", deviceAuthorization), ("jwks_uri", jwks),
+            ].compactMap { name, url in url.map { (name, $0) } }
+        }
+    }
+}
+
+/// How a client proves its identity at the token endpoint (RFC 6749 §2.3, OpenID Connect
+/// Core §9).
+public struct ClientAuthenticationMethod: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The registered name, such as `client_secret_basic`.
+    public let rawValue: String
+
+    /// Creates a method from its registered name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A public client: sends `client_id` only and relies on PKCE.
+    public static let none = ClientAuthenticationMethod(rawValue: "none")
+    /// HTTP Basic authentication with the form-encoded client ID and secret.
+    public static let clientSecretBasic = ClientAuthenticationMethod(rawValue: "client_secret_basic")
+    /// `client_id` and `client_secret` in the request body.
+    public static let clientSecretPost = ClientAuthenticationMethod(rawValue: "client_secret_post")
+
+    /// The registered name.
+    public var description: String { rawValue }
+}
+
+/// The authorization response type.
+public struct ResponseType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The `response_type` value.
+    public let rawValue: String
+
+    /// Creates a response type from its `response_type` value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The authorization code flow, always with PKCE.
+    public static let code = ResponseType(rawValue: "code")
+    /// The implicit flow: the access token comes back in the redirect URI's fragment. Only for
+    /// providers that offer nothing better; there is no refresh token.
+    public static let token = ResponseType(rawValue: "token")
+
+    /// The `response_type` value.
+    public var description: String { rawValue }
+}
+
+extension DecodingError {
+    /// Which key or value was wrong, without quoting any value.
+    var safeSummary: String {
+        func path(_ context: Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return keys.isEmpty ? "the top level" : "'\(keys)'"
+        }
+        switch self {
+        case .keyNotFound(let key, let context):
+            let parent = context.codingPath.isEmpty ? "" : " in \(path(context))"
+            return "'\(key.stringValue)' is missing\(parent)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "\(path(context)) has the wrong type"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)) is not valid"
+        @unknown default:
+            return "not valid"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+extension OAuthClient {
+    /// The grant type of device-code polls.
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// Starts the device authorization grant (RFC 8628 §3.1): for machines with no browser.
+    /// Show the person ``DeviceAuthorization/verificationURI`` and
+    /// ``DeviceAuthorization/userCode``, then call ``pollDeviceAuthorization(_:)``.
+    ///
+    /// - Throws: ``OAuthError/Code/endpointUnavailable`` when the provider has no device
+    ///   authorization endpoint; server and transport errors.
+    public func startDeviceAuthorization() async throws(OAuthError) -> DeviceAuthorization {
+        let endpoint = try await requiredEndpoint(\.deviceAuthorizationEndpoint, name: "device authorization")
+        var parameters: [(String, String)] = []
+        if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
+        let response: DeviceAuthorizationResponse = try await endpoints.postForm(
+            parameters, to: endpoint, endpoint: .deviceAuthorization, authentication: ClientCredentials(configuration))
+        for url in [response.verificationURI] + (response.verificationURIComplete.map { [$0] } ?? []) {
+            do {
+                try EndpointPolicy.check(url, role: "verification URI")
+            } catch {
+                throw OAuthError(code: .invalidResponse, message: error.message)
+            }
+        }
+        return DeviceAuthorization(
+            deviceCode: response.deviceCode, userCode: response.userCode, verificationURI: response.verificationURI,
+            verificationURIComplete: response.verificationURIComplete,
+            expiresAt: clock.now().addingTimeInterval(response.expiresIn),
+            interval: .seconds(response.interval ?? 5))
+    }
+
+    /// Polls the token endpoint until the person approves, denies, or the code expires,
+    /// honouring `interval` and `slow_down` (RFC 8628 §3.4, §3.5). Cancel the task to stop.
+    ///
+    /// - Throws: ``OAuthError/Code/deviceCodeExpired``; ``OAuthError/Code/server`` with
+    ///   ``OAuthServerError/Code/accessDenied`` when the person refused; `CancellationError` is
+    ///   reported as ``OAuthError/Code/session`` with a program cancellation.
+    public func pollDeviceAuthorization(_ authorization: DeviceAuthorization) async throws(OAuthError) -> TokenSet {
+        let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
+        var polling = DevicePolling(interval: authorization.interval, expiresAt: authorization.expiresAt)
+        var step = polling.start(now: clock.now())
+        while true {
+            switch step {
+            case .wait(let interval):
+                do {
+                    try await clock.sleep(interval)
+                } catch {
+                    throw OAuthError(
+                        code: .session, message: "device authorization cancelled",
+                        sessionError: WebAuthenticationSessionError(
+                            code: .canceledLogin, message: "polling cancelled", cancellationReason: .program))
+                }
+            case .expire:
+                throw OAuthError(code: .deviceCodeExpired, message: "the device code expired before it was approved")
+            case .finish, .deny, .fail:
+                preconditionFailure("handled where the answer is read")
+            }
+            do {
+                let response: TokenResponse = try await endpoints.postForm(
+                    [("grant_type", Self.deviceCodeGrantType), ("device_code", authorization.deviceCode)],
+                    to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration))
+                return try await tokenSet(from: response, nonce: nil, original: nil, previous: nil)
+            } catch {
+                let answer: DevicePolling.Answer =
+                    switch (error.code, error.serverError?.code) {
+                    case (.server, .authorizationPending?): .pending
+                    case (.server, .slowDown?): .slowDown
+                    case (.server, .expiredToken?): .expired
+                    case (.server, .accessDenied?): .denied
+                    case (.timedOut, _): .timedOut
+                    default: .failed
+                    }
+                step = polling.next(after: answer, now: clock.now())
+                switch step {
+                case .expire:
+                    throw OAuthError(
+                        code: .deviceCodeExpired, message: "the device code expired before it was approved",
+                        serverError: error.serverError)
+                case .deny, .fail:
+                    throw error
+                case .wait, .finish:
+                    continue
+                }
+            }
+        }
+    }
+}

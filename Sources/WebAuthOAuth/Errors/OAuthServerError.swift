@@ -1,0 +1,121 @@
+import Foundation
+
+/// An error response from an authorization server (RFC 6749 §4.1.2.1 and §5.2, RFC 8628 §3.5):
+/// the `error` code, and the optional `error_description` and `error_uri`.
+///
+/// ``description`` is the server's text made safe to show: control characters and escape
+/// sequences are removed, so a hostile server cannot rewrite a terminal.
+public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
+    /// The `error` value.
+    public var code: Code
+    /// The `error_description` as sent, unfiltered. Show ``safeDescription`` instead.
+    public var rawDescription: String?
+    /// The `error_uri`, when it was an absolute `https` URL.
+    public var uri: URL?
+    /// The endpoint that answered with the error.
+    public var endpoint: OAuthEndpoint
+
+    /// Creates a server error.
+    public init(code: Code, rawDescription: String? = nil, uri: URL? = nil, endpoint: OAuthEndpoint) {
+        self.code = code
+        self.rawDescription = rawDescription
+        self.uri = uri
+        self.endpoint = endpoint
+    }
+
+    /// The `error_description` with control characters removed and its length bounded (500
+    /// characters), fit for a terminal or a log line. HTML pages must still escape it.
+    public var safeDescription: String? {
+        guard let rawDescription else { return nil }
+        let printable = String(
+            String.UnicodeScalarView(
+                rawDescription.unicodeScalars.map { scalar in
+                    scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                        ? " " : scalar
+                }))
+        return printable.count > 500 ? String(printable.prefix(500)) + "…" : printable
+    }
+
+    /// `error` and the safe description, for example `access_denied: The user said no`.
+    public var description: String {
+        if let safeDescription, !safeDescription.isEmpty { return "\(code): \(safeDescription)" }
+        return code.rawValue
+    }
+
+    /// An `error` value. The RFC 6749, RFC 8628 and OpenID Connect codes are static members;
+    /// any other value the server sends is kept as it is.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+        /// The `error` string.
+        public let rawValue: String
+
+        /// Creates a code from its `error` string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Creates a code from its `error` string.
+        public init(stringLiteral value: String) { self.rawValue = value }
+
+        /// The `error` string.
+        public var description: String { rawValue }
+
+        /// `invalid_request`.
+        public static let invalidRequest: Code = "invalid_request"
+        /// `invalid_client`.
+        public static let invalidClient: Code = "invalid_client"
+        /// `invalid_grant`: the code, refresh token or device code is invalid, expired or used.
+        public static let invalidGrant: Code = "invalid_grant"
+        /// `unauthorized_client`.
+        public static let unauthorizedClient: Code = "unauthorized_client"
+        /// `unsupported_grant_type`.
+        public static let unsupportedGrantType: Code = "unsupported_grant_type"
+        /// `unsupported_response_type`.
+        public static let unsupportedResponseType: Code = "unsupported_response_type"
+        /// `invalid_scope`.
+        public static let invalidScope: Code = "invalid_scope"
+        /// `access_denied`: the person (or the server) refused.
+        public static let accessDenied: Code = "access_denied"
+        /// `server_error`.
+        public static let serverError: Code = "server_error"
+        /// `temporarily_unavailable`.
+        public static let temporarilyUnavailable: Code = "temporarily_unavailable"
+        /// `unsupported_token_type` (RFC 7009).
+        public static let unsupportedTokenType: Code = "unsupported_token_type"
+        /// `authorization_pending` (RFC 8628): keep polling.
+        public static let authorizationPending: Code = "authorization_pending"
+        /// `slow_down` (RFC 8628): keep polling, 5 seconds slower.
+        public static let slowDown: Code = "slow_down"
+        /// `expired_token` (RFC 8628): the device code expired; start again.
+        public static let expiredToken: Code = "expired_token"
+        /// `login_required` (OpenID Connect).
+        public static let loginRequired: Code = "login_required"
+        /// `consent_required` (OpenID Connect).
+        public static let consentRequired: Code = "consent_required"
+        /// `interaction_required` (OpenID Connect).
+        public static let interactionRequired: Code = "interaction_required"
+    }
+}
+
+/// The endpoints of an authorization server, as named in errors and logs.
+public struct OAuthEndpoint: Sendable, Hashable, CustomStringConvertible {
+    private let name: String
+
+    /// The authorization endpoint (the page in the browser).
+    public static let authorization = OAuthEndpoint(name: "authorization")
+    /// The token endpoint.
+    public static let token = OAuthEndpoint(name: "token")
+    /// The revocation endpoint (RFC 7009).
+    public static let revocation = OAuthEndpoint(name: "revocation")
+    /// The UserInfo endpoint (OpenID Connect).
+    public static let userInfo = OAuthEndpoint(name: "userinfo")
+    /// The device authorization endpoint (RFC 8628).
+    public static let deviceAuthorization = OAuthEndpoint(name: "device authorization")
+    /// The discovery document (OpenID Connect Discovery, RFC 8414).
+    public static let discovery = OAuthEndpoint(name: "discovery")
+    /// The JSON Web Key Set.
+    public static let jwks = OAuthEndpoint(name: "jwks")
+    /// OAuth 1.0a's temporary-credential (request token) endpoint.
+    public static let requestToken = OAuthEndpoint(name: "request token")
+    /// OAuth 1.0a's token-credential (access token) endpoint.
+    public static let accessToken = OAuthEndpoint(name: "access token")
+
+    /// The endpoint's name.
+    public var description: String { name }
+}

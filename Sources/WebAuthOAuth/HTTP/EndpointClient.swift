@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+
+/// Talks to the provider's endpoints: builds form and JSON requests, adds client
+/// authentication, and turns every outcome into a value or an ``OAuthError``. Logs the endpoint
+/// and the status only — never a request body, a response body or a header value.
+struct EndpointClient: Sendable {
+    let transport: any HTTPTransport
+    let logger: Logger
+    let timeout: Duration
+
+    /// POSTs a form to `url` and decodes the JSON answer as `Response`.
+    func postForm<Response: Decodable>(
+        _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint,
+        authentication: ClientCredentials?, as type: Response.Type = Response.self
+    ) async throws(OAuthError) -> Response {
+        let response = try await send(
+            formRequest(parameters, to: url, authentication: authentication), endpoint: endpoint)
+        return try decodeSuccess(response, endpoint: endpoint)
+    }
+
+    /// POSTs a form to `url` and returns the raw response once it is known to be a success.
+    func postFormExpectingSuccess(
+        _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint, authentication: ClientCredentials?
+    ) async throws(OAuthError) {
+        let response = try await send(
+            formRequest(parameters, to: url, authentication: authentication), endpoint: endpoint)
+        guard (200..<300).contains(response.status) else { throw failure(response, endpoint: endpoint) }
+    }
+
+    /// GETs `url` (with a bearer token, if given) and decodes the JSON answer.
+    func getJSON<Response: Decodable>(
+        _ url: URL, endpoint: OAuthEndpoint, bearer: String? = nil, as type: Response.Type = Response.self
+    ) async throws(OAuthError) -> Response {
+        var fields = [HTTPRequest.HeaderField(name: "Accept", value: "application/json")]
+        if let bearer { fields.append(.init(name: "Authorization", value: "Bearer \(bearer)")) }
+        let response = try await send(
+            HTTPRequest(method: "GET", url: url, headerFields: fields, timeout: timeout), endpoint: endpoint)
+        return try decodeSuccess(response, endpoint: endpoint)
+    }
+
+    // MARK: - Requests
+
+    private func formRequest(
+        _ parameters: [(String, String)], to url: URL, authentication: ClientCredentials?
+    ) -> HTTPRequest {
+        var parameters = parameters
+        var fields = [
+            HTTPRequest.HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
+            HTTPRequest.HeaderField(name: "Accept", value: "application/json"),
+        ]
+        if let authentication {
+            switch authentication.method {
+            case .clientSecretBasic:
+                // RFC 6749 §2.3.1: each part form-encoded before Base64.
+                let pair =
+                    FormEncoding.escape(authentication.clientID) + ":"
+                    + FormEncoding.escape(authentication.clientSecret ?? "")
+                fields.append(.init(name: "Authorization", value: "Basic \(Data(pair.utf8).base64EncodedString())"))
+            case .clientSecretPost:
+                parameters.append(("client_id", authentication.clientID))
+                parameters.append(("client_secret", authentication.clientSecret ?? ""))
+            default:
+                parameters.append(("client_id", authentication.clientID))
+            }
+        }
+        return HTTPRequest(
+            method: "POST", url: url, headerFields: fields, body: Data(FormEncoding.encode(parameters).utf8),
+            timeout: timeout)
+    }
+
+    private func send(_ request: HTTPRequest, endpoint: OAuthEndpoint) async throws(OAuthError) -> HTTPResponse {
+        try EndpointPolicy.check(request.url, role: "\(endpoint) endpoint")
+        let started = ContinuousClock.now
+        do {
+            let response = try await transport.send(request)
+            logger.debug(
+                "OAuth \(endpoint) answered",
+                metadata: [
+                    "method": "\(request.method)", "endpoint": "\(request.url.redactedForLogs)",
+                    "status": "\(response.status)", "elapsed": "\(ContinuousClock.now - started)",
+                ])
+            return response
+        } catch {
+            logger.debug(
+                "OAuth \(endpoint) failed",
+                metadata: ["endpoint": "\(request.url.redactedForLogs)", "error": "\(error.code)"])
+            let code: OAuthError.Code =
+                switch error.code {
+                case .timedOut: .timedOut
+                case .responseTooLarge: .responseTooLarge
+                default: .transportFailed
+                }
+            throw OAuthError(code: code, message: "\(endpoint) endpoint: \(error.message)", transportError: error)
+        }
+    }
+
+    // MARK: - Responses
+
+    private func decodeSuccess<Response: Decodable>(
+        _ response: HTTPResponse, endpoint: OAuthEndpoint
+    ) throws(OAuthError) -> Response {
+        guard (200..<300).contains(response.status) else { throw failure(response, endpoint: endpoint) }
+        // Some servers (GitHub's token endpoint) answer errors with 200.
+        if let error = Self.serverError(in: response.body, endpoint: endpoint) {
+            throw OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
+        }
+        do {
+            return try JSONDecoder().decode(Response.self, from: response.body)
+        } catch let error as DecodingError {
+            throw OAuthError(
+                code: .invalidResponse,
+                message: "the \(endpoint) endpoint's answer is not the expected JSON: \(error.safeSummary)")
+        } catch {
+            throw OAuthError(code: .invalidResponse, message: "the \(endpoint) endpoint's answer is not JSON")
+        }
+    }
+
+    /// The error for a non-success status: the OAuth error response if the body is one, else
+    /// the status alone (the body is never quoted).
+    private func failure(_ response: HTTPResponse, endpoint: OAuthEndpoint) -> OAuthError {
+        if let error = Self.serverError(in: response.body, endpoint: endpoint) {
+            return OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
+        }
+        return OAuthError(
+            code: .unexpectedStatus, message: "the \(endpoint) endpoint answered HTTP \(response.status)")
+    }
+
+    /// An RFC 6749 §5.2 error object in `body`, if that is what it is.
+    static func serverError(in body: Data, endpoint: OAuthEndpoint) -> OAuthServerError? {
+        struct ErrorBody: Decodable {
+            var error: String
+            var errorDescription: String?
+            var errorURI: String?
+
+            private enum CodingKeys: String, CodingKey {
+                case error
+                case errorDescription = "error_description"
+                case errorURI = "error_uri"
+            }
+        }
+        guard let object = try? JSONDecoder().decode(ErrorBody.self, from: body), !object.error.isEmpty else {
+            return nil
+        }
+        return OAuthServerError(
+            code: .init(rawValue: object.error), rawDescription: object.errorDescription,
+            uri: object.errorURI.flatMap(URL.init(string:)).flatMap { $0.scheme == "https" ? $0 : nil },
+            endpoint: endpoint)
+    }
+}
+
+/// The client's identity for a token-endpoint request.
+struct ClientCredentials: Sendable {
+    let clientID: String
+    let clientSecret: String?
+    let method: ClientAuthenticationMethod
+
+    init(_ configuration: ClientConfiguration) {
+        clientID = configuration.clientID
+        clientSecret = configuration.clientSecret
+        method = configuration.effectiveClientAuthentication
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The claim checks of OpenID Connect Core §3.1.3.7 (and §12.2 for refreshed tokens), as a
+/// pure function of the payload, the expectations and the time.
+struct IDTokenClaimsCheck: Sendable {
+    /// The issuer the token must name exactly.
+    var issuer: String
+    /// The client ID that must be in `aud` (and be `azp` when there are other audiences).
+    var clientID: String
+    /// The nonce sent, if one was: the token must carry the same one.
+    var nonce: String?
+    /// How far `exp` and `iat` may be off the local clock.
+    var leeway: Duration
+    /// For a refreshed token: the original token's claims, whose `iss` and `sub` must not change.
+    var original: IDTokenClaims?
+
+    func check(_ payload: RawIDTokenPayload, now: Date) throws(OAuthError) -> IDTokenClaims {
+        func reject(_ problem: IDTokenProblem, _ message: String) -> OAuthError {
+            OAuthError(code: .invalidIDToken, message: "ID token rejected: \(message)", idTokenProblem: problem)
+        }
+        let slack = leeway.timeInterval
+        guard let iss = payload.iss, iss == issuer else {
+            throw reject(.wrongIssuer, "iss is '\((payload.iss ?? "missing").safeForDisplay)', expected '\(issuer)'")
+        }
+        guard let audience = payload.aud?.values, audience.contains(clientID) else {
+            throw reject(.wrongAudience, "aud does not contain this client's ID")
+        }
+        if audience.count > 1, payload.azp != clientID {
+            throw reject(.untrustedAudience, "aud names other audiences and azp is not this client")
+        }
+        if let azp = payload.azp, azp != clientID {
+            throw reject(.untrustedAudience, "azp is not this client")
+        }
+        guard let exp = payload.exp else { throw reject(.expired, "exp is missing") }
+        let expiresAt = Date(timeIntervalSince1970: exp)
+        guard now.timeIntervalSince(expiresAt) < slack else {
+            throw reject(.expired, "it expired at \(expiresAt.formatted(.iso8601))")
+        }
+        guard let iat = payload.iat else { throw reject(.badIssuedAt, "iat is missing") }
+        let issuedAt = Date(timeIntervalSince1970: iat)
+        guard issuedAt.timeIntervalSince(now) <= slack else {
+            throw reject(.badIssuedAt, "iat is in the future (\(issuedAt.formatted(.iso8601)))")
+        }
+        guard let sub = payload.sub, !sub.isEmpty else { throw reject(.missingSubject, "sub is missing") }
+        if let nonce, payload.nonce != nonce {
+            throw reject(.wrongNonce, payload.nonce == nil ? "nonce is missing" : "nonce is not the one sent")
+        }
+        if let original, original.issuer != iss || original.subject != sub {
+            throw reject(.identityChanged, "the refreshed ID token names a different issuer or subject")
+        }
+        return IDTokenClaims(
+            issuer: iss, subject: sub, audience: audience, expiresAt: expiresAt, issuedAt: issuedAt,
+            nonce: payload.nonce, authorizedParty: payload.azp,
+            authenticatedAt: payload.authTime.map(Date.init(timeIntervalSince1970:)), email: payload.email,
+            emailVerified: payload.emailVerified, name: payload.name, preferredUsername: payload.preferredUsername)
+    }
+}

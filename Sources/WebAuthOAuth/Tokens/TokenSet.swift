@@ -1,0 +1,117 @@
+import Foundation
+
+/// The tokens a sign-in or refresh produced, typed: the access token, the refresh token, the
+/// validated ID token's claims, the expiry as a date and the scopes granted.
+///
+/// `Codable`, for storage. Printing a token set (``description``, string interpolation,
+/// `dump`-style debugging through ``debugDescription``) never shows a token.
+public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The access token. Keep it out of logs.
+    public var accessToken: String
+    /// The token type, usually `Bearer`.
+    public var tokenType: String
+    /// The refresh token, if the provider issued one.
+    public var refreshToken: String?
+    /// The ID token as received (a compact JWS), for OpenID Connect.
+    public var idToken: String?
+    /// The ID token's claims, validated.
+    public var idTokenClaims: IDTokenClaims?
+    /// When the access token expires, if the provider said (`expires_in`).
+    public var expiresAt: Date?
+    /// The scopes granted: the response's `scope`, else the scopes asked for (RFC 6749 §5.1).
+    public var scopes: [String]
+    /// When these tokens were received.
+    public var receivedAt: Date
+
+    /// Creates a token set.
+    public init(
+        accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
+        idTokenClaims: IDTokenClaims? = nil, expiresAt: Date? = nil, scopes: [String] = [], receivedAt: Date = Date()
+    ) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.idTokenClaims = idTokenClaims
+        self.expiresAt = expiresAt
+        self.scopes = scopes
+        self.receivedAt = receivedAt
+    }
+
+    /// Whether the access token has expired at `date`, or will within `margin`. A token with no
+    /// known expiry never counts as expired.
+    public func isExpired(at date: Date = Date(), margin: Duration = .zero) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt.timeIntervalSince(date) <= margin.timeInterval
+    }
+
+    /// A summary with no token values: type, expiry, scopes, subject, which tokens are present.
+    public var description: String {
+        var parts = ["\(tokenType) access token"]
+        if let expiresAt { parts.append("expires \(expiresAt.formatted(.iso8601))") }
+        if !scopes.isEmpty { parts.append("scopes \(scopes.joined(separator: " "))") }
+        if refreshToken != nil { parts.append("refresh token") }
+        if let subject = idTokenClaims?.subject { parts.append("subject \(subject)") }
+        return "TokenSet(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// The same as ``description``: the tokens stay hidden in debug output too.
+    public var debugDescription: String { description }
+}
+
+/// A token endpoint's successful answer (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
+struct TokenResponse: Decodable, Sendable {
+    var accessToken: String
+    var tokenType: String
+    var expiresIn: Double?
+    var refreshToken: String?
+    var idToken: String?
+    var scope: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case idToken = "id_token"
+        case scope
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accessToken = try container.decode(String.self, forKey: .accessToken)
+        tokenType = try container.decode(String.self, forKey: .tokenType)
+        // Some servers send expires_in as a string.
+        if let number = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
+            expiresIn = number
+        } else if let string = try? container.decodeIfPresent(String.self, forKey: .expiresIn) {
+            expiresIn = Double(string)
+        } else {
+            expiresIn = nil
+        }
+        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+        idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
+    }
+
+    /// Reads the fragment parameters of an implicit response.
+    init(implicit parameters: [String: String]) throws(OAuthError) {
+        guard let accessToken = parameters["access_token"], !accessToken.isEmpty else {
+            throw OAuthError(code: .invalidCallback, message: "the implicit response has no access_token")
+        }
+        self.accessToken = accessToken
+        tokenType = parameters["token_type"] ?? "Bearer"
+        expiresIn = parameters["expires_in"].flatMap(Double.init)
+        refreshToken = nil
+        idToken = nil
+        scope = parameters["scope"]
+    }
+
+    /// The token set, with `now` as the receipt time.
+    func tokenSet(requestedScopes: [String], claims: IDTokenClaims?, now: Date) -> TokenSet {
+        TokenSet(
+            accessToken: accessToken, tokenType: tokenType, refreshToken: refreshToken, idToken: idToken,
+            idTokenClaims: claims, expiresAt: expiresIn.map { now.addingTimeInterval($0) },
+            scopes: scope.map { $0.split(separator: " ").map(String.init) } ?? requestedScopes, receivedAt: now)
+    }
+}

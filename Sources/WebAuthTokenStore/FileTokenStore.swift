@@ -1,0 +1,272 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A ``TokenStore`` of JSON files, one per profile, in a directory only the user can enter.
+///
+/// - **Where:** `$XDG_STATE_HOME/webauth/tokens`, or `~/.local/state/webauth/tokens` when
+///   `XDG_STATE_HOME` is unset or not absolute (tokens are state, not configuration:
+///   `$XDG_CONFIG_HOME` is not used). Each profile is `<profile>.json`.
+/// - **Directory:** created 0700 (missing parents too). An existing directory must be a real
+///   directory (not a symbolic link) owned by the user; if it has group or world permissions
+///   they are removed (a warning is logged) — anything else is refused with
+///   ``TokenStoreError/Code/insecureDirectory``.
+/// - **Files:** created 0600 from the start: `open(O_CREAT | O_EXCL, 0600)` and `fchmod` to
+///   0600 before anything is written, so no umask can widen them. A file that is not a
+///   regular file owned by the user with no group or world permissions is refused
+///   (``TokenStoreError/Code/insecureFile``), and links are not followed.
+/// - **Atomic:** each write goes to a fresh temporary file in the same directory (named
+///   `.<profile>.json.tmp-<random>`), is `fsync`ed, renamed over the old file, and the
+///   directory is `fsync`ed; a process killed at any moment leaves the old file or the new one.
+///   Temporary files a killed writer left behind are removed by the profile's next write.
+/// - **Locked:** every write and ``update(profile:_:)`` holds `flock` on `.<profile>.lock` in
+///   the same directory (see ``TokenStore``). Lock files stay; they hold no data.
+///
+/// ```swift
+/// let store = try FileTokenStore()  // $XDG_STATE_HOME/webauth/tokens
+/// try await store.save(StoredTokens(tokens: tokens, configuration: configuration), profile: "default")
+/// let stored = try await store.load(profile: "default")
+/// ```
+public struct FileTokenStore: TokenStore {
+    /// The directory holding the files.
+    public let directory: String
+    /// How long a write waits for another process's lock before failing with
+    /// ``TokenStoreError/Code/lockTimeout``.
+    public let lockTimeout: Duration
+    private let logger: Logger
+
+    /// The default directory for `environment`: `$XDG_STATE_HOME/webauth/tokens`, else
+    /// `$HOME/.local/state/webauth/tokens`, else the user database's home directory.
+    public static func defaultDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        stateDirectory(environment: environment) + "/webauth/tokens"
+    }
+
+    /// `$XDG_STATE_HOME` if absolute, else `$HOME/.local/state`.
+    static func stateDirectory(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
+        var home = environment["HOME"] ?? ""
+        if !home.hasPrefix("/"), let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
+            home = String(cString: directory)
+        }
+        return home + "/.local/state"
+    }
+
+    /// Opens the store in `directory` (default ``defaultDirectory(environment:)``), creating it
+    /// 0700 or checking and repairing it as described above.
+    ///
+    /// - Throws: ``TokenStoreError`` with ``TokenStoreError/Code/insecureDirectory`` or
+    ///   ``TokenStoreError/Code/fileSystem``.
+    public init(
+        directory: String? = nil, lockTimeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "webauth.tokenstore")
+    ) throws(TokenStoreError) {
+        self.directory = directory ?? Self.defaultDirectory()
+        self.lockTimeout = lockTimeout
+        self.logger = logger
+        try Self.preparePrivateDirectory(self.directory, logger: logger)
+    }
+
+    /// ``TokenStoreKind/file``.
+    public var kind: TokenStoreKind { .file }
+
+    /// The directory.
+    public var location: String { directory }
+
+    /// Reads the profile's file; `nil` when there is none.
+    public func load(profile: String) async throws -> StoredTokens? {
+        try ProfileName.validate(profile)
+        return try readEntry(profile: profile)
+    }
+
+    /// Writes the profile's file atomically under its lock.
+    public func save(_ tokens: StoredTokens, profile: String) async throws {
+        try ProfileName.validate(profile)
+        try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
+            try writeEntry(tokens, profile: profile)
+        }
+    }
+
+    /// Removes the profile's file under its lock.
+    @discardableResult
+    public func delete(profile: String) async throws -> Bool {
+        try ProfileName.validate(profile)
+        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
+            try remove(profile: profile)
+        }
+    }
+
+    /// The profiles with a file, sorted.
+    public func profiles() async throws -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw TokenStoreError(.fileSystem, "cannot list \(directory)")
+        }
+        return names.compactMap { name -> String? in
+            guard name.hasSuffix(".json") else { return nil }
+            let profile = String(name.dropLast(5))
+            return ProfileName.isValid(profile) ? profile : nil
+        }.sorted()
+    }
+
+    /// Reads, changes and writes the profile's file under its lock (see ``TokenStore``).
+    @discardableResult
+    public func update(
+        profile: String, _ body: (StoredTokens?) async throws -> StoredTokens?
+    ) async throws -> StoredTokens? {
+        try ProfileName.validate(profile)
+        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
+            let current = try readEntry(profile: profile)
+            let new = try await body(current)
+            if new == current { return new }
+            if let new {
+                try writeEntry(new, profile: profile)
+            } else {
+                _ = try remove(profile: profile)
+            }
+            return new
+        }
+    }
+
+    // MARK: - Files
+
+    private func filePath(_ profile: String) -> String { "\(directory)/\(profile).json" }
+    private func lockPath(_ profile: String) -> String { "\(directory)/.\(profile).lock" }
+    private func temporaryPrefix(_ profile: String) -> String { ".\(profile).json.tmp-" }
+
+    private func readEntry(profile: String) throws(TokenStoreError) -> StoredTokens? {
+        let path = filePath(profile)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if descriptor < 0 {
+            let number = errno
+            if number == ENOENT { return nil }
+            if number == ELOOP { throw TokenStoreError(.insecureFile, "\(path) is a symbolic link") }
+            throw TokenStoreError.system("cannot open \(path)", errno: number)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw TokenStoreError.system("cannot stat \(path)") }
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            throw TokenStoreError(
+                .insecureFile,
+                "\(path) is not a regular file of this user with mode 0600 (mode "
+                    + String(info.st_mode & 0o7777, radix: 8) + ", owner \(info.st_uid))")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 {
+                data.append(contentsOf: buffer[..<count])
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                throw TokenStoreError.system("cannot read \(path)")
+            }
+        }
+        return try StoredTokens.decode(data, profile: profile)
+    }
+
+    /// Temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync` the directory.
+    private func writeEntry(_ tokens: StoredTokens, profile: String) throws(TokenStoreError) {
+        removeStaleTemporaryFiles(profile: profile)
+        let data = try tokens.encoded()
+        let temporary = "\(directory)/\(temporaryPrefix(profile))\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw TokenStoreError.system("cannot create \(temporary)") }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do {
+            defer { close(descriptor) }
+            // The umask can only narrow the mode given to open; fchmod makes it exactly 0600
+            // before a byte is written.
+            guard fchmod(descriptor, 0o600) == 0 else { throw TokenStoreError.system("cannot fchmod \(temporary)") }
+            if let number = writeAll(descriptor, data) {
+                throw TokenStoreError.system("cannot write \(temporary)", errno: number)
+            }
+            guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(temporary)") }
+        }
+        guard rename(temporary, filePath(profile)) == 0 else {
+            throw TokenStoreError.system("cannot rename \(temporary) to \(filePath(profile))")
+        }
+        renamed = true
+        try syncDirectory()
+    }
+
+    private func remove(profile: String) throws(TokenStoreError) -> Bool {
+        removeStaleTemporaryFiles(profile: profile)
+        guard unlink(filePath(profile)) == 0 else {
+            if errno == ENOENT { return false }
+            throw TokenStoreError.system("cannot remove \(filePath(profile))")
+        }
+        try syncDirectory()
+        return true
+    }
+
+    /// Removes what a writer killed mid-write left. Only called with the profile's lock held,
+    /// so no live writer's file is among them.
+    private func removeStaleTemporaryFiles(profile: String) {
+        let prefix = temporaryPrefix(profile)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            unlink("\(directory)/\(name)")
+        }
+    }
+
+    private func syncDirectory() throws(TokenStoreError) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TokenStoreError.system("cannot open \(directory)") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(directory)") }
+    }
+
+    // MARK: - The directory
+
+    /// Creates `path` 0700 (and missing parents 0700), or checks an existing one: a directory,
+    /// not a link, owned by this user; group and world permissions are removed with a warning.
+    package static func preparePrivateDirectory(_ path: String, logger: Logger) throws(TokenStoreError) {
+        guard path.hasPrefix("/") else {
+            throw TokenStoreError(.insecureDirectory, "the token directory \(path) is not an absolute path")
+        }
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else { throw TokenStoreError.system("cannot stat \(path)") }
+            let parent = (path as NSString).deletingLastPathComponent
+            if parent != path, parent != "/", access(parent, F_OK) != 0 {
+                try preparePrivateDirectory(parent, logger: logger)
+            }
+            if mkdir(path, 0o700) != 0, errno != EEXIST {
+                throw TokenStoreError.system("cannot create \(path)")
+            }
+            guard lstat(path, &info) == 0 else { throw TokenStoreError.system("cannot stat \(path)") }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw TokenStoreError(.insecureDirectory, "\(path) is not a directory (or is a symbolic link)")
+        }
+        guard info.st_uid == geteuid() else {
+            throw TokenStoreError(
+                .insecureDirectory, "\(path) belongs to user \(info.st_uid), not this user (\(geteuid()))")
+        }
+        let mode = info.st_mode & 0o7777
+        if mode != 0o700 {
+            if mode & 0o077 != 0 {
+                logger.warning(
+                    "token directory was accessible to others; made it 0700",
+                    metadata: ["path": "\(path)", "mode": "\(String(mode, radix: 8))"])
+            }
+            guard chmod(path, 0o700) == 0 else {
+                throw TokenStoreError.system("cannot make \(path) 0700", code: .insecureDirectory)
+            }
+        }
+    }
+}

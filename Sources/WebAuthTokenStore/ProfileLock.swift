@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An exclusive `flock(2)` lock on a file, shared by every store that uses the same path: other
+/// processes and other tasks of this one (each acquisition opens the file anew, and `flock`
+/// locks belong to the open file description, so two opens in one process exclude each other).
+///
+/// Acquiring never blocks a thread: it tries `LOCK_EX | LOCK_NB` and sleeps a few milliseconds
+/// between tries, up to a time limit. The lock ends when the descriptor is closed — also when
+/// the process dies, so a crashed holder never leaves it stuck.
+package enum ProfileLock {
+    /// Runs `body` while holding the lock on `path` (created 0600 if missing).
+    package static func withLock<Result>(
+        at path: String, timeout: Duration, _ body: () async throws -> Result
+    ) async throws -> Result {
+        // Read-only is enough for flock, and works even if a umask left the file 0400.
+        let descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw TokenStoreError.system("cannot open the lock file \(path)") }
+        defer { close(descriptor) }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause = Duration.milliseconds(1)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let number = errno
+            guard number == EWOULDBLOCK || number == EINTR else {
+                throw TokenStoreError.system("cannot lock \(path)", errno: number)
+            }
+            guard clock.now < deadline else {
+                throw TokenStoreError(.lockTimeout, "another process has held \(path) for more than \(timeout)")
+            }
+            // A little jitter so waiters do not retry in step.
+            try await Task.sleep(for: pause + .microseconds(Int.random(in: 0..<1000)))
+            pause = min(pause * 2, .milliseconds(16))
+        }
+        return try await body()
+    }
+}
+
+/// Writes all of `data` to `descriptor`, retrying after `EINTR`; returns `errno` on failure.
+func writeAll(_ descriptor: Int32, _ data: Data) -> Int32? {
+    data.withUnsafeBytes { bytes -> Int32? in
+        guard let base = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let count = write(descriptor, base + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += count
+        }
+        return nil
+    }
+}

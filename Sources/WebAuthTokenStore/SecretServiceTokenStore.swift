@@ -1,0 +1,281 @@
+import Foundation
+import Logging
+import WebAuthProcess
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A ``TokenStore`` in the desktop keyring (the freedesktop.org Secret Service over D-Bus:
+/// GNOME Keyring, KWallet 5.97+, KeePassXC), through the `secret-tool` program from libsecret.
+///
+/// - Each profile is one secret item with the attributes `service=webauth` and
+///   `profile=<name>`, labelled `webauth: <name>`; its secret is the entry's compact JSON.
+/// - The secret goes to `secret-tool` on its standard input, never in its arguments, so it
+///   never shows in `ps`. Programs are started with `posix_spawn`, never through a shell.
+/// - Every write and ``update(profile:_:)`` holds the same kind of `flock` lock as
+///   ``FileTokenStore``, on `<profile>.lock` in ``lockDirectory`` (default
+///   `$XDG_STATE_HOME/webauth/locks`, created 0700), so updates are atomic across processes
+///   on this machine.
+/// - ``profiles()`` parses `secret-tool search --all service webauth` (the `attribute.profile`
+///   lines); no index file is kept.
+/// - Each `secret-tool` run is limited to ``timeout``; a locked keyring that would show an
+///   unlock prompt counts as unavailable rather than hanging.
+///
+/// ```swift
+/// let store = try SecretServiceTokenStore()
+/// try await store.checkAvailability()  // throws keyringUnavailable with no usable keyring
+/// try await store.save(stored, profile: "default")
+/// ```
+public struct SecretServiceTokenStore: TokenStore {
+    /// The `service` attribute every item carries.
+    public static let service = "webauth"
+
+    /// The environment `secret-tool` runs with; its `DBUS_SESSION_BUS_ADDRESS` picks the bus.
+    public let environment: [String: String]
+    /// Where the profiles' lock files are.
+    public let lockDirectory: String
+    /// How long one `secret-tool` run may take.
+    public let timeout: Duration
+    /// How long a write waits for another process's lock.
+    public let lockTimeout: Duration
+    /// The `secret-tool` program found on the environment's `PATH`.
+    public let executable: String
+    private let logger: Logger
+
+    /// Prepares a store that talks to the Secret Service on `environment`'s session bus.
+    ///
+    /// This checks only what can be checked without asking the keyring — `secret-tool` on
+    /// `PATH`, `DBUS_SESSION_BUS_ADDRESS` set — and creates the lock directory; call
+    /// ``checkAvailability()`` to ask the keyring itself.
+    ///
+    /// - Throws: ``TokenStoreError/Code/keyringUnavailable``, or a lock directory error.
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, lockDirectory: String? = nil,
+        timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "webauth.tokenstore")
+    ) throws(TokenStoreError) {
+        guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
+            throw TokenStoreError(.keyringUnavailable, "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)")
+        }
+        var found: String?
+        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = String(directory) + "/secret-tool"
+            if access(candidate, X_OK) == 0 {
+                found = candidate
+                break
+            }
+        }
+        guard let found else {
+            throw TokenStoreError(
+                .keyringUnavailable, "secret-tool is not installed (Debian and Ubuntu: apt install libsecret-tools)")
+        }
+        self.environment = environment
+        self.executable = found
+        self.lockDirectory =
+            lockDirectory ?? FileTokenStore.stateDirectory(environment: environment) + "/webauth/locks"
+        self.timeout = timeout
+        self.lockTimeout = lockTimeout
+        self.logger = logger
+        try FileTokenStore.preparePrivateDirectory(self.lockDirectory, logger: logger)
+    }
+
+    /// ``TokenStoreKind/keyring``.
+    public var kind: TokenStoreKind { .keyring }
+
+    /// `Secret Service (service=webauth)`.
+    public var location: String { "Secret Service (service=\(Self.service))" }
+
+    /// Asks the keyring for an item that does not exist; succeeds when it answers "not found"
+    /// (or finds it) in time.
+    ///
+    /// - Throws: ``TokenStoreError/Code/keyringUnavailable`` naming what went wrong.
+    public func checkAvailability() async throws(TokenStoreError) {
+        do {
+            _ = try await lookup(attributes: ["service", Self.service + "-probe", "probe", "1"])
+        } catch {
+            throw TokenStoreError(.keyringUnavailable, "the keyring did not answer: \(error.message)")
+        }
+    }
+
+    /// The profile's item, decoded; `nil` when there is none.
+    public func load(profile: String) async throws -> StoredTokens? {
+        try ProfileName.validate(profile)
+        return try await loadEntry(profile: profile)
+    }
+
+    /// Stores the profile's item under its lock.
+    public func save(_ tokens: StoredTokens, profile: String) async throws {
+        try ProfileName.validate(profile)
+        try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
+            try await storeEntry(tokens, profile: profile)
+        }
+    }
+
+    /// Removes the profile's item under its lock.
+    @discardableResult
+    public func delete(profile: String) async throws -> Bool {
+        try ProfileName.validate(profile)
+        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
+            try await clearEntry(profile: profile)
+        }
+    }
+
+    /// The profiles with an item, sorted.
+    public func profiles() async throws -> [String] {
+        let result = try await run(["search", "--all", "service", Self.service])
+        guard Subprocess.exitCode(of: result.status) == 0 else {
+            throw failure("search", result)
+        }
+        // secret-tool prints the attributes (on standard error, in libsecret 0.20) as
+        // "attribute.profile = <name>"; read both streams, keep only valid names.
+        let text = String(decoding: result.output, as: UTF8.self) + "\n" + result.errorText
+        let prefix = "attribute.profile = "
+        let names = text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix(prefix) else { return nil }
+            let name = String(line.dropFirst(prefix.count))
+            return ProfileName.isValid(name) ? name : nil
+        }
+        return Array(Set(names)).sorted()
+    }
+
+    /// Reads, changes and writes the profile's item under its lock (see ``TokenStore``).
+    @discardableResult
+    public func update(
+        profile: String, _ body: (StoredTokens?) async throws -> StoredTokens?
+    ) async throws -> StoredTokens? {
+        try ProfileName.validate(profile)
+        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
+            let current = try await loadEntry(profile: profile)
+            let new = try await body(current)
+            if new == current { return new }
+            if let new {
+                try await storeEntry(new, profile: profile)
+            } else {
+                _ = try await clearEntry(profile: profile)
+            }
+            return new
+        }
+    }
+
+    // MARK: - secret-tool
+
+    private func lockPath(_ profile: String) -> String { "\(lockDirectory)/\(profile).lock" }
+
+    private func attributes(_ profile: String) -> [String] { ["service", Self.service, "profile", profile] }
+
+    private func loadEntry(profile: String) async throws(TokenStoreError) -> StoredTokens? {
+        guard let data = try await lookup(attributes: attributes(profile)) else { return nil }
+        return try StoredTokens.decode(data, profile: profile)
+    }
+
+    private func storeEntry(_ tokens: StoredTokens, profile: String) async throws(TokenStoreError) {
+        let data = try tokens.encoded()
+        let result = try await run(
+            ["store", "--label", "webauth: \(profile)"] + attributes(profile), input: data)
+        guard Subprocess.exitCode(of: result.status) == 0 else { throw failure("store", result) }
+    }
+
+    private func clearEntry(profile: String) async throws(TokenStoreError) -> Bool {
+        guard try await lookup(attributes: attributes(profile)) != nil else { return false }
+        let result = try await run(["clear"] + attributes(profile))
+        guard Subprocess.exitCode(of: result.status) == 0 else { throw failure("clear", result) }
+        return true
+    }
+
+    /// The secret with these attributes; `nil` for "not found" (exit status 1, nothing said).
+    private func lookup(attributes: [String]) async throws(TokenStoreError) -> Data? {
+        let result = try await run(["lookup"] + attributes)
+        switch Subprocess.exitCode(of: result.status) {
+        case 0: return result.output
+        case 1 where result.errorText.isEmpty: return nil
+        default: throw failure("lookup", result)
+        }
+    }
+
+    private struct RunResult {
+        var status: Int32
+        var output: Data
+        var errorText: String
+    }
+
+    private func failure(_ command: String, _ result: RunResult) -> TokenStoreError {
+        // secret-tool's messages are about D-Bus and the keyring; the secret is never in them.
+        let said = result.errorText.split(separator: "\n").prefix(3).joined(separator: " / ")
+        if Subprocess.exitCode(of: result.status) == nil {
+            return TokenStoreError(.keyringFailed, "secret-tool \(command) did not finish within \(timeout)")
+        }
+        return TokenStoreError(
+            .keyringFailed,
+            "secret-tool \(command) failed (\(Subprocess.describe(status: result.status)))"
+                + (said.isEmpty ? "" : ": \(said.prefix(300))"))
+    }
+
+    /// Runs `secret-tool` with `arguments`, `input` on its standard input, within ``timeout``.
+    ///
+    /// The input is written into the pipe before the program starts (the pipe is sized to
+    /// hold it), so writing can neither block nor raise `SIGPIPE` if the program exits early.
+    private func run(_ arguments: [String], input: Data? = nil) async throws(TokenStoreError) -> RunResult {
+        var inputStream = Subprocess.Stream.null
+        var inputReadEnd: Int32 = -1
+        if let input {
+            inputReadEnd = try Self.pipe(holding: input)
+            inputStream = .descriptor(inputReadEnd)
+        }
+        let process: Subprocess
+        do {
+            defer { if inputReadEnd >= 0 { close(inputReadEnd) } }
+            process = try Subprocess(
+                executable: executable, arguments: arguments, environment: environment,
+                standardInput: inputStream, standardOutput: .pipe, standardError: .pipe)
+        } catch {
+            throw TokenStoreError(.keyringUnavailable, "cannot start \(executable): \(error)")
+        }
+        let limit = timeout
+        let killer = Task {
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled { process.send(SIGKILL) }
+        }
+        defer { killer.cancel() }
+        async let output = Self.collect(process.standardOutput)
+        async let errorOutput = Self.collect(process.standardError)
+        let (outputBytes, errorBytes) = await (output, errorOutput)
+        let status = await process.exitStatus()
+        return RunResult(
+            status: status, output: Data(outputBytes),
+            errorText: String(decoding: errorBytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    private static func collect(_ stream: AsyncStream<[UInt8]>?) async -> [UInt8] {
+        guard let stream else { return [] }
+        var bytes: [UInt8] = []
+        for await chunk in stream { bytes += chunk }
+        return bytes
+    }
+
+    /// A pipe already holding `data`, its write end closed; returns the read end (close-on-exec).
+    private static func pipe(holding data: Data) throws(TokenStoreError) -> Int32 {
+        let ends: [Int32]
+        do {
+            ends = try Subprocess.makePipe()
+        } catch {
+            throw TokenStoreError(.keyringFailed, "cannot make a pipe: \(error)")
+        }
+        defer { close(ends[1]) }
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ (Linux)
+        if data.count > 60 * 1024, fcntl(ends[1], setPipeSize, Int32(data.count + 4096)) < 0 {
+            close(ends[0])
+            throw TokenStoreError(.encodingFailed, "the token entry is too large (\(data.count) bytes)")
+        }
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        if let number = writeAll(ends[1], data) {
+            close(ends[0])
+            throw TokenStoreError.system("cannot write the token entry into a pipe", errno: number, code: .keyringFailed)
+        }
+        return ends[0]
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import WebAuthOAuth
+
+/// Where signed-in tokens live between runs, one entry per profile name.
+///
+/// Two implementations ship: ``FileTokenStore`` (0600 JSON files in a 0700 directory under
+/// `$XDG_STATE_HOME`) and ``SecretServiceTokenStore`` (the desktop keyring, through
+/// `secret-tool`). ``TokenStoreSelection`` picks one. Every method that changes an entry takes
+/// the profile's lock, which excludes other tasks and other processes alike.
+///
+/// Refresh through ``update(profile:_:)`` so that two processes refreshing at once keep the
+/// rotated refresh token: the second one, once it holds the lock, sees what the first one wrote.
+///
+/// ```swift
+/// let store = try TokenStoreSelection.automatic.makeStore()
+/// let current = try await store.update(profile: "default") { stored in
+///     guard var stored, stored.tokens.isExpired(margin: .seconds(60)) else { return stored }
+///     stored.tokens = try await client.refresh(stored.tokens)  // the rotated refresh token
+///     return stored
+/// }
+/// ```
+///
+/// Store failures are ``TokenStoreError``s; their messages never contain a token.
+public protocol TokenStore: Sendable {
+    /// Which kind of store this is, for `webauth status`.
+    var kind: TokenStoreKind { get }
+
+    /// Where the entries live, for people: a directory path, or the keyring and its attributes.
+    var location: String { get }
+
+    /// The entry stored under `profile`, or `nil` when there is none.
+    func load(profile: String) async throws -> StoredTokens?
+
+    /// Stores `tokens` under `profile`, replacing any entry, under the profile's lock.
+    func save(_ tokens: StoredTokens, profile: String) async throws
+
+    /// Removes the entry under `profile`, under the profile's lock. Returns whether there was one.
+    @discardableResult
+    func delete(profile: String) async throws -> Bool
+
+    /// The names of the profiles that have an entry, sorted.
+    func profiles() async throws -> [String]
+
+    /// Reads, changes and writes the entry under `profile` while holding the profile's lock, so
+    /// no other task or process reads or writes it in between.
+    ///
+    /// - Parameters:
+    ///   - profile: The profile name (see ``ProfileName``).
+    ///   - body: Given the current entry (or `nil`), returns the new one; returning `nil` removes
+    ///     the entry, returning the argument unchanged writes nothing. An error thrown by `body`
+    ///     leaves the entry as it was and is rethrown.
+    /// - Returns: What `body` returned.
+    @discardableResult
+    func update(
+        profile: String, _ body: (StoredTokens?) async throws -> StoredTokens?
+    ) async throws -> StoredTokens?
+}
+
+/// The kinds of ``TokenStore``.
+public enum TokenStoreKind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// 0600 files in a 0700 directory: ``FileTokenStore``.
+    case file
+    /// The desktop keyring over D-Bus (Secret Service): ``SecretServiceTokenStore``.
+    case keyring
+
+    /// `file` or `keyring`, as `--store` spells it.
+    public var description: String { rawValue }
+}
+
+/// What a ``TokenStore`` keeps per profile: the tokens plus who issued them to which client, so
+/// `webauth status` can say what a profile is signed in to without the client configuration.
+///
+/// Encoded as JSON with a ``version`` field; dates are ISO 8601. Printing it never shows a token.
+///
+/// ```swift
+/// let stored = StoredTokens(tokens: tokenSet, configuration: configuration)
+/// try await store.save(stored, profile: "work")
+/// ```
+public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The format version written by this code.
+    public static let currentVersion = 1
+
+    /// The format version this entry was written with.
+    public var version: Int
+    /// The tokens.
+    public var tokens: TokenSet
+    /// The provider's issuer identifier, when the configuration names one.
+    public var issuer: String?
+    /// The token endpoint the tokens came from, when known: with ``clientID``, what identifies
+    /// the client for a refresh.
+    public var tokenEndpoint: String?
+    /// The client identifier the tokens were issued to.
+    public var clientID: String
+    /// When the entry was last written.
+    public var savedAt: Date
+
+    /// Creates an entry.
+    public init(
+        tokens: TokenSet, clientID: String, issuer: String? = nil, tokenEndpoint: String? = nil,
+        savedAt: Date = Date()
+    ) {
+        self.version = Self.currentVersion
+        self.tokens = tokens
+        self.issuer = issuer
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.savedAt = savedAt
+    }
+
+    /// Creates an entry for tokens issued to the client `configuration` describes. Only the
+    /// configuration's identity is kept (issuer, token endpoint, client ID) — never its secret.
+    public init(tokens: TokenSet, configuration: ClientConfiguration, savedAt: Date = Date()) {
+        self.init(
+            tokens: tokens, clientID: configuration.clientID, issuer: configuration.issuer?.absoluteString,
+            tokenEndpoint: configuration.endpoints.token?.absoluteString, savedAt: savedAt)
+    }
+
+    /// A summary with no token values.
+    public var description: String {
+        var parts = ["client \(clientID)"]
+        if let issuer { parts.append("issuer \(issuer)") }
+        parts.append(tokens.description)
+        return "StoredTokens(" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// Encodes the entry as compact JSON (no newlines, so it can go through a line-based tool).
+    package func encoded() throws(TokenStoreError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(self)
+        } catch {
+            throw TokenStoreError(.encodingFailed, "the token entry could not be encoded")
+        }
+    }
+
+    /// Decodes an entry; `profile` names it in the error.
+    package static func decode(_ data: Data, profile: String) throws(TokenStoreError) -> StoredTokens {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(StoredTokens.self, from: data)
+        } catch {
+            // The decoder's message can quote the input: say only where it broke.
+            throw TokenStoreError(
+                .corrupt, "the stored entry for profile \"\(profile)\" is not valid (\(data.count) bytes)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Why a ``TokenStore`` operation failed. The message names paths, profiles and system errors,
+/// never a token.
+///
+/// ```swift
+/// do {
+///     _ = try await store.load(profile: "../etc")
+/// } catch let error as TokenStoreError where error.code == .invalidProfileName {
+///     print(error)  // invalidProfileName: …
+/// }
+/// ```
+public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name.
+        public var rawValue: String
+        /// Creates a code.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The name.
+        public var description: String { rawValue }
+
+        /// The profile name is empty, too long, has characters outside `A-Z a-z 0-9 . _ -`,
+        /// starts with `.` or `-`, or contains `..`.
+        public static let invalidProfileName = Code("invalidProfileName")
+        /// The token directory is not a directory we own (a symbolic link, someone else's), or
+        /// its permissions could not be made 0700.
+        public static let insecureDirectory = Code("insecureDirectory")
+        /// A token file is not a regular file we own with no group or world permissions.
+        public static let insecureFile = Code("insecureFile")
+        /// A system call on the store's files failed.
+        public static let fileSystem = Code("fileSystem")
+        /// The stored entry does not decode.
+        public static let corrupt = Code("corrupt")
+        /// The entry could not be encoded.
+        public static let encodingFailed = Code("encodingFailed")
+        /// The profile's lock was not acquired in time: another process holds it.
+        public static let lockTimeout = Code("lockTimeout")
+        /// No usable keyring: `secret-tool` missing, no D-Bus session, or no Secret Service.
+        public static let keyringUnavailable = Code("keyringUnavailable")
+        /// `secret-tool` failed or did not answer in time.
+        public static let keyringFailed = Code("keyringFailed")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A description for people, with no token values.
+    public var message: String
+
+    /// Creates an error.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(_ code: Code, _ message: String) {
+        self.init(code: code, message: message)
+    }
+
+    /// An error for a failed system call: `what` plus the `errno` text.
+    static func system(_ what: String, errno number: Int32 = errno, code: Code = .fileSystem) -> TokenStoreError {
+        TokenStoreError(code, "\(what): \(String(cString: strerror(number)))")
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WebauthFixtureConfig(AppConfig):
+    name = "webauth_fixture"
+    verbose_name = "webauth test provider"

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@testable import WebAuthOAuth
+
+@Suite("Authorization response checks")
+struct AuthorizationResponseTests {
+    let validator = AuthorizationResponseValidator(
+        expectedState: "state-1", expectedIssuer: "https://issuer.example", issuerRequired: false)
+
+    private func url(_ string: String) -> URL { URL(string: string)! }
+
+    @Test func acceptsTheCodeWithTheRightState() throws {
+        let grant = try validator.validate(url("http://127.0.0.1:4000/cb?code=abc&state=state-1"))
+        #expect(grant == .code("abc"))
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1:4000/cb?code=abc", "http://127.0.0.1:4000/cb?code=abc&state=other",
+        "http://127.0.0.1:4000/cb?code=abc&state=", "http://127.0.0.1:4000/cb?code=abc&state=STATE-1",
+    ])
+    func rejectsAMissingOrWrongState(_ callback: String) {
+        #expect(!validator.answersRequest(url(callback)))
+        #expect(throws: OAuthError.self) { try validator.validate(url(callback)) }
+        do {
+            _ = try validator.validate(url(callback))
+        } catch {
+            #expect(error.code == .stateMismatch)
+        }
+    }
+
+    @Test func rejectsAnotherIssuerBeforeLookingAtTheCode() {
+        let callback = url("http://127.0.0.1:4000/cb?code=abc&state=state-1&iss=https%3A%2F%2Fevil.example")
+        #expect(validator.answersRequest(callback))
+        do {
+            _ = try validator.validate(callback)
+            Issue.record("accepted a response from another issuer")
+        } catch {
+            #expect(error.code == .issuerMismatch)
+            #expect(!error.message.contains("abc"))
+        }
+    }
+
+    @Test func comparesTheIssuerAsAnExactString() {
+        for issuer in ["https://issuer.example/", "https://ISSUER.example", "https://issuer.example:443"] {
+            let encoded = issuer.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let callback = url("http://127.0.0.1:4000/cb?code=abc&state=state-1&iss=\(encoded)")
+            #expect(throws: OAuthError.self, "\(issuer)") { try validator.validate(callback) }
+        }
+        let exact = url("http://127.0.0.1:4000/cb?code=abc&state=state-1&iss=https%3A%2F%2Fissuer.example")
+        #expect((try? validator.validate(exact)) == .code("abc"))
+    }
+
+    @Test func requiresIssWhenTheMetadataPromisesIt() {
+        var strict = validator
+        strict.issuerRequired = true
+        do {
+            _ = try strict.validate(url("http://127.0.0.1:4000/cb?code=abc&state=state-1"))
+            Issue.record("accepted a response without iss")
+        } catch {
+            #expect(error.code == .issuerMissing)
+        }
+    }
+
+    @Test func turnsAnErrorResponseIntoATypedErrorWithASafeDescription() {
+        let callback = url(
+            "http://127.0.0.1:4000/cb?error=access_denied&error_description=No%1B%5B31m%20way%0A&error_uri=https%3A%2F%2Fissuer.example%2Fhelp&state=state-1"
+        )
+        do {
+            _ = try validator.validate(callback)
+            Issue.record("accepted an error response")
+        } catch {
+            #expect(error.code == .server)
+            #expect(error.serverError?.code == .accessDenied)
+            #expect(error.serverError?.endpoint == .authorization)
+            #expect(error.serverError?.uri == URL(string: "https://issuer.example/help"))
+            #expect(error.serverError?.rawDescription == "No\u{1B}[31m way\n")
+            let safe = error.serverError?.safeDescription ?? ""
+            #expect(!safe.contains("\u{1B}") && !safe.contains("\n"))
+            #expect(!error.description.contains("\u{1B}"))
+        }
+    }
+
+    @Test func anErrorResponseWithTheWrongStateIsAStateMismatch() {
+        do {
+            _ = try validator.validate(url("http://127.0.0.1:4000/cb?error=access_denied&state=forged"))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .stateMismatch)
+        }
+    }
+
+    @Test func neverTakesAnAccessTokenFromAQuery() {
+        for responseType in [ResponseType.code, .token] {
+            var implicit = validator
+            implicit.responseType = responseType
+            do {
+                _ = try implicit.validate(url("com.example.app:/cb?access_token=leak&state=state-1#state=state-1"))
+                Issue.record("accepted a token from a query")
+            } catch {
+                #expect(error.code == .tokenInQuery)
+                #expect(!error.description.contains("leak"))
+            }
+        }
+    }
+
+    @Test func readsAnImplicitResponseFromTheFragmentOnlyWhenAskedFor() throws {
+        var implicit = validator
+        implicit.responseType = .token
+        let callback = url(
+            "fairese-nae://anilist-auth#access_token=tok&token_type=Bearer&expires_in=31536000&state=state-1")
+        guard case .implicit(let parameters) = try implicit.validate(callback) else {
+            Issue.record("no implicit grant")
+            return
+        }
+        #expect(parameters["access_token"] == "tok")
+        #expect(parameters["expires_in"] == "31536000")
+        // The code flow ignores the fragment: no state there counts.
+        #expect(throws: OAuthError.self) { try validator.validate(callback) }
+    }
+
+    @Test func readsAFragmentThatStartsWithAQuestionMark() throws {
+        var implicit = validator
+        implicit.responseType = .token
+        let grant = try implicit.validate(url("myapp://auth#?access_token=tok&state=state-1"))
+        #expect(grant == .implicit(["access_token": "tok", "state": "state-1"]))
+    }
+
+    @Test func requiresACode() {
+        do {
+            _ = try validator.validate(url("http://127.0.0.1:4000/cb?state=state-1"))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .invalidCallback)
+        }
+    }
+}

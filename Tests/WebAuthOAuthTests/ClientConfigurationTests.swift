@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+@testable import WebAuthOAuth
+
+@Suite("Client configuration")
+struct ClientConfigurationTests {
+    @Test func decodesTheAppCredentialJSONShape() throws {
+        // The shape of the AniList configuration file in the SwiftUI article (numeric id).
+        let json = """
+            {
+                "id": 1,
+                "secret": "api_secret",
+                "name": "Nae for Anilist",
+                "redirectURL": "fairese-nae://anilist-auth"
+            }
+            """
+        let configuration = try JSONDecoder().decode(ClientConfiguration.self, from: Data(json.utf8))
+        #expect(configuration.clientID == "1")
+        #expect(configuration.clientSecret == "api_secret")
+        #expect(configuration.name == "Nae for Anilist")
+        #expect(configuration.redirectURI.absoluteString == "fairese-nae://anilist-auth")
+        #expect(configuration.responseType == .code)
+        let target = try RedirectTarget(configuration.redirectURI)
+        #expect(target.callback == .customScheme("fairese-nae"))
+    }
+
+    @Test func roundTripsTheFullForm() throws {
+        var configuration = ClientConfiguration(
+            issuer: URL(string: "https://issuer.example"),
+            endpoints: .init(revocation: URL(string: "https://issuer.example/revoke")), clientID: "cli",
+            scopes: ["openid", "email"], clientAuthentication: .clientSecretPost)
+        configuration.clientSecret = "s3cret"
+        configuration.additionalAuthorizationParameters = ["prompt": "consent"]
+        let data = try JSONEncoder().encode(configuration)
+        #expect(try JSONDecoder().decode(ClientConfiguration.self, from: data) == configuration)
+    }
+
+    @Test func acceptsScopesAsOneString() throws {
+        let json = #"{"clientID":"c","issuer":"https://issuer.example","scopes":"openid profile"}"#
+        let configuration = try JSONDecoder().decode(ClientConfiguration.self, from: Data(json.utf8))
+        #expect(configuration.scopes == ["openid", "profile"])
+    }
+
+    @Test func loadingABrokenFileNamesTheKeyButNotTheSecret() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-config-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"secret":"very-secret-value","name":"x"}"#.utf8).write(to: file)
+        do {
+            _ = try ClientConfiguration.load(from: file)
+            Issue.record("loaded a configuration without a client ID")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+            #expect(error.message.contains("clientID"))
+            #expect(!error.message.contains("very-secret-value"))
+        }
+    }
+
+    @Test(arguments: [
+        ("http://issuer.example", OAuthError.Code.insecureEndpoint),
+        ("ftp://issuer.example", OAuthError.Code.insecureEndpoint),
+    ])
+    func rejectsIssuersThatAreNotHTTPS(_ issuer: String, _ code: OAuthError.Code) {
+        let configuration = ClientConfiguration(issuer: URL(string: issuer), clientID: "c")
+        #expect(throws: OAuthError.self) { try configuration.validated() }
+        do { _ = try configuration.validated() } catch { #expect(error.code == code) }
+    }
+
+    @Test func allowsPlainHTTPOnlyToLoopback() throws {
+        _ = try ClientConfiguration(issuer: URL(string: "http://127.0.0.1:8080/o"), clientID: "c").validated()
+        _ = try ClientConfiguration(issuer: URL(string: "http://[::1]:8080"), clientID: "c").validated()
+    }
+
+    @Test func mapsRedirectURIsToCallbacks() throws {
+        #expect(try RedirectTarget(URL(string: "http://127.0.0.1/callback")!).callback == .loopback(path: "/callback"))
+        #expect(
+            try RedirectTarget(URL(string: "http://127.0.0.1:8765/cb")!).callback == .loopback(path: "/cb", port: 8765))
+        #expect(
+            try RedirectTarget(URL(string: "http://[::1]/cb")!).callback == .loopback(path: "/cb", host: .ipv6))
+        #expect(
+            try RedirectTarget(URL(string: "https://app.example.com/oauth")!).callback
+                == .https(host: "app.example.com", path: "/oauth"))
+        #expect(try RedirectTarget(URL(string: "com.example.app:/oauth")!).callback == .customScheme("com.example.app"))
+        #expect(throws: OAuthError.self) { try RedirectTarget(URL(string: "http://example.com/cb")!) }
+        #expect(throws: OAuthError.self) { try RedirectTarget(URL(string: "http://127.0.0.1/cb?x=1")!) }
+    }
+
+    @Test func aSecretMethodNeedsASecret() {
+        let configuration = ClientConfiguration(
+            issuer: URL(string: "https://issuer.example"), clientID: "c", clientAuthentication: .clientSecretBasic)
+        #expect(throws: OAuthError.self) { try configuration.validated() }
+    }
+
+    @Test func presetsAreValidAndCarryTheirQuirks() throws {
+        for name in ClientConfiguration.presetNames {
+            let preset = try ClientConfiguration.preset(
+                named: name, clientID: "id", tenant: "00000000-0000-0000-0000-000000000000",
+                redirectURI: URL(string: "com.example.app:/cb"))
+            _ = try preset.validated()
+        }
+        #expect(
+            ClientConfiguration.anilist(clientID: "1", redirectURI: URL(string: "x-app:/cb")!).responseType == .token)
+        #expect(ClientConfiguration.google(clientID: "g").additionalAuthorizationParameters["access_type"] == "offline")
+        #expect(
+            ClientConfiguration.github(clientID: "g", clientSecret: "s").effectiveClientAuthentication
+                == .clientSecretPost)
+        #expect(throws: OAuthError.self) { try ClientConfiguration.preset(named: "nope", clientID: "x") }
+        #expect(throws: OAuthError.self) { try ClientConfiguration.preset(named: "microsoft", clientID: "x") }
+    }
+
+    @Test func findsMetadataAtTheOpenIDAndRFC8414Locations() {
+        let urls = Discovery.documentURLs(for: URL(string: "https://issuer.example/tenant")!).map(\.absoluteString)
+        #expect(
+            urls == [
+                "https://issuer.example/tenant/.well-known/openid-configuration",
+                "https://issuer.example/.well-known/oauth-authorization-server/tenant",
+                "https://issuer.example/.well-known/openid-configuration/tenant",
+            ])
+        #expect(
+            Discovery.documentURLs(for: URL(string: "https://issuer.example")!).map(\.absoluteString) == [
+                "https://issuer.example/.well-known/openid-configuration",
+                "https://issuer.example/.well-known/oauth-authorization-server",
+            ])
+    }
+}

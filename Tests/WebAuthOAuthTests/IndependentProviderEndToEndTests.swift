@@ -1,0 +1,181 @@
+import Foundation
+import Synchronization
+import Testing
+import WebAuthOAuth
+import WebAuthTestSupport
+
+/// `OAuthClient` against an independently written provider (django-oauth-toolkit, run on
+/// loopback by ``IndependentProvider``), with a real headless Chromium signing in through the
+/// provider's own login and consent pages.
+@Suite("End to end with an independent provider", .serialized)
+struct IndependentProviderEndToEndTests {
+    private func client(
+        _ provider: IndependentProvider, clientID: String, secret: String? = nil,
+        authentication: ClientAuthenticationMethod? = nil
+    ) throws -> OAuthClient {
+        try OAuthClient(
+            configuration: ClientConfiguration(
+                issuer: provider.issuer, clientID: clientID, clientSecret: secret,
+                scopes: IndependentProvider.scopes, clientAuthentication: authentication),
+            requestTimeout: .seconds(20))
+    }
+
+    /// Signs in with `client` in a headless Chromium, playing the person on the provider's pages.
+    private func signIn(_ client: OAuthClient, at provider: IndependentProvider) async throws -> TokenSet {
+        let driver = try ChromiumPageDriver()
+        defer { driver.tearDown() }
+        let environment = driver.environment(receivers: [LoopbackReceiver()])
+        let signIn = Task { () throws(OAuthError) -> TokenSet in
+            try await client.signIn(environment: environment) { session in
+                session.prefersEphemeralWebBrowserSession = true
+                session.timeout = .seconds(120)
+            }
+        }
+        do {
+            let page = try await driver.page()
+            try await provider.signIn(on: page)
+            try await provider.grantConsent(on: page)
+        } catch {
+            signIn.cancel()
+            throw error
+        }
+        do {
+            return try await signIn.value
+        } catch {
+            throw IndependentProviderError("sign-in failed: \(error)\nprovider log:\n\(provider.recentLog())")
+        }
+    }
+
+    @Test func signInRefreshUserInfoAndRevokeWithAPublicClient() async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try client(provider, clientID: provider.publicClientID)
+            let tokens = try await signIn(client, at: provider)
+
+            let claims = try #require(tokens.idTokenClaims)
+            #expect(claims.issuer == provider.issuer.absoluteString)
+            #expect(claims.audience.contains(provider.publicClientID))
+            #expect(claims.preferredUsername == provider.username)
+            #expect(tokens.scopes == IndependentProvider.scopes)
+            #expect(tokens.refreshToken != nil)
+            #expect(tokens.expiresAt.map { $0 > Date() } == true)
+
+            let info = try await client.userInfo(for: tokens)
+            #expect(info.subject == claims.subject)
+
+            // Refresh: the rotated refresh token is kept, the new ID token is about the same person.
+            let refreshed = try await client.refresh(tokens)
+            #expect(refreshed.refreshToken != nil && refreshed.refreshToken != tokens.refreshToken)
+            #expect(refreshed.accessToken != tokens.accessToken)
+            #expect(refreshed.idTokenClaims?.subject == claims.subject)
+
+            // The provider detects reuse of the rotated-out refresh token.
+            do throws(OAuthError) {
+                _ = try await client.refresh(tokens)
+                Issue.record("a rotated-out refresh token worked")
+            } catch {
+                #expect(error.code == .server)
+                #expect(error.serverError?.code == .invalidGrant)
+            }
+
+            // Revocation: afterwards neither token works.
+            let second = try await signIn(client, at: provider)
+            try await client.revoke(second)
+            do throws(OAuthError) {
+                _ = try await client.refresh(second)
+                Issue.record("a revoked refresh token worked")
+            } catch {
+                #expect(error.serverError?.code == .invalidGrant)
+            }
+            await #expect(throws: OAuthError.self) { try await client.userInfo(for: second) }
+        }
+    }
+
+    @Test(arguments: [ClientAuthenticationMethod.clientSecretBasic, .clientSecretPost])
+    func aConfidentialClientAuthenticates(_ method: ClientAuthenticationMethod) async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try client(
+                provider, clientID: provider.confidentialClientID, secret: provider.confidentialClientSecret,
+                authentication: method)
+            let tokens = try await signIn(client, at: provider)
+            #expect(tokens.idTokenClaims?.preferredUsername == provider.username)
+            let refreshed = try await client.refresh(tokens)
+            #expect(refreshed.refreshToken != tokens.refreshToken)
+
+            let wrong = try OAuthClient(
+                configuration: ClientConfiguration(
+                    issuer: provider.issuer, clientID: provider.confidentialClientID, clientSecret: "wrong",
+                    scopes: IndependentProvider.scopes, clientAuthentication: method))
+            do throws(OAuthError) {
+                _ = try await wrong.refresh(refreshed)
+                Issue.record("a wrong client secret was accepted")
+            } catch {
+                #expect(error.serverError?.code == .invalidClient)
+            }
+        }
+    }
+
+    @Test func theDeviceFlowCompletesWhenThePersonApprovesInABrowser() async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try OAuthClient(
+                configuration: ClientConfiguration(
+                    issuer: provider.issuer, clientID: provider.deviceClientID, scopes: ["openid", "profile"]),
+                requestTimeout: .seconds(20))
+            let authorization = try await client.startDeviceAuthorization()
+            #expect(authorization.verificationURI == provider.deviceVerificationURI)
+            let complete = try #require(authorization.verificationURIComplete)
+            let polling = Task { () throws(OAuthError) -> TokenSet in
+                try await client.pollDeviceAuthorization(authorization)
+            }
+
+            // The person, on another device: a browser on the verification page.
+            let driver = try ChromiumPageDriver()
+            defer { driver.tearDown() }
+            let session = WebAuthenticationSession(
+                url: complete, callback: .loopback(path: uniqueCallbackPath()),
+                environment: driver.environment(receivers: [LoopbackReceiver()]))
+            session.prefersEphemeralWebBrowserSession = true
+            session.timeout = .seconds(120)
+            let browsing = Task { try? await session.authenticate() }
+            defer {
+                session.cancel()
+                polling.cancel()
+            }
+            let page = try await driver.page()
+            try await provider.signIn(on: page)
+            try await page.waitForPage(path: IndependentProvider.DevicePages.userCodePath)
+            try await page.click(IndependentProvider.DevicePages.verifyButton)
+            try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.confirmPathPrefix)
+            try await page.click(IndependentProvider.DevicePages.acceptButton)
+
+            let tokens = try await polling.value
+            #expect(!tokens.accessToken.isEmpty)
+            #expect(tokens.refreshToken != nil)
+            #expect(tokens.scopes == ["openid", "profile"])
+            session.cancel()
+            _ = await browsing.value
+        }
+    }
+
+    @Test func concurrentCallersForAFreshTokenCauseOneRefreshAndAllSucceed() async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try client(provider, clientID: provider.publicClientID)
+            var tokens = try await signIn(client, at: provider)
+            tokens.expiresAt = Date()  // stale: the next caller must refresh
+            let rotated = Mutex<[String]>([])
+            let accessTokens = AccessTokenProvider(client: client, tokens: tokens) { refreshed in
+                rotated.withLock { $0.append(refreshed.refreshToken ?? "") }
+            }
+            let results = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 { group.addTask { try await accessTokens.accessToken() } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(results.count == 20)
+            #expect(Set(results).count == 1, "everyone got the one refreshed token")
+            #expect(rotated.withLock { $0.count } == 1)
+            // With reuse detection, a second refresh of the same token would have revoked the
+            // family; the rotated token still works.
+            let current = await accessTokens.tokens
+            _ = try await client.refresh(current)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import WebAuthOAuth
+import WebAuthProcess
+
+/// The independent OAuth 1.0a provider in `Tests/Fixtures/oauth1-provider/server.py`: oauthlib's
+/// RFC 5849 server endpoints behind Python's `http.server` on 127.0.0.1, so every signature our
+/// client makes is checked by code we did not write.
+///
+/// It needs `python3` (or `$WEBAUTH_TEST_PYTHON`) with oauthlib, which `.ci/run` installs
+/// (django-oauth-toolkit depends on it). Started with `Subprocess` — never `Foundation.Process` —
+/// with its standard input on a pipe, so it also exits if this process dies; it lives at most
+/// two minutes in any case. Use ``with(_:)``, which always stops it.
+struct OAuth1ProviderFixture: Sendable {
+    /// oauthlib's default checks want 20 to 30 letters and digits.
+    static let consumerKey = "webauthOAuth1TestClient0"
+    static let consumerSecret = "fixture consumer secret/with&reserved=chars"
+
+    let port: Int
+    private let process: Subprocess
+    private let errorLog: String
+
+    /// `http://127.0.0.1:{port}{path}`.
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// A configuration for this provider with a loopback callback.
+    func configuration(
+        consumerSecret: String = OAuth1ProviderFixture.consumerSecret, authorizePath: String = "/authorize"
+    ) -> OAuth1Configuration {
+        OAuth1Configuration(
+            consumerKey: Self.consumerKey, consumerSecret: consumerSecret, requestTokenURL: url("/initiate"),
+            authorizationURL: url(authorizePath), accessTokenURL: url("/token"),
+            callbackURL: URL(string: "http://127.0.0.1/callback")!)
+    }
+
+    /// One request the provider received, as its `/log` reports it.
+    struct LogEntry: Decodable, Sendable, Equatable, CustomStringConvertible {
+        var method: String
+        var path: String
+        var status: Int
+        var authorization: Bool
+        var description: String { "\(method) \(path) \(status)\(authorization ? " (signed)" : "")" }
+    }
+
+    /// The requests received so far.
+    func log() async throws -> [LogEntry] {
+        let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url("/log")))
+        return try JSONDecoder().decode([LogEntry].self, from: response.body)
+    }
+
+    /// Starts a provider, runs `body` with it, and stops it whatever happens.
+    static func with<Result: Sendable>(_ body: (OAuth1ProviderFixture) async throws -> Result) async throws -> Result {
+        let provider = try await start()
+        do {
+            let result = try await body(provider)
+            await provider.stop()
+            return result
+        } catch {
+            await provider.stop()
+            throw error
+        }
+    }
+
+    /// Starts the provider and waits (at most 30 seconds) for the line that names its port.
+    static func start() async throws -> OAuth1ProviderFixture {
+        let python = try findPython()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/oauth1-provider/server.py").path
+        let errorLog = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webauth-oauth1-provider-\(UUID().uuidString).log").path
+        let process = try Subprocess(
+            executable: python,
+            arguments: [
+                "-u", script, "--consumer-key", consumerKey, "--consumer-secret", consumerSecret, "--lifetime", "120",
+            ],
+            standardInput: .pipe, standardOutput: .pipe, standardError: .file(errorLog))
+        do {
+            let line = try await firstLine(of: process.standardOutput, within: .seconds(30))
+            guard line.hasPrefix("listening on http://127.0.0.1:"),
+                let port = line.split(separator: ":").last.flatMap({ Int($0) })
+            else {
+                throw OAuth1FixtureError("unexpected first line: \(line)")
+            }
+            return OAuth1ProviderFixture(port: port, process: process, errorLog: errorLog)
+        } catch {
+            await process.terminate(grace: .seconds(1))
+            let stderr = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(atPath: errorLog)
+            throw OAuth1FixtureError(
+                "the OAuth 1.0a provider (\(python) \(script)) did not start: \(error)\n\(stderr.suffix(2000))\n"
+                    + "It needs oauthlib: python3 -m pip install oauthlib==3.3.1")
+        }
+    }
+
+    /// Stops the provider: end of input, then `SIGTERM`, then `SIGKILL` after a second.
+    func stop() async {
+        try? process.standardInput?.close()
+        await process.terminate(grace: .seconds(1))
+        try? FileManager.default.removeItem(atPath: errorLog)
+    }
+
+    /// `$WEBAUTH_TEST_PYTHON`, or `python3` on `PATH`.
+    private static func findPython() throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let chosen = environment["WEBAUTH_TEST_PYTHON"], !chosen.isEmpty { return chosen }
+        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("python3").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw OAuth1FixtureError("python3 not found on PATH; the OAuth 1.0a provider needs Python 3 with oauthlib")
+    }
+
+    /// The first line of `stream`, or an error once `limit` has passed or the stream ends first.
+    private static func firstLine(of stream: AsyncStream<[UInt8]>?, within limit: Duration) async throws -> String {
+        guard let stream else { throw OAuth1FixtureError("no standard output pipe") }
+        return try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                var bytes: [UInt8] = []
+                for await chunk in stream {
+                    bytes += chunk
+                    if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                        return String(decoding: bytes[..<newline], as: UTF8.self)
+                    }
+                }
+                throw OAuth1FixtureError("the provider exited before printing its port")
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw OAuth1FixtureError("no port printed within \(limit)")
+            }
+            defer { group.cancelAll() }
+            guard let line = try await group.next() else { throw OAuth1FixtureError("no output") }
+            return line
+        }
+    }
+}
+
+struct OAuth1FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

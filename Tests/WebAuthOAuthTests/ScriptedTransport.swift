@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+@testable import WebAuthOAuth
+
+/// A transport seam for unit tests: answers each request with a closure and records it.
+/// End-to-end tests use real HTTP servers instead.
+final class ScriptedTransport: HTTPTransport {
+    private let handler: @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse
+    private let log = Mutex<[HTTPRequest]>([])
+
+    init(_ handler: @escaping @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse) {
+        self.handler = handler
+    }
+
+    var requests: [HTTPRequest] { log.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        log.withLock { $0.append(request) }
+        return try await handler(request)
+    }
+}
+
+extension HTTPResponse {
+    /// A JSON response.
+    static func json(_ status: Int, _ body: String) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headerFields: [.init(name: "Content-Type", value: "application/json")],
+            body: Data(body.utf8))
+    }
+}
+
+extension HTTPRequest {
+    /// The form body's parameters.
+    var formParameters: [String: String] {
+        Dictionary(
+            FormEncoding.decode(String(decoding: body ?? Data(), as: UTF8.self)),
+            uniquingKeysWith: { first, _ in first })
+    }
+}
+
+/// A clock a test moves by hand; `sleep` advances it instead of waiting.
+final class ManualClock: Sendable {
+    private let current: Mutex<Date>
+    private let slept = Mutex<[Duration]>([])
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+
+    var now: Date { current.withLock { $0 } }
+    var sleeps: [Duration] { slept.withLock { $0 } }
+
+    func advance(_ duration: Duration) {
+        current.withLock { $0 = $0.addingTimeInterval(duration.timeInterval) }
+    }
+
+    var oauthClock: OAuthClock {
+        OAuthClock(
+            now: { self.now },
+            sleep: { duration in
+                try Task.checkCancellation()
+                self.slept.withLock { $0.append(duration) }
+                self.advance(duration)
+            })
+    }
+}

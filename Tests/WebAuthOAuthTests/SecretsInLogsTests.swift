@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+import WebAuthOAuth
+import WebAuthTestSupport
+
+/// No token, code, verifier or secret in any log line or error message: whole flows against the
+/// hostile provider over real HTTP, with every log line of the client and its sessions captured
+/// at `trace` level and scanned for the values the provider saw and issued.
+@Suite("No secrets in logs")
+struct SecretsInLogsTests {
+    static let clientSecret = "client-secret-Zx81qPw"
+
+    private func client(_ provider: HostileProvider, logs: CapturedLogs) throws -> OAuthClient {
+        try OAuthClient(
+            configuration: ClientConfiguration(
+                issuer: provider.issuerURL, clientID: "logs-client", clientSecret: Self.clientSecret,
+                scopes: ["openid", "profile"]),
+            requestTimeout: .seconds(5), logger: logs.logger(label: "oauth"))
+    }
+
+    private var environment: SessionEnvironment {
+        SessionEnvironment(browser: RedirectFollowingBrowser(), receivers: [LoopbackReceiver()])
+    }
+
+    /// Every value the provider received or issued that must never be logged.
+    private func secrets(of provider: HostileProvider, tokens: [TokenSet]) -> [String] {
+        var values = [Self.clientSecret]
+        for record in provider.tokenRequests + provider.revocationRequests {
+            for name in ["code", "code_verifier", "refresh_token", "token", "client_secret", "device_code"] {
+                if let value = record.formValue(name) { values.append(value) }
+            }
+        }
+        for token in tokens {
+            values += [token.accessToken, token.refreshToken, token.idToken].compactMap { $0 }
+        }
+        values += provider.mintedIDTokens
+        return values.filter { $0.count >= 8 }
+    }
+
+    @Test func aWholeSuccessfulFlowLogsNoSecret() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.token.clientSecret = Self.clientSecret }
+            let logs = CapturedLogs()
+            let client = try client(provider, logs: logs)
+            let tokens = try await client.signIn(environment: environment) { $0.timeout = .seconds(30) }
+            let refreshed = try await client.refresh(tokens)
+            _ = try await client.userInfo(for: refreshed)
+            try await client.revoke(refreshed)
+
+            let values = secrets(of: provider, tokens: [tokens, refreshed])
+            #expect(values.count >= 8, "the scan has something to look for")
+            #expect(logs.all.count >= 5, "the flow was logged")
+            #expect(logs.lines(containingAnyOf: values).isEmpty)
+        }
+    }
+
+    @Test func failuresLogAndReportNoSecret() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.token.clientSecret = Self.clientSecret }
+            let logs = CapturedLogs()
+            let client = try client(provider, logs: logs)
+            let tokens = try await client.signIn(environment: environment) { $0.timeout = .seconds(30) }
+            var messages: [String] = []
+
+            // The token endpoint refuses, echoing the refresh token in its description.
+            guard let refreshToken = tokens.refreshToken else {
+                Issue.record("no refresh token")
+                return
+            }
+            provider.script {
+                $0.token.forcedError = .init(code: "invalid_grant", description: "grant revoked")
+            }
+            do {
+                _ = try await client.refresh(tokens)
+                Issue.record("the refresh succeeded")
+            } catch {
+                messages.append(String(describing: error))
+            }
+
+            // An ID token that fails validation after a successful exchange.
+            provider.script {
+                $0.token.forcedError = nil
+                $0.idToken.signing = .none
+            }
+            do throws(OAuthError) {
+                _ = try await client.signIn(environment: environment) { $0.timeout = .seconds(30) }
+                Issue.record("an unsigned ID token was accepted")
+            } catch {
+                #expect(error.code == .invalidIDToken)
+                messages.append(String(describing: error))
+            }
+
+            let values = secrets(of: provider, tokens: [tokens]) + [refreshToken]
+            #expect(logs.lines(containingAnyOf: values).isEmpty)
+            #expect(messages.filter { message in values.contains { message.contains($0) } }.isEmpty)
+            #expect(messages.count == 2)
+        }
+    }
+}

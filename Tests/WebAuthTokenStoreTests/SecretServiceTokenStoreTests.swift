@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+import WebAuthProcess
+import WebAuthTokenStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A private D-Bus session bus with an unlocked gnome-keyring-daemon on it, in a temporary home.
+///
+/// `dbus-run-session` starts the bus and runs a shell that starts
+/// `gnome-keyring-daemon --foreground --unlock --components=secrets` with a password on its
+/// standard input (with no login keyring yet, the daemon creates one with that password,
+/// unlocked — an empty password would ask a prompter, which needs a display), waits until the
+/// daemon owns `org.freedesktop.secrets`, and writes the bus address to a file. Everything runs
+/// in one process group, ended by ``stop()``.
+struct PrivateKeyring {
+    let home: TemporaryDirectory
+    let process: Subprocess
+    let environment: [String: String]
+
+    static var isInstalled: Bool {
+        let programs: [String] = [
+            "/usr/bin/dbus-run-session", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool", "/usr/bin/dbus-send",
+        ]
+        return programs.allSatisfy { (path: String) in access(path, X_OK) == 0 }
+    }
+
+    static func start() async throws -> PrivateKeyring {
+        let home = try TemporaryDirectory()
+        let runtime = home.path + "/run"
+        mkdir(runtime, 0o700)
+        let script = """
+            printf 'webauth-test' | gnome-keyring-daemon --foreground --unlock --components=secrets \
+                >"$HOME/keyring.log" 2>&1 &
+            i=0
+            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
+                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
+                i=$((i + 1)); [ $i -gt 200 ] && exit 3; sleep 0.05
+            done
+            printf '%s' "$DBUS_SESSION_BUS_ADDRESS" >"$HOME/bus.tmp" && mv "$HOME/bus.tmp" "$HOME/bus"
+            wait
+            """
+        var environment = [
+            "HOME": home.path, "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": home.path + "/data",
+            "XDG_STATE_HOME": home.path + "/state", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+        ]
+        let process = try Subprocess(
+            executable: "/usr/bin/dbus-run-session", arguments: ["--", "/bin/sh", "-c", script],
+            environment: environment, output: home.path + "/session.log")
+        do {
+            try await waitUntil(within: .seconds(20), "the keyring's bus address") {
+                process.hasExited || access(home.path + "/bus", F_OK) == 0
+            }
+            guard !process.hasExited else {
+                let log = (try? String(contentsOfFile: home.path + "/session.log", encoding: .utf8)) ?? ""
+                throw TimedOut(what: "dbus-run-session exited: \(log)")
+            }
+        } catch {
+            await process.terminate(grace: .milliseconds(200))
+            home.remove()
+            throw error
+        }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = try String(contentsOfFile: home.path + "/bus", encoding: .utf8)
+        return PrivateKeyring(home: home, process: process, environment: environment)
+    }
+
+    func stop() async {
+        await process.terminate(grace: .seconds(2))
+        home.remove()
+    }
+}
+
+@Suite(.serialized) struct SecretServiceTokenStoreTests {
+    @Test(.enabled(if: PrivateKeyring.isInstalled))
+    func roundTripThroughARealKeyring() async throws {
+        let keyring = try await PrivateKeyring.start()
+        do {
+            try await Self.roundTrip(keyring)
+        } catch {
+            await keyring.stop()
+            throw error
+        }
+        await keyring.stop()
+    }
+
+    private static func roundTrip(_ keyring: PrivateKeyring) async throws {
+        // A secret-tool on PATH that records its arguments, then runs the real one: the secret
+        // must never be among them (what `ps` would show).
+        let shims = keyring.home.path + "/shims"
+        mkdir(shims, 0o700)
+        let argumentLog = keyring.home.path + "/arguments.log"
+        _ = FileManager.default.createFile(
+            atPath: shims + "/secret-tool",
+            contents: Data(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >>'\(argumentLog)'\nexec /usr/bin/secret-tool \"$@\"\n".utf8),
+            attributes: [.posixPermissions: 0o700])
+        var environment = keyring.environment
+        environment["PATH"] = shims + ":" + (environment["PATH"] ?? "")
+
+        let store = try SecretServiceTokenStore(environment: environment)
+        #expect(store.kind == .keyring)
+        #expect(store.executable == shims + "/secret-tool")
+        try await store.checkAvailability()
+        #expect(try await store.load(profile: "default") == nil)
+        #expect(try await store.profiles() == [])
+
+        try await store.save(entry(1), profile: "default")
+        try await store.save(entry(5), profile: "work")
+        #expect(try await store.load(profile: "default") == entry(1))
+        #expect(try await store.load(profile: "work") == entry(5))
+        #expect(try await store.profiles() == ["default", "work"])
+        try await store.save(entry(2), profile: "default")
+        #expect(try await store.load(profile: "default") == entry(2))
+
+        // update, from several tasks at once: nothing lost.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<3 {
+                        try await store.update(profile: "default") { entry((counter(of: $0) ?? 0) + 1) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counter(of: try await store.load(profile: "default")) == 2 + 12)
+
+        #expect(try await store.delete(profile: "work"))
+        #expect(try await store.delete(profile: "work") == false)
+        #expect(try await store.load(profile: "work") == nil)
+        #expect(try await store.profiles() == ["default"])
+        #expect(permissions(of: keyring.home.path + "/state/webauth/locks")?.mode == 0o700)
+
+        let arguments = try String(contentsOfFile: argumentLog, encoding: .utf8)
+        #expect(arguments.contains("store --label webauth: default service webauth profile default"))
+        #expect(!arguments.contains("secret-value"))
+        #expect(!arguments.contains("rt-"))
+
+        // The selection finds this keyring.
+        let selected = try await TokenStoreSelection.automatic.makeStore(environment: environment)
+        #expect(selected.kind == .keyring)
+        #expect(try await TokenStoreSelection.keyring.makeStore(environment: environment).kind == .keyring)
+    }
+
+    @Test func unavailableWithoutASessionBus() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let environment = [
+            "HOME": temporary.path, "PATH": "/usr/bin:/bin", "XDG_STATE_HOME": temporary.path + "/state",
+        ]
+        #expect {
+            _ = try SecretServiceTokenStore(environment: environment)
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringUnavailable }
+        await #expect {
+            _ = try await TokenStoreSelection.keyring.makeStore(environment: environment)
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringUnavailable }
+        let automatic = try await TokenStoreSelection.automatic.makeStore(environment: environment)
+        #expect(automatic.kind == .file)
+        #expect(automatic.location == temporary.path + "/state/webauth/tokens")
+        #expect(permissions(of: automatic.location)?.mode == 0o700)
+        #expect(try await TokenStoreSelection.file.makeStore(environment: environment).kind == .file)
+    }
+
+    @Test(.enabled(if: access("/usr/bin/secret-tool", X_OK) == 0))
+    func unavailableWhenTheBusDoesNotAnswer() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let environment = [
+            "HOME": temporary.path, "PATH": "/usr/bin:/bin", "XDG_STATE_HOME": temporary.path + "/state",
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(temporary.path)/no-such-bus",
+        ]
+        let store = try SecretServiceTokenStore(environment: environment, timeout: .seconds(10))
+        await #expect {
+            try await store.checkAvailability()
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringUnavailable }
+        await #expect {
+            _ = try await store.load(profile: "default")
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringFailed }
+        #expect(try await TokenStoreSelection.automatic.makeStore(environment: environment).kind == .file)
+    }
+}

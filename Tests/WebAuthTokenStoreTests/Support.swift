@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import WebAuthOAuth
+import WebAuthProcess
+import WebAuthTokenStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A fresh directory under the system's temporary directory, removed by ``remove()``.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/webauth-tokenstore-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        path = String(cString: made)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The permission bits and owner of `path` (not following links).
+func permissions(of path: String) -> (mode: mode_t, owner: uid_t)? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    return (info.st_mode & 0o7777, info.st_uid)
+}
+
+/// An entry whose refresh token is `rt-<counter>`.
+func entry(_ counter: Int, padding: Int = 0) -> StoredTokens {
+    StoredTokens(
+        tokens: TokenSet(
+            accessToken: "at-\(counter)-secret-value", refreshToken: "rt-\(counter)",
+            idToken: padding > 0 ? String(repeating: "x", count: padding) : nil,
+            expiresAt: Date(timeIntervalSince1970: 1_900_000_000), scopes: ["openid", "profile"],
+            receivedAt: Date(timeIntervalSince1970: 1_800_000_000)),
+        clientID: "client-1", issuer: "https://issuer.example", tokenEndpoint: "https://issuer.example/token",
+        savedAt: Date(timeIntervalSince1970: 1_800_000_000))
+}
+
+/// The `k` of an entry's `rt-k` refresh token.
+func counter(of stored: StoredTokens?) -> Int? {
+    guard let token = stored?.tokens.refreshToken, token.hasPrefix("rt-") else { return nil }
+    return Int(token.dropFirst(3))
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out: \(what)" }
+}
+
+/// Waits for `process` to exit, at most `limit`; on time out it is killed and this throws.
+func exitStatus(of process: Subprocess, within limit: Duration, what: String) async throws -> Int32 {
+    let status = await withTaskGroup(of: Int32?.self) { group in
+        group.addTask { await process.waitForExit() }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+    guard let status else {
+        await process.terminate(grace: .milliseconds(100))
+        throw TimedOut(what: what)
+    }
+    return status
+}
+
+/// Polls `condition` every 10 ms for at most `limit`.
+func waitUntil(within limit: Duration, _ what: String, _ condition: () throws -> Bool) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: limit)
+    while !(try condition()) {
+        guard clock.now < deadline else { throw TimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// Runs this test binary again as a child process that runs only ``ChildRole/run()``, in the
+/// role `role`. That lets a test kill a process in the middle of the store's own write path,
+/// or have two processes contend for a lock, with no helper program of its own.
+enum ChildProcess {
+    static let roleVariable = "WEBAUTH_TOKENSTORE_TEST_ROLE"
+
+    static func start(role: String, directory: String, extra: [String: String] = [:], log: String) throws
+        -> Subprocess
+    {
+        // A child never starts children: if the filter were ignored, this stops a fork bomb.
+        guard ProcessInfo.processInfo.environment[roleVariable] == nil else { throw POSIXError(.EPERM) }
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var environment = ProcessInfo.processInfo.environment
+        environment[roleVariable] = role
+        environment["WEBAUTH_TOKENSTORE_TEST_DIRECTORY"] = directory
+        environment.merge(extra) { $1 }
+        return try Subprocess(
+            executable: executable,
+            arguments: ["--testing-library", "swift-testing", "--filter", "ChildRole"],
+            environment: environment, output: log)
+    }
+}
