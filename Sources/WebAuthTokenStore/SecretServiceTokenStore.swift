@@ -91,12 +91,13 @@ public struct SecretServiceTokenStore: TokenStore {
     public var location: String { "Secret Service (service=\(Self.service))" }
 
     /// Asks the keyring for an item that does not exist; succeeds when it answers "not found"
-    /// (or finds it) in time.
+    /// (or finds it) within `limit`. A locked keyring that would ask for a password fails here
+    /// after `limit` rather than waiting for someone to answer the prompt.
     ///
     /// - Throws: ``TokenStoreError/Code/keyringUnavailable`` naming what went wrong.
-    public func checkAvailability() async throws(TokenStoreError) {
+    public func checkAvailability(within limit: Duration = .seconds(3)) async throws(TokenStoreError) {
         do {
-            _ = try await lookup(attributes: ["service", Self.service + "-probe", "probe", "1"])
+            _ = try await lookup(attributes: ["service", Self.service + "-probe", "probe", "1"], within: limit)
         } catch {
             throw TokenStoreError(.keyringUnavailable, "the keyring did not answer: \(error.message)")
         }
@@ -188,8 +189,8 @@ public struct SecretServiceTokenStore: TokenStore {
     }
 
     /// The secret with these attributes; `nil` for "not found" (exit status 1, nothing said).
-    private func lookup(attributes: [String]) async throws(TokenStoreError) -> Data? {
-        let result = try await run(["lookup"] + attributes)
+    private func lookup(attributes: [String], within limit: Duration? = nil) async throws(TokenStoreError) -> Data? {
+        let result = try await run(["lookup"] + attributes, within: limit)
         switch Subprocess.exitCode(of: result.status) {
         case 0: return result.output
         case 1 where result.errorText.isEmpty: return nil
@@ -207,7 +208,7 @@ public struct SecretServiceTokenStore: TokenStore {
         // secret-tool's messages are about D-Bus and the keyring; the secret is never in them.
         let said = result.errorText.split(separator: "\n").prefix(3).joined(separator: " / ")
         if Subprocess.exitCode(of: result.status) == nil {
-            return TokenStoreError(.keyringFailed, "secret-tool \(command) did not finish within \(timeout)")
+            return TokenStoreError(.keyringFailed, "secret-tool \(command) did not finish in time (killed)")
         }
         return TokenStoreError(
             .keyringFailed,
@@ -219,7 +220,9 @@ public struct SecretServiceTokenStore: TokenStore {
     ///
     /// The input is written into the pipe before the program starts (the pipe is sized to
     /// hold it), so writing can neither block nor raise `SIGPIPE` if the program exits early.
-    private func run(_ arguments: [String], input: Data? = nil) async throws(TokenStoreError) -> RunResult {
+    private func run(
+        _ arguments: [String], input: Data? = nil, within limit: Duration? = nil
+    ) async throws(TokenStoreError) -> RunResult {
         var inputStream = Subprocess.Stream.null
         var inputReadEnd: Int32 = -1
         if let input {
@@ -235,7 +238,7 @@ public struct SecretServiceTokenStore: TokenStore {
         } catch {
             throw TokenStoreError(.keyringUnavailable, "cannot start \(executable): \(error)")
         }
-        let limit = timeout
+        let limit = limit ?? timeout
         let killer = Task {
             try? await Task.sleep(for: limit)
             if !Task.isCancelled { process.send(SIGKILL) }
@@ -274,7 +277,8 @@ public struct SecretServiceTokenStore: TokenStore {
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         if let number = writeAll(ends[1], data) {
             close(ends[0])
-            throw TokenStoreError.system("cannot write the token entry into a pipe", errno: number, code: .keyringFailed)
+            throw TokenStoreError.system(
+                "cannot write the token entry into a pipe", errno: number, code: .keyringFailed)
         }
         return ends[0]
     }

@@ -11,7 +11,7 @@ import WebAuthTokenStore
 /// The code a child process runs (see ``ChildProcess``). In the ordinary test run, with no role
 /// set, it does nothing.
 @Suite struct ChildRole {
-    @Test func run() async throws {
+    @Test func childProcessEntryPoint() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let role = environment[ChildProcess.roleVariable],
             let directory = environment["WEBAUTH_TOKENSTORE_TEST_DIRECTORY"]

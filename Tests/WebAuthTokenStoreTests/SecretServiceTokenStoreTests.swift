@@ -182,4 +182,28 @@ struct PrivateKeyring {
         } throws: { ($0 as? TokenStoreError)?.code == .keyringFailed }
         #expect(try await TokenStoreSelection.automatic.makeStore(environment: environment).kind == .file)
     }
+
+    /// A keyring that never answers (locked, waiting on a prompt nobody sees) counts as
+    /// unavailable after the time limit: here a `secret-tool` that just sleeps.
+    @Test func unavailableWhenTheKeyringDoesNotAnswerInTime() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        _ = FileManager.default.createFile(
+            atPath: temporary.path + "/secret-tool", contents: Data("#!/bin/sh\nexec sleep 60\n".utf8),
+            attributes: [.posixPermissions: 0o700])
+        let environment = [
+            "HOME": temporary.path, "PATH": temporary.path + ":/usr/bin:/bin",
+            "XDG_STATE_HOME": temporary.path + "/state", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+        ]
+        let store = try SecretServiceTokenStore(environment: environment, timeout: .milliseconds(300))
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect {
+            try await store.checkAvailability(within: .milliseconds(300))
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringUnavailable }
+        await #expect {
+            try await store.save(entry(1), profile: "p")
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringFailed }
+        #expect(clock.now - started < .seconds(10))
+    }
 }

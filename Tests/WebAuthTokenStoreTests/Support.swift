@@ -15,7 +15,7 @@ struct TemporaryDirectory {
     let path: String
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/webauth-tokenstore-XXXXXX").utf8CString)
+        var template = Array("/tmp/webauth-tokenstore-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
         path = String(cString: made)
     }
@@ -82,7 +82,7 @@ func waitUntil(within limit: Duration, _ what: String, _ condition: () throws ->
     }
 }
 
-/// Runs this test binary again as a child process that runs only ``ChildRole/run()``, in the
+/// Runs this test binary again as a child process that runs only ``ChildRole/childProcessEntryPoint()``, in the
 /// role `role`. That lets a test kill a process in the middle of the store's own write path,
 /// or have two processes contend for a lock, with no helper program of its own.
 enum ChildProcess {
