@@ -192,7 +192,10 @@ package final class LoopbackHTTPServer: Sendable {
             received.moveReaderIndex(forwardBy: headLength)
 
             let framing = RequestBody(head: head)
-            if head.header("Expect")?.lowercased() == "100-continue", framing != .none {
+            // Ask for the body only when it may be accepted; an announced oversize gets 413 at once.
+            let announcedTooLarge =
+                if case .length(let length) = framing { length > limits.maximumBodySize } else { false }
+            if head.header("Expect")?.lowercased() == "100-continue", framing != .none, !announcedTooLarge {
                 try await outbound.write(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\n"))
             }
             var body: [UInt8] = []

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
+import Synchronization
 import Testing
 import WebAuthTestSupport
 
@@ -279,6 +280,19 @@ struct HostileProviderTests {
                 [("grant_type", "refresh_token"), ("refresh_token", rotated), ("client_id", "client-1")])
             #expect(unauthenticated == 401)
             #expect(noSecret["error"] == "invalid_client")
+
+            // A wrong Basic secret: 401 with a Basic challenge (read raw: URLSession on Linux
+            // hangs on a Basic challenge without a delegate that cancels it).
+            let form = "grant_type=refresh_token&refresh_token=\(rotated)"
+            let credentials = Data("client-1:wrong".utf8).base64EncodedString()
+            let request =
+                "POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic \(credentials)\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\n"
+                + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)"
+            let reply = try await RawHTTPClient.exchange(port: provider.server.port, bytes: Array(request.utf8))
+            #expect(reply.status == 401)
+            #expect(reply.header("WWW-Authenticate") == #"Basic realm="hostile-provider""#)
+            #expect(provider.isActive(refreshToken: rotated))
         }
     }
 
@@ -424,16 +438,35 @@ struct HostileProviderTests {
         }
     }
 
-    @Test func aDelayedAnswerTimesOutAClientAndDoesNotBlockOthers() async throws {
+    @Test func aDelayedAnswerComesLateAndDoesNotBlockOthers() async throws {
         try await Provider.withProvider { provider in
             provider.script { $0.faults[.token] = .delay(.seconds(3)) }
-            let slow = Task { try await HTTP.raw(provider.tokenEndpoint, method: "POST", body: Data(), timeout: 0.5) }
+            let start = ContinuousClock.now
+            let finished = Mutex(false)
+            let slow = Task {
+                let reply = try await HTTP.raw(provider.tokenEndpoint, method: "POST", body: Data())
+                finished.withLock { $0 = true }
+                return reply
+            }
             _ = await provider.waitForRequests(to: .token)
             // Answered while the token request is still held.
             let (status, _) = try await HTTP.raw(provider.discoveryURL)
             #expect(status == 200)
-            await #expect(throws: (any Error).self) { try await slow.value }
+            #expect(!finished.withLock { $0 })
+            let (slowStatus, _) = try await slow.value
+            #expect(slowStatus == 400)
+            #expect(ContinuousClock.now - start >= .seconds(3))
         }
+    }
+
+    @Test func aDelayedAnswerIsCancelledByShutdown() async throws {
+        let provider = try await Provider.start()
+        provider.script { $0.faults[.jwks] = .delay(.seconds(30)) }
+        let slow = Task { try await HTTP.raw(provider.jwksURI) }
+        _ = await provider.waitForRequests(to: .jwks)
+        await provider.shutdown()
+        // The connection closes unanswered: an error, not a 30-second wait.
+        await #expect(throws: (any Error).self) { try await slow.value }
     }
 
     @Test func aGateHoldsTheAnswerUntilOpened() async throws {

@@ -133,16 +133,16 @@ final class ProviderCore: Sendable {
         }
 
         switch script.state {
-        case .echo: if let state = request.queryValue("state") { parameters.append(("state", state)) }
+        case .echo: if let received = request.queryValue("state") { parameters.append(("state", received)) }
         case .absent: break
         case .value(let value): parameters.append(("state", value))
         }
-        let issuer: String? = state.withLock { state in
+        let issuer: String? = state.withLock { current in
             switch script.issuer {
             case .automatic:
-                state.metadataDocument()["authorization_response_iss_parameter_supported"]?.boolValue == true
-                    ? state.issuer : nil
-            case .correct: state.issuer
+                current.metadataDocument()["authorization_response_iss_parameter_supported"]?.boolValue == true
+                    ? current.issuer : nil
+            case .correct: current.issuer
             case .absent: nil
             case .value(let value): value
             }
@@ -186,7 +186,15 @@ final class ProviderCore: Sendable {
         switch outcome {
         case .failure(let error):
             record.error = error.code
-            response = Self.errorResponse(error)
+            // RFC 6749 §5.2: a client that tried Basic gets 401 with a Basic challenge.
+            let challenge: String? =
+                if error.status == 401, case .basic = authentication, state.withLock({ $0.script.token.basicChallenge })
+                {
+                    #"Basic realm="hostile-provider""#
+                } else {
+                    nil
+                }
+            response = Self.errorResponse(error, challenge: challenge)
         case .success(var members, let idToken):
             if let pending = idToken {
                 let (claims, signing) = pending
@@ -297,11 +305,9 @@ final class ProviderCore: Sendable {
 
     // MARK: Helpers
 
-    static func errorResponse(_ error: HostileProvider.ErrorResponse) -> ServerResponse {
+    static func errorResponse(_ error: HostileProvider.ErrorResponse, challenge: String? = nil) -> ServerResponse {
         var response = ServerResponse.json(error.json.serialized, status: error.status)
-        if error.status == 401 {
-            response.headerFields.append(.init(name: "WWW-Authenticate", value: #"Basic realm="hostile-provider""#))
-        }
+        if let challenge { response.headerFields.append(.init(name: "WWW-Authenticate", value: challenge)) }
         return response
     }
 
@@ -370,6 +376,7 @@ struct DeviceGrant: Sendable {
 
 /// What a token request comes to.
 enum TokenOutcome: Sendable {
+    /// An error response.
     case failure(HostileProvider.ErrorResponse)
     /// The response members, and the ID token to mint (outside the lock) and add.
     case success([String: HostileProvider.JSONValue], (HostileProvider.Claims, HostileProvider.Signing)?)

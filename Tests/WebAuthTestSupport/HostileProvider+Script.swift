@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebAuthTesting
 
 extension HostileProvider {
@@ -137,24 +138,60 @@ extension HostileProvider {
     }
 
     /// A latch a held request waits on; a test opens it.
+    ///
+    /// ```swift
+    /// let gate = HostileProvider.Gate()
+    /// provider.script { $0.faults[.authorize] = .hold(until: gate) }
+    /// // … the browser's request to /authorize is now held; act meanwhile …
+    /// gate.open()
+    /// ```
     package final class Gate: Sendable {
-        private let latch = Latch()
+        private let state = Mutex(GateState())
 
         /// A closed gate.
         package init() {}
 
+        /// Whether the gate is open.
+        package var isOpen: Bool { state.withLock { $0.isOpen } }
+
         /// Opens the gate: held requests proceed, later ones do not wait.
         package func open() {
-            Task { await latch.open() }
+            let waiters = state.withLock { state in
+                state.isOpen = true
+                defer { state.waiters = [:] }
+                return state.waiters
+            }
+            for waiter in waiters.values { waiter.resume() }
         }
 
-        /// Waits until the gate is open or `timeout` has passed.
+        /// Waits until the gate is open, `timeout` has passed or the task is cancelled.
         package func wait(timeout: Duration = .seconds(30)) async {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.latch.wait() }
+                group.addTask { await self.waitUntilOpen() }
                 group.addTask { try? await Task.sleep(for: timeout) }
                 await group.next()
                 group.cancelAll()
+            }
+        }
+
+        private func waitUntilOpen() async {
+            let id = UUID()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { state in
+                        if state.isOpen || state.cancelled.remove(id) != nil { return true }
+                        state.waiters[id] = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                waiter?.resume()
             }
         }
     }
@@ -279,6 +316,13 @@ extension HostileProvider {
         /// An error every token request gets instead (after it is recorded), such as
         /// `invalid_client`.
         package var forcedError: ErrorResponse?
+        /// Whether a `401` to a client that authenticated with HTTP Basic carries
+        /// `WWW-Authenticate: Basic realm="hostile-provider"`, as RFC 6749 §5.2 requires.
+        ///
+        /// Note: FoundationNetworking's `URLSession` on Linux never completes a request whose
+        /// response is a `401` with a Basic challenge unless its delegate cancels the challenge
+        /// (observed with Swift 6.3.1); a transport on it runs into its own deadline instead.
+        package var basicChallenge = true
 
         /// The default.
         package init() {}
@@ -415,38 +459,9 @@ extension HostileProvider {
 }
 
 /// The state of a ``HostileProvider/Gate``.
-private actor Latch {
-    private var isOpen = false
-    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
-    private var abandoned: Set<UUID> = []
-
-    func open() {
-        isOpen = true
-        for waiter in waiters.values { waiter.resume() }
-        waiters.removeAll()
-    }
-
-    func wait() async {
-        guard !isOpen else { return }
-        let id = UUID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if isOpen || abandoned.remove(id) != nil {
-                    continuation.resume()
-                } else {
-                    waiters[id] = continuation
-                }
-            }
-        } onCancel: {
-            Task { await self.abandon(id) }
-        }
-    }
-
-    private func abandon(_ id: UUID) {
-        if let waiter = waiters.removeValue(forKey: id) {
-            waiter.resume()
-        } else {
-            abandoned.insert(id)
-        }
-    }
+private struct GateState: Sendable {
+    var isOpen = false
+    var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// Waiters cancelled before they registered.
+    var cancelled: Set<UUID> = []
 }

@@ -72,6 +72,8 @@ package final class HostileProvider: Sendable {
     }
 
     /// Changes the script; requests that arrive afterwards see the change.
+    ///
+    /// `change` runs under the provider's lock: it must not call the provider.
     package func script(_ change: (inout Script) -> Void) {
         core.state.withLock { change(&$0.script) }
     }

@@ -1,0 +1,562 @@
+import Crypto
+import Foundation
+import Testing
+import WebAuthOAuth
+import WebAuthTestSupport
+
+/// The lines of `SECURITY.md` under "Authorization request and response" and "ID token", each
+/// tested against ``HostileProvider`` over real HTTP: the client signs in through a loopback
+/// receiver with a redirect-following browser, the provider misbehaves as scripted, and the test
+/// checks the typed error and, from the provider's request log, that the client called nothing
+/// after the rejection.
+@Suite("Security: authorization request and response (hostile provider)")
+struct HostileProviderAuthorizationSecurityTests {
+    // MARK: PKCE
+
+    @Test func pkceIsAlwaysS256WithAStrongVerifier() async throws {
+        #expect(
+            try PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk").challenge
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")  // RFC 7636 Appendix B
+        try await HostileProvider.withProvider { provider in
+            _ = try await SignIn.run(provider).get()
+            let authorize = try #require(await provider.requests(to: .authorize).first)
+            #expect(authorize.queryValue("code_challenge_method") == "S256")
+            let verifier = try #require(provider.tokenRequests.first?.formValue("code_verifier"))
+            #expect((43...128).contains(verifier.count))
+            #expect(verifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-._~".contains($0)) })
+            #expect(authorize.queryValue("code_challenge") == SignIn.s256(verifier))
+            #expect(authorize.queryValue("code_verifier") == nil)
+            // Fresh for every sign-in.
+            _ = try await SignIn.run(provider).get()
+            #expect(Set(provider.tokenRequests.compactMap { $0.formValue("code_verifier") }).count == 2)
+        }
+    }
+
+    // MARK: state
+
+    @Test(arguments: [
+        HostileProvider.Authorize.StateValue.value("forged-state"), .absent, .value(""),
+    ])
+    func aWrongOrMissingStateIsNeverAccepted(_ state: HostileProvider.Authorize.StateValue) async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.authorize.state = state }
+            let error = try #require(await SignIn.run(provider, sessionTimeout: .seconds(2)).failure)
+            // The session ignored the callback and kept waiting for the real one.
+            #expect(error.code == .session)
+            #expect(error.sessionError?.code == .timedOut)
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+        }
+    }
+
+    @Test func aForgedCallbackDoesNotEndTheRealSession() async throws {
+        try await HostileProvider.withProvider { provider in
+            let gate = HostileProvider.Gate()
+            provider.script { $0.faults[.authorize] = .hold(until: gate) }
+            let signIn = Task { await SignIn.run(provider) }
+            // The browser is at the (held) authorization page; an attacker hits the listener first.
+            let authorize = try #require(await provider.waitForRequests(to: .authorize).first)
+            let redirect = try #require(authorize.queryValue("redirect_uri").flatMap(URL.init(string:)))
+            let forged = try await RawHTTPClient.get(
+                port: try #require(redirect.port), target: redirect.path + "?code=attacker-code&state=forged")
+            #expect(forged.status != 0)
+            gate.open()
+
+            let tokens = try await signIn.value.get()
+            #expect(tokens.idTokenClaims?.subject == "user-1234")
+            let exchanged = provider.tokenRequests.compactMap { $0.formValue("code") }
+            #expect(exchanged.count == 1)
+            #expect(exchanged.first != "attacker-code")
+            #expect(provider.authorizationRedirects.first?.contains(exchanged.first ?? "-") == true)
+        }
+    }
+
+    @Test func aCallbackWithAnotherStateIsTypedWhenCompletedByHand() async throws {
+        try await HostileProvider.withProvider { provider in
+            let client = try SignIn.client(provider)
+            let authorization = try await client.prepareAuthorization()
+            let callback = try #require(URL(string: "http://127.0.0.1:9/callback?code=abc&state=forged"))
+            do throws(OAuthError) {
+                _ = try await client.completeAuthorization(
+                    authorization, callbackURL: callback,
+                    redirectURI: authorization.redirectURI(sessionRedirectURI: callback))
+                Issue.record("accepted a callback with another state")
+            } catch {
+                #expect(error.code == .stateMismatch)
+            }
+            #expect(await provider.requestPaths == [SignIn.discovery])
+        }
+    }
+
+    // MARK: RFC 9207 iss
+
+    @Test func anIssuerMismatchIsRejectedAndNoOtherEndpointIsCalled() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.authorize.issuer = .value("https://evil.example") }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .issuerMismatch)
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+        }
+    }
+
+    @Test(arguments: ["/", "https://127.0.0.1"])
+    func theIssuerIsComparedAsAnExactString(_ variant: String) async throws {
+        try await HostileProvider.withProvider { provider in
+            // The real issuer with a trailing slash, or with another scheme.
+            let issuer =
+                variant == "/"
+                ? provider.issuer + "/" : provider.issuer.replacingOccurrences(of: "http:", with: "https:")
+            provider.script { $0.authorize.issuer = .value(issuer) }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .issuerMismatch)
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+        }
+    }
+
+    @Test func aMissingIssWhenTheMetadataPromisesItIsRejected() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.authorize.issuer = .absent }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .issuerMissing)
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+        }
+    }
+
+    @Test func aMissingIssIsAcceptedWhenTheMetadataDoesNotPromiseIt() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.metadata["authorization_response_iss_parameter_supported"] = false
+                $0.authorize.issuer = .absent
+            }
+            _ = try await SignIn.run(provider).get()
+            #expect(await provider.requestPaths == SignIn.throughJWKS)
+        }
+    }
+
+    // MARK: Error responses
+
+    @Test(arguments: ["https://docs.example/denied", "javascript:alert(1)"])
+    func anErrorResponseIsTypedAndItsDescriptionMadeSafe(_ uri: String) async throws {
+        let hostile = "Denied\u{1B}]0;owned\u{07}\u{1B}[2J\r\nFAKE LOG LINE <script>alert(1)</script>\u{202E}"
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.authorize.response = .error(code: "access_denied", description: hostile, uri: uri) }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .server)
+            let serverError = try #require(error.serverError)
+            #expect(serverError.code == .accessDenied)
+            #expect(serverError.endpoint == .authorization)
+            #expect(serverError.rawDescription == hostile)
+            #expect(serverError.uri == (uri.hasPrefix("https:") ? URL(string: uri) : nil))
+            let safe = try #require(serverError.safeDescription)
+            for shown in [safe, serverError.description, error.message, error.description] {
+                #expect(!shown.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(shown)")
+                #expect(!shown.contains("\u{202E}"))
+            }
+            // For HTML, the description still needs escaping; this package's escaper handles it.
+            #expect(!safe.htmlEscaped.contains("<script>"))
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+        }
+    }
+
+    // MARK: Tokens in URLs
+
+    @Test func anAccessTokenInTheQueryIsRejected() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.authorize.response = .token
+                $0.authorize.responseMode = .query
+            }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .tokenInQuery)
+            #expect(!error.message.contains("at-"))
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+        }
+    }
+
+    @Test func anImplicitFragmentResponseIsNotTakenByACodeFlowClient() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.authorize.response = .token }  // tokens in the fragment
+            let error = try #require(await SignIn.run(provider, sessionTimeout: .seconds(2)).failure)
+            #expect(error.code == .session)
+            #expect(error.sessionError?.code == .timedOut)
+            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+
+            // Handed over directly, the fragment is not read either.
+            let client = try SignIn.client(provider)
+            let authorization = try await client.prepareAuthorization()
+            let fragment = "access_token=at-1&token_type=Bearer&state=\(authorization.request.state)"
+            let callback = try #require(URL(string: "http://127.0.0.1:9/callback#" + fragment))
+            do throws(OAuthError) {
+                _ = try await client.completeAuthorization(
+                    authorization, callbackURL: callback,
+                    redirectURI: authorization.redirectURI(sessionRedirectURI: callback))
+                Issue.record("a code-flow client took an implicit response")
+            } catch {
+                #expect([.stateMismatch, .invalidCallback].contains(error.code))
+            }
+            #expect(provider.tokenRequests.isEmpty)
+        }
+    }
+}
+
+@Suite("Security: ID token (hostile provider)")
+struct HostileProviderIDTokenSecurityTests {
+    // MARK: iss, aud, azp
+
+    @Test func aWrongIssuerIsRejected() async throws {
+        try await expectIDTokenRejected(.wrongIssuer) { claims, _ in claims["iss"] = "https://evil.example" }
+    }
+
+    @Test func aMissingAudienceIsRejected() async throws {
+        try await expectIDTokenRejected(.wrongAudience) { claims, _ in claims["aud"] = nil }
+    }
+
+    @Test(arguments: [HostileProvider.JSONValue.string("other-client"), ["other-client"], [], "CLIENT-1"])
+    func anAudienceWithoutTheClientIDIsRejected(_ audience: HostileProvider.JSONValue) async throws {
+        try await expectIDTokenRejected(.wrongAudience) { claims, _ in claims["aud"] = audience }
+    }
+
+    @Test(arguments: [nil, HostileProvider.JSONValue.string("other-client")])
+    func anExtraAudienceWithoutMatchingAzpIsRejected(_ azp: HostileProvider.JSONValue?) async throws {
+        try await expectIDTokenRejected(.untrustedAudience) { claims, context in
+            claims["aud"] = .strings([context.clientID ?? "", "other-client"])
+            claims["azp"] = azp
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func anAudienceArrayContainingTheClientIsAccepted(_ withOtherAudience: Bool) async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.idToken.editClaims = { claims, context in
+                    let client = context.clientID ?? ""
+                    claims["aud"] = .strings(withOtherAudience ? [client, "other-client"] : [client])
+                    if withOtherAudience { claims["azp"] = .string(client) }
+                }
+            }
+            let tokens = try await SignIn.run(provider).get()
+            #expect(tokens.idTokenClaims?.audience.contains(SignIn.clientID) == true)
+        }
+    }
+
+    // MARK: Signatures and algorithms
+
+    @Test func anRS256SignatureByAnotherKeyIsRejected() async throws {
+        try await expectIDTokenRejected(.badSignature, signing: .rs256WithImpostorKey)
+    }
+
+    @Test func anES256SignatureByAnotherKeyIsRejected() async throws {
+        try await expectIDTokenRejected(.badSignature, signing: .es256WithImpostorKey, algorithms: ["ES256"])
+    }
+
+    @Test func anES256TokenFromTheServedKeyIsAccepted() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.idToken.signing = .es256 }
+            _ = try await SignIn.run(provider, algorithms: ["ES256"]).get()
+        }
+    }
+
+    @Test func algNoneIsRejected() async throws {
+        try await expectIDTokenRejected(.forbiddenAlgorithm, signing: .none, fetchesKeys: false)
+    }
+
+    @Test func algNoneIsRejectedEvenWhenConfigured() async throws {
+        try await expectIDTokenRejected(
+            .forbiddenAlgorithm, signing: .none, algorithms: ["none", "RS256"], fetchesKeys: false)
+    }
+
+    @Test(arguments: ["any secret", "public-key"])
+    func hs256IsRejectedForAPublicClient(_ secret: String) async throws {
+        // Also the classic key confusion: HMAC keyed with the provider's RSA public key.
+        let key = secret == "public-key" ? HostileProvider.Key.rsa.publicKeyPEM : secret
+        try await expectIDTokenRejected(
+            .forbiddenAlgorithm, signing: .hs256(secret: key), algorithms: ["RS256", "HS256"], fetchesKeys: false)
+    }
+
+    @Test(arguments: [HostileProvider.Signing.ps256, .rs384, .es256])
+    func anAlgorithmOtherThanTheExpectedOneIsRejected(_ signing: HostileProvider.Signing) async throws {
+        // Each is a valid signature by a key the provider serves.
+        try await expectIDTokenRejected(.unexpectedAlgorithm, signing: signing, fetchesKeys: false)
+    }
+
+    // MARK: Times
+
+    @Test func anExpiredTokenBeyondTheLeewayIsRejected() async throws {
+        // The provider's tokens live 600 s; the client's clock is 600 + 120 s ahead (leeway 60 s).
+        let clock = OAuthClock(now: { Date().addingTimeInterval(720) }, sleep: { try await Task.sleep(for: $0) })
+        try await expectIDTokenRejected(.expired, clock: clock)
+    }
+
+    @Test func anExpiredTokenWithinTheLeewayIsAccepted() async throws {
+        let clock = OAuthClock(now: { Date().addingTimeInterval(620) }, sleep: { try await Task.sleep(for: $0) })
+        try await HostileProvider.withProvider { provider in
+            let tokens = try await SignIn.run(provider, clock: clock).get()
+            #expect(tokens.idTokenClaims != nil)
+        }
+    }
+
+    @Test func aMissingExpIsRejected() async throws {
+        try await expectIDTokenRejected(.expired) { claims, _ in claims["exp"] = nil }
+    }
+
+    @Test func aMissingIatIsRejected() async throws {
+        try await expectIDTokenRejected(.badIssuedAt) { claims, _ in claims["iat"] = nil }
+    }
+
+    @Test func anIatFarInTheFutureIsRejected() async throws {
+        try await expectIDTokenRejected(.badIssuedAt) { claims, context in
+            claims.setTime("iat", context.now.addingTimeInterval(3600))
+            claims.setTime("exp", context.now.addingTimeInterval(7200))
+        }
+    }
+
+    // MARK: sub and nonce
+
+    @Test(arguments: [nil, HostileProvider.JSONValue.string("")])
+    func aMissingSubjectIsRejected(_ subject: HostileProvider.JSONValue?) async throws {
+        try await expectIDTokenRejected(.missingSubject) { claims, _ in claims["sub"] = subject }
+    }
+
+    @Test func aWrongNonceIsRejected() async throws {
+        try await expectIDTokenRejected(.wrongNonce) { claims, _ in claims["nonce"] = "attacker-nonce" }
+    }
+
+    @Test func aMissingNonceIsRejected() async throws {
+        try await expectIDTokenRejected(.wrongNonce) { claims, _ in claims["nonce"] = nil }
+    }
+
+    // MARK: Keys
+
+    @Test func anUnknownKidCausesExactlyOneJWKSRefetchThenFails() async throws {
+        try await HostileProvider.withProvider { provider in
+            // A client that has the provider's keys cached from an earlier sign-in.
+            let client = try SignIn.client(provider)
+            _ = try await SignIn.run(provider, client: client).get()
+            provider.script { $0.idToken.signing = .rs256WithUnknownKeyID }
+            let error = try #require(await SignIn.run(provider, client: client).failure)
+            #expect(error.code == .invalidIDToken)
+            #expect(error.idTokenProblem == .unknownKey)
+            #expect(provider.jwksFetchCount == 2)
+            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/authorize", "/token", "/jwks"])
+        }
+    }
+
+    @Test func anUnknownKidIsFoundAfterTheProviderRotatedItsKeys() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.jwks.keys = [.rsa] }
+            let client = try SignIn.client(provider)
+            _ = try await SignIn.run(provider, client: client).get()
+            provider.script {
+                $0.jwks.keys = [.rsa, .rsaNext]
+                $0.idToken.signing = .rs256WithUnknownKeyID
+            }
+            let tokens = try await SignIn.run(provider, client: client).get()
+            #expect(tokens.idTokenClaims?.subject == "user-1234")
+            #expect(provider.jwksFetchCount == 2)
+            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/authorize", "/token", "/jwks"])
+        }
+    }
+
+    @Test func aKnownKidDoesNotRefetchTheJWKS() async throws {
+        try await HostileProvider.withProvider { provider in
+            let client = try SignIn.client(provider)
+            _ = try await SignIn.run(provider, client: client).get()
+            _ = try await SignIn.run(provider, client: client).get()
+            #expect(provider.jwksFetchCount == 1)
+        }
+    }
+
+    @Test func aTokenWithoutKidIsAcceptedWhenTheJWKSHasOneKey() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.jwks.keys = [.rsa]
+                $0.idToken.signing = .rs256.withKeyID(nil)
+            }
+            _ = try await SignIn.run(provider).get()
+        }
+    }
+
+    @Test func aTokenWithoutKidIsRejectedWhenTheJWKSHasSeveralCandidateKeys() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.jwks.keys = [.rsa, .rsaNext]
+                $0.idToken.signing = .rs256.withKeyID(nil)
+            }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.idTokenProblem == .unknownKey)
+            #expect(await provider.requestPaths == SignIn.throughJWKS)
+        }
+    }
+
+    // MARK: UserInfo and refresh
+
+    @Test func aUserInfoSubjectOtherThanTheIDTokensIsRejected() async throws {
+        try await HostileProvider.withProvider { provider in
+            let client = try SignIn.client(provider)
+            let tokens = try await SignIn.run(provider, client: client).get()
+            provider.script { $0.userInfo.subject = "someone-else" }
+            do throws(OAuthError) {
+                _ = try await client.userInfo(for: tokens)
+                Issue.record("accepted UserInfo about another subject")
+            } catch {
+                #expect(error.code == .userInfoSubjectMismatch)
+            }
+            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/userinfo"])
+
+            provider.script { $0.userInfo.subject = nil }
+            #expect(try await client.userInfo(for: tokens).subject == "user-1234")
+        }
+    }
+
+    @Test(arguments: ["iss", "sub"])
+    func aRefreshedIDTokenWithAnotherIdentityIsRejected(_ claim: String) async throws {
+        try await HostileProvider.withProvider { provider in
+            let client = try SignIn.client(provider)
+            let tokens = try await SignIn.run(provider, client: client).get()
+            provider.script {
+                $0.idToken.editClaims = { claims, context in
+                    guard context.grantType == "refresh_token" else { return }
+                    claims[claim] = claim == "iss" ? .string(context.issuer + "/other") : "someone-else"
+                }
+            }
+            do throws(OAuthError) {
+                _ = try await client.refresh(tokens)
+                Issue.record("accepted a refreshed ID token with another \(claim)")
+            } catch {
+                #expect(error.code == .invalidIDToken)
+                #expect(error.idTokenProblem == (claim == "iss" ? .wrongIssuer : .identityChanged))
+            }
+            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/token"])
+        }
+    }
+
+    @Test func aRefreshedIDTokenWithTheSameIdentityIsAccepted() async throws {
+        try await HostileProvider.withProvider { provider in
+            let client = try SignIn.client(provider)
+            let tokens = try await SignIn.run(provider, client: client).get()
+            let refreshed = try await client.refresh(tokens)
+            #expect(refreshed.idTokenClaims?.subject == tokens.idTokenClaims?.subject)
+            #expect(refreshed.refreshToken != tokens.refreshToken)
+        }
+    }
+
+    // MARK: A provider that misbehaves at the token endpoint
+
+    @Test(arguments: ["garbage JSON", "HTML", "a JSON array", "an empty body"])
+    func anUnreadableTokenResponseIsRejected(_ kind: String) async throws {
+        let fault: HostileProvider.Fault =
+            switch kind {
+            case "garbage JSON": .garbageJSON
+            case "HTML": .htmlInsteadOfJSON
+            case "a JSON array": .jsonArray
+            default: .emptyBody
+            }
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.faults[.token] = fault }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .invalidResponse)
+            #expect(await provider.requestPaths == SignIn.throughToken)
+        }
+    }
+
+    @Test func aSlowTokenEndpointTimesOut() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.faults[.token] = .delay(.seconds(30)) }
+            let error = try #require(await SignIn.run(provider, requestTimeout: .seconds(1)).failure)
+            #expect(error.code == .timedOut)
+            #expect(await provider.requestPaths == SignIn.throughToken)
+        }
+    }
+
+    @Test func anOversizedTokenResponseIsRejected() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.faults[.token] = .oversized() }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .responseTooLarge)
+            #expect(await provider.requestPaths == SignIn.throughToken)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Signs in against a provider whose ID token is edited and signed as given, and expects the
+    /// ID token to be rejected with `problem` — with nothing called after the token endpoint
+    /// but the JWKS (when the check got that far).
+    private func expectIDTokenRejected(
+        _ problem: IDTokenProblem, signing: HostileProvider.Signing = .rs256, algorithms: [String] = ["RS256"],
+        clock: OAuthClock = .system, fetchesKeys: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
+        edit: HostileProvider.ClaimsEditor? = nil
+    ) async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.idToken.signing = signing
+                $0.idToken.editClaims = edit
+            }
+            let result = await SignIn.run(provider, algorithms: algorithms, clock: clock)
+            let error = try #require(
+                result.failure, "accepted an ID token with \(problem)", sourceLocation: sourceLocation)
+            #expect(error.code == .invalidIDToken, sourceLocation: sourceLocation)
+            #expect(error.idTokenProblem == problem, "\(error)", sourceLocation: sourceLocation)
+            #expect(
+                await provider.requestPaths == (fetchesKeys ? SignIn.throughJWKS : SignIn.throughToken),
+                sourceLocation: sourceLocation)
+            #expect(provider.tokenRequests.count == 1, sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// Signing in against a ``HostileProvider`` with the real client, a loopback receiver and a
+/// redirect-following browser.
+private enum SignIn {
+    static let clientID = "client-1"
+    static let discovery = "/.well-known/openid-configuration"
+    static let throughAuthorize = [discovery, "/authorize"]
+    static let throughToken = throughAuthorize + ["/token"]
+    static let throughJWKS = throughToken + ["/jwks"]
+
+    /// A public OpenID Connect client of `provider`.
+    static func client(
+        _ provider: HostileProvider, algorithms: [String] = ["RS256"], clock: OAuthClock = .system,
+        requestTimeout: Duration = .seconds(10)
+    ) throws(OAuthError) -> OAuthClient {
+        try OAuthClient(
+            configuration: ClientConfiguration(
+                issuer: provider.issuerURL, clientID: clientID, scopes: ["openid", "profile"],
+                idTokenSigningAlgorithms: algorithms),
+            clock: clock, requestTimeout: requestTimeout)
+    }
+
+    /// A sign-in, bounded by `sessionTimeout`.
+    static func run(
+        _ provider: HostileProvider, client: OAuthClient? = nil, algorithms: [String] = ["RS256"],
+        clock: OAuthClock = .system, requestTimeout: Duration = .seconds(10), sessionTimeout: Duration = .seconds(20)
+    ) async -> Result<TokenSet, OAuthError> {
+        do throws(OAuthError) {
+            let client =
+                if let client { client } else {
+                    try Self.client(provider, algorithms: algorithms, clock: clock, requestTimeout: requestTimeout)
+                }
+            return .success(
+                try await client.signIn(
+                    environment: SessionEnvironment(
+                        browser: RedirectFollowingBrowser(), receivers: [LoopbackReceiver()]),
+                    configureSession: { $0.timeout = sessionTimeout }))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// `BASE64URL(SHA256(verifier))`.
+    static func s256(_ verifier: String) -> String {
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
