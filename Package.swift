@@ -129,6 +129,7 @@ let package = Package(
                 "WebAuthTesting",
                 "WebAuthControlledBrowsers",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -160,8 +161,9 @@ let package = Package(
         .testTarget(
             name: "WebAuthOAuthTests",
             dependencies: [
-                "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers",
+                "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),

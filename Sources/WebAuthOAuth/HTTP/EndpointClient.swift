@@ -122,6 +122,15 @@ struct EndpointClient: Sendable {
         if let error = Self.serverError(in: response.body, endpoint: endpoint) {
             return OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
         }
+        // RFC 6749 §5.2: a 401 with an authentication challenge is how a token endpoint says
+        // invalid_client (the transport may have had to drop the body to get the answer).
+        if response.status == 401, response.value(forHeader: "WWW-Authenticate") != nil,
+            endpoint == .token || endpoint == .revocation || endpoint == .deviceAuthorization
+        {
+            let error = OAuthServerError(
+                code: .invalidClient, rawDescription: "client authentication failed (HTTP 401)", endpoint: endpoint)
+            return OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
+        }
         return OAuthError(
             code: .unexpectedStatus, message: "the \(endpoint) endpoint answered HTTP \(response.status)")
     }

@@ -1,13 +1,21 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
 /// The default ``HTTPTransport``: `URLSession` (FoundationNetworking on Linux) with an ephemeral
-/// configuration — no cookies, no cache, no credential storage — that never follows redirects.
+/// configuration — no cookies, no cache, no credential storage — that never follows redirects
+/// and never answers authentication challenges.
+///
+/// A `401` with `WWW-Authenticate` (RFC 6749 §5.2's answer to wrong client credentials) is
+/// returned as a response with that status and header and no body: FoundationNetworking cannot
+/// deliver the body of a challenged response without answering the challenge, and on Linux
+/// letting it handle the challenge itself never completes.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let delegate: SessionDelegate
 
     /// Creates a transport with its own ephemeral `URLSession`.
     public init() {
@@ -17,7 +25,9 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCredentialStorage = nil
-        self.session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit { session.invalidateAndCancel() }
@@ -29,22 +39,27 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
         urlRequest.timeoutInterval = request.timeout.timeInterval
         urlRequest.httpShouldHandleCookies = false
+        // Marks the request so the delegate can tell which one a challenge belongs to.
+        let marker = UUID().uuidString
+        urlRequest.addValue(marker, forHTTPHeaderField: SessionDelegate.markerField)
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
         let endpoint = request.url.redactedForLogs
-        let exchange = Task { [session] in try await session.data(for: urlRequest) }
         let (data, response): (Data, URLResponse)
         do {
-            (data, response) = try await withTaskCancellationHandler {
-                try await withDeadline(request.timeout) { try await exchange.value }
-            } onCancel: {
-                exchange.cancel()
+            (data, response) = try await withDeadline(request.timeout) { [session, urlRequest] in
+                try await session.data(for: urlRequest)
             }
         } catch let error as HTTPTransportError {
-            exchange.cancel()
-            throw error.with(endpoint: endpoint, timeout: request.timeout)
+            delegate.forget(marker)
+            throw error.code == .timedOut
+                ? HTTPTransportError(code: .timedOut, message: "\(endpoint) did not answer within \(request.timeout)")
+                : error
         } catch let error as URLError {
+            if let challenged = delegate.challengedResponse(for: marker) {
+                return challenged
+            }
             switch error.code {
             case .timedOut:
                 throw HTTPTransportError(
@@ -56,8 +71,10 @@ public final class URLSessionTransport: HTTPTransport {
                     code: .connectionFailed, message: "cannot reach \(endpoint): \(error.code.rawValue) (URLError)")
             }
         } catch {
+            delegate.forget(marker)
             throw HTTPTransportError(code: .connectionFailed, message: "cannot reach \(endpoint)")
         }
+        delegate.forget(marker)
         guard let http = response as? HTTPURLResponse else {
             throw HTTPTransportError(code: .connectionFailed, message: "\(endpoint) gave no HTTP response")
         }
@@ -69,50 +86,129 @@ public final class URLSessionTransport: HTTPTransport {
                 code: .responseTooLarge,
                 message: "\(endpoint) sent \(data.count) bytes; at most \(request.maximumResponseSize) are accepted")
         }
-        var fields: [HTTPRequest.HeaderField] = []
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String {
-                fields.append(.init(name: name, value: value))
-            }
-        }
-        return HTTPResponse(status: http.statusCode, headerFields: fields, body: data)
+        return HTTPResponse(status: http.statusCode, headerFields: http.headerFieldList, body: data)
     }
 }
 
-/// Refuses every redirect, so a 3xx reaches ``URLSessionTransport`` as it is.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+/// Refuses every redirect, so a 3xx reaches ``URLSessionTransport`` as it is, and cancels every
+/// authentication challenge, keeping the challenged response for the transport to return.
+private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    static let markerField = "X-WebAuth-Request"
+    private let challenged = Mutex<[String: HTTPResponse]>([:])
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
     }
-}
 
-extension HTTPTransportError {
-    fileprivate func with(endpoint: String, timeout: Duration) -> HTTPTransportError {
-        code == .timedOut
-            ? HTTPTransportError(code: .timedOut, message: "\(endpoint) did not answer within \(timeout)") : self
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        if let marker = task.originalRequest?.value(forHTTPHeaderField: Self.markerField),
+            let response = challenge.failureResponse as? HTTPURLResponse
+        {
+            let recorded = HTTPResponse(status: response.statusCode, headerFields: response.headerFieldList)
+            challenged.withLock { $0[marker] = recorded }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    func challengedResponse(for marker: String) -> HTTPResponse? {
+        challenged.withLock { $0.removeValue(forKey: marker) }
+    }
+
+    func forget(_ marker: String) {
+        _ = challenged.withLock { $0.removeValue(forKey: marker) }
     }
 }
 
-/// Runs `operation`, failing with ``HTTPTransportError/Code/timedOut`` once `limit` has passed.
-///
-/// FoundationNetworking's own timeout is an idle timeout; this one bounds the whole exchange.
+extension HTTPURLResponse {
+    fileprivate var headerFieldList: [HTTPRequest.HeaderField] {
+        allHeaderFields.compactMap { name, value in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return HTTPRequest.HeaderField(name: name, value: value)
+        }
+    }
+}
+
+/// Runs `operation`, failing with ``HTTPTransportError/Code/timedOut`` once `limit` has passed
+/// — whether or not `operation` honours cancellation: FoundationNetworking's own timeout is an
+/// idle timeout that some requests never reach, so this bounds the whole exchange and returns
+/// without waiting for an operation that does not stop.
 func withDeadline<Value: Sendable>(
     _ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw HTTPTransportError(code: .timedOut, message: "no answer within \(limit)")
+    let outcome = OneShot<Value>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            outcome.attach(continuation)
+            let work = Task {
+                do {
+                    outcome.resume(with: .success(try await operation()))
+                } catch {
+                    outcome.resume(with: .failure(error))
+                }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                outcome.resume(
+                    with: .failure(HTTPTransportError(code: .timedOut, message: "no answer within \(limit)")))
+            }
+            outcome.onFinish {
+                work.cancel()
+                timer.cancel()
+            }
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else {
-            throw HTTPTransportError(code: .timedOut, message: "no answer within \(limit)")
+    } onCancel: {
+        outcome.resume(with: .failure(CancellationError()))
+    }
+}
+
+/// A continuation resumed by whichever result comes first; later ones are dropped.
+private final class OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var early: Result<Value, any Error>?
+        var finished = false
+        var cleanup: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func attach(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early = state.withLock { state -> Result<Value, any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
         }
-        return first
+        if let early { continuation.resume(with: early) }
+    }
+
+    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.cleanup = cleanup
+            return false
+        }
+        if runNow { cleanup() }
+    }
+
+    func resume(with result: Result<Value, any Error>) {
+        let (continuation, cleanup) = state.withLock {
+            state -> (CheckedContinuation<Value, any Error>?, (@Sendable () -> Void)?) in
+            guard !state.finished else { return (nil, nil) }
+            state.finished = true
+            let continuation = state.continuation
+            state.continuation = nil
+            if continuation == nil { state.early = result }
+            let cleanup = state.cleanup
+            state.cleanup = nil
+            return (continuation, cleanup)
+        }
+        continuation?.resume(with: result)
+        cleanup?()
     }
 }
 

@@ -42,11 +42,16 @@ struct IDTokenValidator: Sendable {
         let kid = JWKIdentifier(string: "selected")
         if isHMAC, let clientSecret {
             let digest: DigestAlgorithm
+            let minimumKeySize: Int
             switch algorithm {
-            case "HS256": digest = .sha256
-            case "HS384": digest = .sha384
-            case "HS512": digest = .sha512
+            case "HS256": (digest, minimumKeySize) = (.sha256, 32)
+            case "HS384": (digest, minimumKeySize) = (.sha384, 48)
+            case "HS512": (digest, minimumKeySize) = (.sha512, 64)
             default: throw reject(.forbiddenAlgorithm, "alg '\(algorithm.safeForDisplay)' is not supported")
+            }
+            // RFC 7518 §3.2: the key must be at least as long as the hash output.
+            guard clientSecret.utf8.count >= minimumKeySize else {
+                throw reject(.forbiddenAlgorithm, "the client secret is too short to be an \(algorithm) key")
             }
             await collection.add(hmac: HMACKey(from: clientSecret), digestAlgorithm: digest, kid: kid)
         } else {
