@@ -461,7 +461,7 @@ struct HostileProviderIDTokenSecurityTests {
     @Test func aSlowTokenEndpointTimesOut() async throws {
         try await HostileProvider.withProvider { provider in
             provider.script { $0.faults[.token] = .delay(.seconds(30)) }
-            let error = try #require(await SignIn.run(provider, requestTimeout: .seconds(1)).failure)
+            let error = try #require(await SignIn.run(provider, requestTimeout: .seconds(3)).failure)
             #expect(error.code == .timedOut)
             #expect(await provider.requestPaths == SignIn.throughToken)
         }
