@@ -560,3 +560,42 @@ extension Result {
         return nil
     }
 }
+
+@Suite("Security: discovery and mix-up (hostile provider)")
+struct HostileProviderDiscoverySecurityTests {
+    @Test func metadataNamingAnotherIssuerIsRejectedBeforeAnyOtherRequest() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.metadata["issuer"] = .string("https://evil.example") }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .invalidMetadata)
+            #expect(await provider.requestPaths.allSatisfy { $0.hasPrefix("/.well-known/") })
+            #expect(await provider.requests(to: .authorize).isEmpty)
+        }
+    }
+
+    @Test func metadataWithAnInsecureEndpointIsRejected() async throws {
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.metadata["token_endpoint"] = .string("http://evil.example/token") }
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .invalidMetadata)
+            #expect(await provider.requests(to: .authorize).isEmpty)
+        }
+    }
+
+    /// RFC 9700 §4.4: the client talks to an honest and to an attacking provider; the response
+    /// to its request at the honest one comes back naming the attacker as issuer. It is
+    /// rejected, and neither provider's token endpoint hears of the code.
+    @Test func aResponseFromAnotherProviderIsNotRedeemedAnywhere() async throws {
+        try await HostileProvider.withProvider { attacker in
+            try await HostileProvider.withProvider { honest in
+                honest.script { $0.authorize.issuer = .value(attacker.issuer) }
+                // The program also signs in at the attacker, a provider it uses too: that works.
+                _ = try await SignIn.run(attacker).get()
+                let error = try #require(await SignIn.run(honest).failure)
+                #expect(error.code == .issuerMismatch)
+                #expect(await honest.requests(to: .token).isEmpty)
+                #expect(await attacker.requests(to: .token).count == 1, "only the attacker's own sign-in")
+            }
+        }
+    }
+}
