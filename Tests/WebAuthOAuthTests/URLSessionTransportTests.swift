@@ -14,7 +14,7 @@ struct URLSessionTransportTests {
                 configuration: ClientConfiguration(
                     issuer: provider.issuerURL, clientID: "c", clientSecret: "wrong-secret",
                     clientAuthentication: .clientSecretBasic),
-                requestTimeout: .seconds(20))
+                requestTimeout: .seconds(60))
             let started = ContinuousClock.now
             do throws(OAuthError) {
                 _ = try await client.refresh(TokenSet(accessToken: "a", refreshToken: "r"))
@@ -23,7 +23,7 @@ struct URLSessionTransportTests {
                 #expect(error.code == .server)
                 #expect(error.serverError?.code == .invalidClient)
             }
-            #expect(ContinuousClock.now - started < .seconds(10), "answered, not timed out")
+            #expect(ContinuousClock.now - started < .seconds(30), "answered, not timed out")
             #expect(provider.tokenRequests.count == 1)
         }
     }
@@ -33,19 +33,20 @@ struct URLSessionTransportTests {
         await #expect(throws: HTTPTransportError.self) {
             try await withDeadline(.milliseconds(200)) { () async throws -> Int in
                 // Sleeps in slices and ignores cancellation, like a request that never completes.
-                for _ in 0..<100 { try? await Task.sleep(for: .milliseconds(50)) }
+                for _ in 0..<1200 { try? await Task.sleep(for: .milliseconds(50)) }
                 return 1
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Far less than the minute the work would take, with room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func aSilentServerTimesOutWithinTheRequestTimeout() async throws {
         try await HostileProvider.withProvider { provider in
-            provider.script { $0.faults[.token] = .delay(.seconds(30)) }
+            provider.script { $0.faults[.token] = .delay(.seconds(120)) }
             let client = try OAuthClient(
                 configuration: ClientConfiguration(issuer: provider.issuerURL, clientID: "c"),
-                requestTimeout: .seconds(1))
+                requestTimeout: .seconds(2))
             let started = ContinuousClock.now
             do throws(OAuthError) {
                 _ = try await client.refresh(TokenSet(accessToken: "a", refreshToken: "r"))
@@ -53,7 +54,7 @@ struct URLSessionTransportTests {
             } catch {
                 #expect(error.code == .timedOut)
             }
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < .seconds(60))
         }
     }
 }
