@@ -40,21 +40,15 @@ extension OAuthClient {
         let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
         var polling = DevicePolling(interval: authorization.interval, expiresAt: authorization.expiresAt)
         var step = polling.start(now: clock.now())
-        while true {
-            switch step {
-            case .wait(let interval):
-                do {
-                    try await clock.sleep(interval)
-                } catch {
-                    throw OAuthError(
-                        code: .session, message: "device authorization cancelled",
-                        sessionError: WebAuthenticationSessionError(
-                            code: .canceledLogin, message: "polling cancelled", cancellationReason: .program))
-                }
-            case .expire:
-                throw OAuthError(code: .deviceCodeExpired, message: "the device code expired before it was approved")
-            case .finish, .deny, .fail:
-                preconditionFailure("handled where the answer is read")
+        var lastServerError: OAuthServerError?
+        while case .wait(let interval) = step {
+            do {
+                try await clock.sleep(interval)
+            } catch {
+                throw OAuthError(
+                    code: .session, message: "device authorization cancelled",
+                    sessionError: WebAuthenticationSessionError(
+                        code: .canceledLogin, message: "polling cancelled", cancellationReason: .program))
             }
             do {
                 let response: TokenResponse = try await endpoints.postForm(
@@ -72,17 +66,12 @@ extension OAuthClient {
                     default: .failed
                     }
                 step = polling.next(after: answer, now: clock.now())
-                switch step {
-                case .expire:
-                    throw OAuthError(
-                        code: .deviceCodeExpired, message: "the device code expired before it was approved",
-                        serverError: error.serverError)
-                case .deny, .fail:
-                    throw error
-                case .wait, .finish:
-                    continue
-                }
+                if step == .deny || step == .fail { throw error }
+                lastServerError = error.serverError
             }
         }
+        throw OAuthError(
+            code: .deviceCodeExpired, message: "the device code expired before it was approved",
+            serverError: lastServerError)
     }
 }
