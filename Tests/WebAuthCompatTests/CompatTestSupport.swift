@@ -130,7 +130,7 @@
     }
 
     /// Waits until `condition` holds or `timeout` passes; returns whether it held.
-    func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    func eventually(within timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }

@@ -71,7 +71,7 @@
     }
 
     /// Waits until `condition` holds or `timeout` passes; returns whether it held.
-    func eventually(within timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+    func eventually(within timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await condition() { return true }
@@ -81,7 +81,7 @@
     }
 
     /// The first URL a listener yields, or `nil` when it finishes first or `timeout` passes.
-    func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(10)) async -> URL? {
+    func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(60)) async -> URL? {
         await withTaskGroup(of: URL?.self) { group in
             group.addTask {
                 for await url in listener.callbacks { return url }

@@ -437,7 +437,9 @@ struct LoopbackReceiverTests {
             for index in 0..<200 {
                 group.addTask {
                     let path = ["/favicon.ico", "/", "/callback/", "/robots.txt"][index % 4]
-                    return try await TestClient.exchange(TestClient.get(path, host: host), port: port).status
+                    return try await TestClient.exchange(
+                        TestClient.get(path, host: host), port: port, deadline: .seconds(60)
+                    ).status
                 }
             }
             var statuses: [Int?] = []

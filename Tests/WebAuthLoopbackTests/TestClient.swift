@@ -166,7 +166,7 @@ extension CallbackListener {
     var hostField: String { "\(callback.loopbackEndpoint?.host.uriHost ?? "?"):\(port)" }
 
     /// The first URL on ``callbacks``, or `nil` if none arrives within `timeout`.
-    func firstCallback(within timeout: Duration = .seconds(10)) async -> URL? {
+    func firstCallback(within timeout: Duration = .seconds(60)) async -> URL? {
         await withTaskGroup(of: URL?.self) { group in
             group.addTask {
                 for await url in self.callbacks { return url }

@@ -124,7 +124,7 @@ package final class HostileProvider: Sendable {
 
     /// Waits until `count` requests to `endpoint` have arrived or `timeout` has passed.
     package func waitForRequests(
-        to endpoint: Endpoint, count: Int = 1, timeout: Duration = .seconds(10)
+        to endpoint: Endpoint, count: Int = 1, timeout: Duration = .seconds(60)
     ) async -> [ServerRequest] {
         await server.waitForRequests(to: endpoint.path, count: count, timeout: timeout)
     }
