@@ -101,6 +101,8 @@ let package = Package(
                 "WebAuthCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The command-line tool's commands, as a library so tests can drive them.
@@ -108,6 +110,8 @@ let package = Package(
             name: "WebAuthCLI",
             dependencies: [
                 "WebAuth",
+                "WebAuthOAuth",
+                "WebAuthTokenStore",
                 "WebAuthTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +120,7 @@ let package = Package(
         .executableTarget(name: "webauth", dependencies: ["WebAuthCLI"]),
         .executableTarget(
             name: "webauth-benchmarks",
-            dependencies: ["WebAuth", "WebAuthTestSupport"],
+            dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthProcess"],
             path: "Benchmarks/webauth-benchmarks"
         ),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
@@ -170,6 +174,13 @@ let package = Package(
         .testTarget(
             name: "WebAuthTokenStoreTests",
             dependencies: ["WebAuthTokenStore", "WebAuthTestSupport", "WebAuthProcess"]
+        ),
+        .testTarget(
+            name: "WebAuthTestingTests",
+            dependencies: [
+                "WebAuthTesting", "WebAuthOAuth", "WebAuth",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
         ),
         .testTarget(name: "WebAuthCLITests", dependencies: ["WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess"]),
     ],

@@ -1,0 +1,239 @@
+import Foundation
+import Synchronization
+
+/// The provider's request handling: routes each request to its endpoint, applies the fault
+/// switches, and keeps the request log. The endpoints live in extensions, one file each.
+final class ProviderEngine: Sendable {
+    let configuration: EmbeddedProvider.Configuration
+    let state: Mutex<ProviderState>
+    /// The server, once started: its own log is emptied as requests arrive (the provider keeps
+    /// a bounded one without bodies instead).
+    private let server = Mutex<LoopbackHTTPServer?>(nil)
+    /// `http://127.0.0.1:{port}`, once the server listens. Apart from ``state`` so that it can
+    /// be read while that is locked.
+    private let issuerValue = Mutex("")
+
+    init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
+        self.configuration = configuration
+        state = Mutex(ProviderState(configuration: configuration, key: key))
+    }
+
+    /// Connects the engine to the server it answers for.
+    func attach(_ server: LoopbackHTTPServer) {
+        issuerValue.withLock { $0 = server.baseURL.absoluteString }
+        self.server.withLock { $0 = server }
+    }
+
+    /// The issuer identifier.
+    var issuer: String { issuerValue.withLock { $0 } }
+
+    /// An endpoint's response and what the log keeps about it.
+    struct Answer: Sendable {
+        var response: ServerResponse
+        /// The `grant_type`, for token requests with a known one.
+        var grantType: String?
+        /// The RFC 6749 error code answered, if any.
+        var error: String?
+
+        init(_ response: ServerResponse, grantType: String? = nil, error: String? = nil) {
+            self.response = response
+            self.grantType = grantType
+            self.error = error
+        }
+    }
+
+    /// Answers one request.
+    func handle(_ request: ServerRequest) async -> ServerResponse {
+        let receivedAt = Date()
+        if let server = server.withLock({ $0 }) { await server.clearRequests() }
+        let endpoint = EmbeddedProvider.Endpoint(rawValue: request.path)
+        let fault = state.withLock { $0.takeFault(for: endpoint) }
+        if let delay = fault?.delay, delay > .zero {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return ServerResponse.text("the provider is shutting down\n", status: 503)
+            }
+        }
+        let answer: Answer
+        switch (endpoint, fault?.answer) {
+        case (nil, _):
+            answer = Answer(.text("not found\n", status: 404))
+        case (.some, .garbage?):
+            answer = Answer(
+                ServerResponse(
+                    status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")],
+                    body: Array("<html>this is not JSON</html>".utf8)))
+        case (.some(let endpoint), .error(let status, let code, let description)?):
+            let error = ProtocolError(code: code, description: description ?? "", status: status)
+            answer = faultAnswer(endpoint, error, request)
+        case (.some(let endpoint), _):
+            answer = route(endpoint, request)
+        }
+        state.withLock {
+            $0.record(
+                EmbeddedProvider.LoggedRequest(
+                    method: request.method, path: endpoint?.path ?? "(other)", endpoint: endpoint,
+                    status: answer.response.status, grantType: answer.grantType, error: answer.error,
+                    receivedAt: receivedAt))
+        }
+        return answer.response
+    }
+
+    private func route(_ endpoint: EmbeddedProvider.Endpoint, _ request: ServerRequest) -> Answer {
+        switch endpoint {
+        case .openIDConfiguration, .authorizationServerMetadata:
+            guard request.method == "GET" else { return Answer(ProviderHTTP.methodNotAllowed(["GET"])) }
+            return Answer(ProviderHTTP.json(metadataDocument()))
+        case .jwks:
+            guard request.method == "GET" else { return Answer(ProviderHTTP.methodNotAllowed(["GET"])) }
+            return Answer(ProviderHTTP.json(state.withLock { $0.keys.document }))
+        case .authorization:
+            return authorize(request)
+        case .login:
+            return login(request)
+        case .consent:
+            return consent(request)
+        case .token:
+            return token(request)
+        case .userInfo:
+            return userInfo(request)
+        case .revocation:
+            return revoke(request)
+        case .deviceAuthorization:
+            return deviceAuthorization(request)
+        case .deviceVerification:
+            return deviceVerification(request)
+        }
+    }
+
+    /// The answer to a request while an error fault is set for its endpoint.
+    private func faultAnswer(
+        _ endpoint: EmbeddedProvider.Endpoint, _ error: ProtocolError, _ request: ServerRequest
+    ) -> Answer {
+        if endpoint == .authorization,
+            case .accept(let authorization) = AuthorizationRequestCheck.check(
+                ProviderHTTP.queryParameters(request), clients: configuration.clients)
+        {
+            return redirectError(to: authorization.redirectURI, state: authorization.state, error)
+        }
+        if endpoint.isPage {
+            let problem = PageProblem(title: "Error", message: error.description, status: error.status)
+            return Answer(
+                ProviderHTTP.page(
+                    ProviderPages.problem(providerName: configuration.displayName, problem), status: error.status),
+                error: error.code)
+        }
+        return Answer(ProviderHTTP.error(error), error: error.code)
+    }
+
+    // MARK: - Shared answers
+
+    /// An error page.
+    func problemPage(_ problem: PageProblem, cookies: [RecordedRequest.HeaderField] = []) -> Answer {
+        Answer(
+            ProviderHTTP.page(
+                ProviderPages.problem(providerName: configuration.displayName, problem), status: problem.status,
+                cookies: cookies))
+    }
+
+    /// A redirect to the client with an error, `state` and `iss` (RFC 6749 §4.1.2.1, RFC 9207).
+    func redirectError(
+        to redirectURI: String, state: String?, _ error: ProtocolError, status: Int = 302,
+        cookies: [RecordedRequest.HeaderField] = []
+    ) -> Answer {
+        let location = ProviderHTTP.location(
+            redirectURI,
+            adding: [
+                ("error", error.code), ("error_description", error.description.isEmpty ? nil : error.description),
+                ("state", state), ("iss", issuer),
+            ])
+        return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies), error: error.code)
+    }
+
+    /// A JSON error answer.
+    func errorAnswer(_ error: ProtocolError, grantType: String? = nil, challenge: String? = nil) -> Answer {
+        Answer(ProviderHTTP.error(error, challenge: challenge), grantType: grantType, error: error.code)
+    }
+
+    // MARK: - Metadata
+
+    /// The discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2).
+    func metadataDocument() -> MetadataDocument {
+        let issuer = self.issuer
+        var scopes = Set(["openid"])
+        for client in configuration.clients { scopes.formUnion(client.allowedScopes) }
+        let authMethods = ["none", "client_secret_basic", "client_secret_post"]
+        return MetadataDocument(
+            issuer: issuer,
+            authorizationEndpoint: issuer + EmbeddedProvider.Endpoint.authorization.path,
+            tokenEndpoint: issuer + EmbeddedProvider.Endpoint.token.path,
+            userinfoEndpoint: issuer + EmbeddedProvider.Endpoint.userInfo.path,
+            jwksURI: issuer + EmbeddedProvider.Endpoint.jwks.path,
+            revocationEndpoint: issuer + EmbeddedProvider.Endpoint.revocation.path,
+            deviceAuthorizationEndpoint: issuer + EmbeddedProvider.Endpoint.deviceAuthorization.path,
+            scopesSupported: scopes.sorted(),
+            responseTypesSupported: ["code"],
+            responseModesSupported: ["query"],
+            grantTypesSupported: ["authorization_code", "refresh_token", ProviderEngine.deviceCodeGrantType],
+            subjectTypesSupported: ["public"],
+            idTokenSigningAlgValuesSupported: ["RS256"],
+            tokenEndpointAuthMethodsSupported: authMethods,
+            revocationEndpointAuthMethodsSupported: authMethods,
+            codeChallengeMethodsSupported: ["S256"],
+            authorizationResponseIssParameterSupported: true,
+            promptValuesSupported: ["none", "login", "consent"],
+            claimsSupported: [
+                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "name", "preferred_username", "email",
+                "email_verified",
+            ])
+    }
+
+    /// The device flow's grant type (RFC 8628 §3.4).
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+}
+
+/// The provider metadata document.
+struct MetadataDocument: Encodable {
+    var issuer: String
+    var authorizationEndpoint: String
+    var tokenEndpoint: String
+    var userinfoEndpoint: String
+    var jwksURI: String
+    var revocationEndpoint: String
+    var deviceAuthorizationEndpoint: String
+    var scopesSupported: [String]
+    var responseTypesSupported: [String]
+    var responseModesSupported: [String]
+    var grantTypesSupported: [String]
+    var subjectTypesSupported: [String]
+    var idTokenSigningAlgValuesSupported: [String]
+    var tokenEndpointAuthMethodsSupported: [String]
+    var revocationEndpointAuthMethodsSupported: [String]
+    var codeChallengeMethodsSupported: [String]
+    var authorizationResponseIssParameterSupported: Bool
+    var promptValuesSupported: [String]
+    var claimsSupported: [String]
+
+    private enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case userinfoEndpoint = "userinfo_endpoint"
+        case jwksURI = "jwks_uri"
+        case revocationEndpoint = "revocation_endpoint"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case scopesSupported = "scopes_supported"
+        case responseTypesSupported = "response_types_supported"
+        case responseModesSupported = "response_modes_supported"
+        case grantTypesSupported = "grant_types_supported"
+        case subjectTypesSupported = "subject_types_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case promptValuesSupported = "prompt_values_supported"
+        case claimsSupported = "claims_supported"
+    }
+}
