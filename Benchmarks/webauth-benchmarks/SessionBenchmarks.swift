@@ -92,6 +92,9 @@ func strayRequests(port: Int, count: Int) async -> [Int] {
 @main
 enum SessionBenchmarks {
     static func main() async throws {
+        // First: the token figures' peak memory counts every child process waited for so far.
+        try await printCLIFigures()
+
         let (opened, openedContinuation) = AsyncStream.makeStream(of: (ContinuousClock.Instant, URL).self)
         var openedIterator = opened.makeAsyncIterator()
 
@@ -131,5 +134,28 @@ enum SessionBenchmarks {
         print(
             "stray requests: answered \(answered.isEmpty ? "none" : answered); cut off when the listener closed "
                 + "after the callback: \(cutOff); refused after it closed: \(refused)")
+    }
+
+    /// `webauth token` and `webauth demo`, run as processes, when `webauth` was built beside this
+    /// program.
+    static func printCLIFigures() async throws {
+        guard let webauth = CLIBenchmarks.webauthExecutable() else {
+            print("webauth command benchmarks skipped: build the tool next to this program first")
+            print("(swift build -c release, then .build/release/webauth-benchmarks)\n")
+            return
+        }
+        let header = "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max"
+        let token = try await CLIBenchmarks.tokenCommand(webauth: webauth)
+        print("webauth token with a valid cached token (milliseconds, whole process)")
+        print(header)
+        print(token.wall.line("wall time per call"))
+        print("peak resident memory of a call: \(token.peakKiB / 1024) MiB (\(token.peakKiB) KiB)\n")
+
+        let demo = try await CLIBenchmarks.demo(webauth: webauth)
+        print("webauth demo --no-browser, by step (milliseconds)")
+        print(header)
+        for (step, figures) in demo.steps { print(figures.line(step)) }
+        print(demo.total.line("whole process, start to exit"))
+        print("")
     }
 }

@@ -4,6 +4,7 @@ import WebAuth
 /// What `webauth` writes: results on standard output (plain or JSON), people's messages on
 /// standard error.
 struct CommandOutput: Sendable {
+    /// Whether results (and errors) go to standard output as JSON.
     let json: Bool
 
     func progress(_ progress: SessionProgress) {
@@ -47,12 +48,25 @@ struct CommandOutput: Sendable {
         emit(["error": object])
     }
 
-    private func emit(_ object: [String: Any]) {
+    /// Reports a token command's failure: `error:` and the fix on standard error; with `--json`
+    /// also `{"error": {"code", "message", "fix", "exit_status"}}` on standard output.
+    func failure(_ failure: CommandFailure, terminal: TerminalOutput) {
+        terminal.error(failure.message, fix: failure.fix)
+        guard json else { return }
+        var object: [String: Any] = [
+            "code": failure.code, "message": failure.message, "exit_status": Int(failure.status),
+        ]
+        object["fix"] = failure.fix
+        emit(["error": object])
+    }
+
+    /// Writes `object` as one line of JSON (sorted keys) on standard output.
+    func emit(_ object: [String: Any]) {
         guard
             let data = try? JSONSerialization.data(
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
-        print(String(decoding: data, as: UTF8.self))
+        writeFully(STDOUT_FILENO, Array(data) + [UInt8(ascii: "\n")])
     }
 
     private func note(_ message: String) {

@@ -1,26 +1,37 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import WebAuth
+import WebAuthOAuth
 import WebAuthTesting
+import WebAuthTokenStore
 
-/// `webauth demo`: a complete sign-in round trip against a sign-in page inside this process.
+/// `webauth demo`: a complete OpenID Connect sign-in against the provider embedded in this
+/// program, step by step.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Sign in end to end against a sign-in page that runs inside this program.",
+        abstract: "Sign in end to end against an OpenID Connect provider that runs inside this program.",
         discussion: """
-            Starts a local authorization page on 127.0.0.1, opens it in your browser (or, with no
-            display or browser, lets a built-in scripted browser play the person), receives the
-            redirect on a loopback listener, and checks it — printing each step. Nothing leaves
-            this machine.
+            Starts an OpenID Connect provider on 127.0.0.1, reads its discovery document, makes
+            a PKCE pair, a state and a nonce, opens the sign-in page in your browser (sign in as
+            "demo", password "demo-password") — or, with no display or browser, lets a built-in
+            scripted browser play the person —, receives the redirect on a loopback listener,
+            checks it, exchanges the code, validates the ID token, asks UserInfo, stores the
+            tokens in a 0600 file, refreshes them (the provider rotates the refresh token) and
+            revokes them. Each step is printed with its time. Nothing leaves this machine and
+            nothing is kept: the token file is in a temporary directory removed at the end.
             """
     )
 
-    @Flag(name: .customLong("no-browser"), help: "Let the built-in scripted browser sign in instead of yours.")
+    @Flag(name: .customLong("no-browser"), help: "Let the built-in scripted browser sign in instead of you.")
     var noBrowser = false
 
-    @Option(help: "Give up after this many seconds.")
+    @Option(help: "Give up waiting for the browser after this many seconds.")
     var timeout: Double = 300
+
+    @Flag(help: "Print a JSON report (steps and their milliseconds) on standard output.")
+    var json = false
 
     func validate() throws {
         guard timeout > 0, timeout.isFinite else {
@@ -29,92 +40,335 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let steps = StepPrinter()
-        let server = try await AuthorizationPageServer.start()
-        steps.done("Started a local sign-in page at \(server.baseURL.absoluteString)")
+        let terminal = TerminalOutput()
+        let steps = DemoSteps(terminal: terminal)
+        let user = EmbeddedProvider.User.demo
+        var providerConfiguration = EmbeddedProvider.Configuration()
+        providerConfiguration.displayName = "webauth demo provider"
+        providerConfiguration.loginPageNote =
+            "This provider runs inside `webauth demo`. Sign in as \(user.username), password \(user.password)."
+        let provider: EmbeddedProvider
+        do {
+            provider = try await EmbeddedProvider.start(providerConfiguration)
+        } catch {
+            terminal.error("the demo provider could not start: \(error.message)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        steps.done("provider", "Started an OpenID Connect provider at \(provider.issuer.absoluteString)")
 
-        var browser = BrowserSelection.fromEnvironment().browser(
+        let trap = InterruptTrap()
+        let outcome: Result<DemoRun.Outcome, any Error>
+        do {
+            let run = try DemoRun(provider: provider, steps: steps, timeout: timeout, user: user)
+            let browser = run.chooseBrowser(scriptedOnly: noBrowser)
+            let cancel = CancelSwitch()
+            outcome = await trap.whileTrapping(onSignal: cancel.fire) {
+                do {
+                    return .success(try await run.signInAndOut(browser: browser, cancel: cancel))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        await provider.shutdown()
+
+        switch outcome {
+        case .success(let result):
+            if json {
+                CommandOutput(json: true).emit(result.report(steps: steps.recorded))
+            } else {
+                print("Signed in as \(result.subject) and signed out again; every check passed.")
+            }
+        case .failure(let error):
+            let failure = CommandFailure.from(error, profile: "demo", action: "demo sign-in")
+            steps.failed(failure.message)
+            if json {
+                var object: [String: Any] = ["code": failure.code, "message": failure.message]
+                object["fix"] = failure.fix
+                CommandOutput(json: true).emit(["error": object, "steps": DemoRun.stepsReport(steps.recorded)])
+            }
+            throw ExitCode(
+                trap.received.map { $0 == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted }
+                    ?? failure.status)
+        }
+    }
+}
+
+/// One run of the demo: the client side of a sign-in against an ``EmbeddedProvider``, using
+/// the package's public API the way an application would, with each step reported.
+struct DemoRun: Sendable {
+    /// What the demo ends with.
+    struct Outcome: Sendable {
+        var issuer: String
+        var subject: String
+        var browser: String
+
+        /// The `--json` report.
+        func report(steps: [(name: String, duration: Duration)]) -> [String: Any] {
+            [
+                "signed_in": true, "issuer": issuer, "subject": subject, "browser": browser,
+                "steps": DemoRun.stepsReport(steps),
+            ]
+        }
+    }
+
+    /// The steps as `[{"step": name, "milliseconds": n}]`.
+    static func stepsReport(_ steps: [(name: String, duration: Duration)]) -> [[String: Any]] {
+        steps.map { ["step": $0.name, "milliseconds": $0.duration.milliseconds] }
+    }
+
+    let provider: EmbeddedProvider
+    let steps: DemoSteps
+    let timeout: Double
+    let user: EmbeddedProvider.User
+    let client: OAuthClient
+
+    init(provider: EmbeddedProvider, steps: DemoSteps, timeout: Double, user: EmbeddedProvider.User) throws {
+        self.provider = provider
+        self.steps = steps
+        self.timeout = timeout
+        self.user = user
+        client = try OAuthClient(
+            configuration: ClientConfiguration(
+                issuer: provider.issuer, clientID: EmbeddedProvider.Client.demo.id,
+                scopes: ["openid", "profile", "email", "offline_access"]))
+    }
+
+    /// The person's browser, or the scripted one when there is no display or browser (or when
+    /// asked for).
+    func chooseBrowser(scriptedOnly: Bool) -> any Browser {
+        let found = BrowserSelection.fromEnvironment().browser(
             for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true))
-        if noBrowser || browser is TerminalPresenter {
-            browser = RedirectFollowingBrowser()
+        if !scriptedOnly, !(found is TerminalPresenter) {
             steps.note(
-                noBrowser
-                    ? "Using the built-in scripted browser (--no-browser)."
-                    : "No display or browser found here: the built-in scripted browser plays the person.")
+                "Your browser will show the provider's sign-in page: sign in as \(user.username), "
+                    + "password \(user.password), then approve.")
+            return found
         }
-        let scripted = browser is RedirectFollowingBrowser
-        let state = RedirectTemplate.percentEncoded(UUID().uuidString)
-        let session = WebAuthenticationSession(callback: .loopback(), environment: .standard(browser: browser)) {
-            redirectURI in
-            server.authorizationURL(redirectURI: redirectURI, state: state, mode: scripted ? .redirect : .page)
+        steps.note(
+            scriptedOnly
+                ? "Using the built-in scripted browser (--no-browser); it signs in as \(user.username)."
+                : "No display or browser found here: the built-in scripted browser signs in as \(user.username).")
+        var agent = ScriptedUserAgent(username: user.username, password: user.password)
+        let steps = self.steps
+        agent.onStep = { step in
+            switch step {
+            case .filledLoginForm, .answeredConsent, .reachedCallback: steps.note("scripted browser: \(step)")
+            default: break
+            }
         }
-        session.acceptsCallback = { url in Self.queryValue("state", in: url) == state }
+        return agent
+    }
+
+    func signInAndOut(browser: any Browser, cancel: CancelSwitch) async throws -> Outcome {
+        let metadata = try await client.metadata()
+        steps.done(
+            "discovery",
+            "Read its discovery document: issuer \(metadata.issuer ?? provider.issuer.absoluteString), authorization, token, JWKS, UserInfo "
+                + "and revocation endpoints")
+
+        let authorization = try await client.prepareAuthorization()
+        steps.done("request", "Made a PKCE verifier and its S256 challenge, a state and a nonce (none shown)")
+
+        let (callbackURL, redirectURI) = try await runSession(authorization, browser: browser, cancel: cancel)
+        let grant = try authorization.validator.validate(callbackURL)
+        guard case .code(let code) = grant else {
+            throw OAuthError(code: .invalidCallback, message: "the redirect carried no authorization code")
+        }
+        steps.done(
+            "callback",
+            "The redirect's state is ours and its iss names this provider (RFC 9207); it carries a code "
+                + "(\(code.count) characters, not shown)")
+
+        let nonce = authorization.request.nonce
+        let tokens = try await client.exchange(
+            code: code, verifier: authorization.request.pkce?.verifier ?? "", redirectURI: redirectURI, nonce: nonce)
+        guard let claims = tokens.idTokenClaims else {
+            throw OAuthError(code: .invalidResponse, message: "the token response carried no ID token")
+        }
+        let keyID = tokens.idToken.flatMap(Self.keyID(ofJWT:)).map { "key \($0)" } ?? "the provider's key"
+        steps.done(
+            "token exchange",
+            "Exchanged the code with the PKCE verifier, and validated the ID token: RS256 signature with \(keyID) "
+                + "from the JWKS, iss, aud, exp, iat and nonce — subject \(claims.subject)")
+
+        let info = try await client.userInfo(for: tokens)
+        let who = [info.name, info.email.map { "<\($0)>" }].compactMap { $0 }.joined(separator: " ")
+        steps.done("userinfo", "UserInfo: \(who.isEmpty ? info.subject : who); its sub matches the ID token's")
+
+        let stored = try await storeAndReadBack(tokens)
+        steps.done("storage", stored)
+
+        let refreshed = try await client.refresh(tokens)
+        let rotated = refreshed.refreshToken != nil && refreshed.refreshToken != tokens.refreshToken
+        steps.done(
+            "refresh",
+            "Refreshed: a new access token" + (rotated ? ", and the provider rotated the refresh token" : ""))
+
+        try await client.revoke(refreshed)
+        guard let refreshToken = refreshed.refreshToken, !provider.isActive(refreshToken: refreshToken),
+            !provider.isActive(accessToken: refreshed.accessToken)
+        else {
+            throw OAuthError(code: .invalidResponse, message: "the provider still accepts the revoked tokens")
+        }
+        steps.done("revocation", "Revoked the tokens (RFC 7009); the provider no longer accepts them")
+        return Outcome(issuer: claims.issuer, subject: claims.subject, browser: browser.name)
+    }
+
+    /// The browser part: a session on a loopback listener, with progress on the terminal.
+    private func runSession(
+        _ authorization: PreparedAuthorization, browser: any Browser, cancel: CancelSwitch
+    ) async throws -> (callbackURL: URL, redirectURI: URL) {
+        let session = WebAuthenticationSession(
+            callback: authorization.callback, environment: .standard(browser: browser),
+            authorizationURL: { redirectURI in authorization.url(sessionRedirectURI: redirectURI) })
+        let validator = authorization.validator
+        session.acceptsCallback = { url in validator.answersRequest(url) }
         session.timeout = .milliseconds(Int((timeout * 1000).rounded()))
+        let steps = self.steps
         session.progressHandler = { progress in
             switch progress.phase {
-            case .listening: steps.done("Listening for the redirect at \(progress.redirectURI?.absoluteString ?? "?")")
-            case .opening: steps.done("Opening the sign-in page with \(progress.browserName ?? "the browser")")
-            case .waiting: steps.note("Waiting for the browser to come back… (Ctrl-C cancels)")
+            case .listening:
+                steps.note("Listening for the callback at \(progress.redirectURI?.absoluteString ?? "?")")
+            case .opening: steps.note("Opening the sign-in page with \(progress.browserName ?? "the browser")")
+            case .waiting: steps.waiting("Waiting for the browser to come back… (Ctrl-C cancels)")
             case .notice: steps.note(progress.message ?? "")
             default: break
             }
         }
-
-        let trap = InterruptTrap()
-        let outcome = await trap.whileTrapping(onSignal: session.cancel) {
-            do throws(WebAuthenticationSessionError) {
-                return Result<URL, WebAuthenticationSessionError>.success(try await session.authenticate())
-            } catch {
-                return .failure(error)
-            }
+        cancel.onFire { session.cancel() }
+        let callbackURL: URL
+        do throws(WebAuthenticationSessionError) {
+            callbackURL = try await session.authenticate()
+        } catch {
+            steps.stopWaiting()
+            throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
         }
-        await server.shutdown()
-
-        switch outcome {
-        case .success(let callbackURL):
-            steps.done("Received the redirect at \(callbackURL.redactedForDisplay)")
-            steps.done("Its state matches the one this sign-in sent")
-            let code = Self.queryValue("code", in: callbackURL) ?? ""
-            steps.done("It carries an authorization code (\(code.count) characters, not shown)")
-            steps.done("The listener has closed and its port is released")
-            print("Signed in.")
-        case .failure(let error):
-            steps.failed(error.message)
-            throw ExitCode(ExitStatus.status(for: error))
+        steps.done("browser", "The browser came back to the loopback listener, which then closed")
+        guard let sessionRedirectURI = session.redirectURI else {
+            throw OAuthError(code: .invalidCallback, message: "the session has no redirect URI")
         }
+        return (callbackURL, authorization.redirectURI(sessionRedirectURI: sessionRedirectURI))
     }
 
-    private static func queryValue(_ name: String, in url: URL) -> String? {
-        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
+    /// Saves the tokens in a file store in a fresh temporary directory, reads them back,
+    /// checks the file's mode, and removes the directory.
+    private func storeAndReadBack(_ tokens: TokenSet) async throws -> String {
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("webauth-demo-XXXXXX")
+        var template = Array(temporary.path.utf8CString)
+        guard let created = mkdtemp(&template) else {
+            throw TokenStoreError(code: .fileSystem, message: "could not create a temporary directory")
+        }
+        let root = String(cString: created)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = try FileTokenStore(directory: root + "/tokens")
+        try await store.save(StoredTokens(tokens: tokens, configuration: client.configuration), profile: "demo")
+        // Dates are stored to the second, so compare what a later command would use.
+        guard let loaded = try await store.load(profile: "demo"), loaded.tokens.accessToken == tokens.accessToken,
+            loaded.tokens.refreshToken == tokens.refreshToken, loaded.tokens.idToken == tokens.idToken
+        else {
+            throw TokenStoreError(code: .corrupt, message: "the tokens read back differ from the ones saved")
+        }
+        let file = root + "/tokens/demo.json"
+        let mode =
+            (try? FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            .map { "0" + String($0, radix: 8) } ?? "unknown"
+        return "Stored the tokens in \(file) (mode \(mode), directory 0700, written atomically) and read them back"
+    }
+
+    /// The `kid` in a JWT's header, if it has one.
+    static func keyID(ofJWT jwt: String) -> String? {
+        guard let header = jwt.split(separator: ".").first else { return nil }
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["kid"] as? String
     }
 }
 
-/// Numbered progress lines on standard error.
-final class StepPrinter: Sendable {
-    private let started = ContinuousClock.now
+/// A signal handler's way to cancel whatever is running now.
+final class CancelSwitch: Sendable {
+    private let state = Mutex<(fired: Bool, action: (@Sendable () -> Void)?)>((false, nil))
 
-    func done(_ message: String) { write("✔ \(message)") }
-    func note(_ message: String) { write("  \(message)") }
-    func failed(_ message: String) { write("✘ \(message)") }
+    /// Runs `action` when the switch fires (at once if it already has).
+    func onFire(_ action: @escaping @Sendable () -> Void) {
+        let fired = state.withLock { state in
+            state.action = action
+            return state.fired
+        }
+        if fired { action() }
+    }
 
-    private func write(_ line: String) {
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Int(
-            elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        let time = String(milliseconds)
-        let padded = String(repeating: " ", count: max(0, 6 - time.count)) + time
-        FileHandle.standardError.write(Data("\(padded) ms  \(line)\n".utf8))
+    /// Fires the switch.
+    func fire() {
+        let action = state.withLock { state in
+            state.fired = true
+            return state.action
+        }
+        action?()
     }
 }
 
-extension URL {
-    /// The URL with its query values hidden (`…?code=…&state=…`), for showing on a terminal.
-    var redactedForDisplay: String {
-        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return "<URL>" }
-        let names = components.queryItems?.map(\.name) ?? []
-        components.query = nil
-        components.fragment = nil
-        let query = names.isEmpty ? "" : "?" + names.map { "\($0)=…" }.joined(separator: "&")
-        return (components.string ?? "<URL>") + query
+/// The demo's progress lines on standard error, each step with how long it took; the steps
+/// and their durations are kept for `--json`.
+final class DemoSteps: Sendable {
+    private let terminal: TerminalOutput
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var last = ContinuousClock.now
+        var recorded: [(name: String, duration: Duration)] = []
+        var waiting: StatusLine?
+    }
+
+    init(terminal: TerminalOutput) { self.terminal = terminal }
+
+    /// The steps so far and how long each took.
+    var recorded: [(name: String, duration: Duration)] { state.withLock { $0.recorded } }
+
+    /// A step finished: `✔ message (N ms)`.
+    func done(_ name: String, _ message: String) {
+        let duration = state.withLock { state in
+            let now = ContinuousClock.now
+            defer { state.last = now }
+            state.recorded.append((name, now - state.last))
+            return now - state.last
+        }
+        stopWaiting()
+        terminal.success("\(message) (\(Self.format(duration)))")
+    }
+
+    /// Something on the way.
+    func note(_ message: String) { terminal.line("  " + message) }
+
+    /// A wait with a status line (a spinner on a terminal).
+    func waiting(_ message: String) {
+        let line = terminal.startStatus("  " + message)
+        state.withLock { $0.waiting = line }
+    }
+
+    /// Ends the status line, if one is shown.
+    func stopWaiting() { state.withLock { $0.waiting.take() }?.stop() }
+
+    /// The demo failed.
+    func failed(_ message: String) {
+        stopWaiting()
+        terminal.error(message)
+    }
+
+    private static func format(_ duration: Duration) -> String {
+        let milliseconds = duration.milliseconds
+        return milliseconds < 10 ? String(format: "%.1f ms", milliseconds) : "\(Int(milliseconds.rounded())) ms"
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
     }
 }

@@ -1,15 +1,17 @@
 import ArgumentParser
 import WebAuth
+import WebAuthOAuth
+import WebAuthTokenStore
 
 /// The exit statuses of `webauth`, one per kind of ending, stable across releases.
 public enum ExitStatus {
-    /// The callback arrived.
+    /// The command did what was asked (for `open`: the callback arrived).
     public static let success: Int32 = 0
     /// A failure with no status of its own.
     public static let failure: Int32 = 1
     /// The person cancelled in the browser (closed the window).
     public static let cancelledByUser: Int32 = 2
-    /// No callback arrived within `--timeout`.
+    /// No callback arrived within `--timeout`, or a device code expired unapproved.
     public static let timedOut: Int32 = 3
     /// No browser can be used, or none can do what was asked.
     public static let noBrowser: Int32 = 4
@@ -19,7 +21,25 @@ public enum ExitStatus {
     public static let listenerFailed: Int32 = 6
     /// The authorization URL, the callback, or a pasted URL was not acceptable.
     public static let invalidInput: Int32 = 7
-    /// The command line could not be parsed (from swift-argument-parser).
+    /// The profile has no stored sign-in, or its access token expired with no way to refresh
+    /// it: run `webauth login`.
+    public static let notSignedIn: Int32 = 8
+    /// The provider refused: the refresh token (`invalid_grant`), the client, or the person
+    /// (`access_denied`). Signing in again usually helps.
+    public static let providerRefused: Int32 = 9
+    /// The provider's answer was unusable or failed a check (metadata, ID token, an unexpected
+    /// status, a missing endpoint, a server error).
+    public static let providerError: Int32 = 10
+    /// The provider could not be reached, or did not answer in time.
+    public static let networkFailed: Int32 = 11
+    /// The token store failed: unsafe permissions, a corrupt entry, a lock held too long, no
+    /// usable keyring.
+    public static let tokenStoreFailed: Int32 = 12
+    /// `webauth logout` forgot the tokens here, but revoking them at the provider failed: they
+    /// may stay valid until they expire.
+    public static let revocationFailed: Int32 = 13
+    /// The command line, or the client configuration it names, could not be used (from
+    /// swift-argument-parser for the command line).
     public static let usage: Int32 = 64
     /// Interrupted with Ctrl-C (SIGINT).
     public static let interrupted: Int32 = 130
@@ -43,18 +63,57 @@ public enum ExitStatus {
         }
     }
 
+    /// The status for an OAuth error.
+    public static func status(for error: OAuthError) -> Int32 {
+        switch error.code {
+        case .session:
+            return error.sessionError.map { status(for: $0) } ?? failure
+        case .server:
+            switch error.serverError?.code {
+            case .serverError?, .temporarilyUnavailable?, .invalidRequest?, .unsupportedGrantType?,
+                .unsupportedResponseType?, .unsupportedTokenType?:
+                return providerError
+            default:
+                return providerRefused
+            }
+        case .stateMismatch, .issuerMismatch, .issuerMissing, .invalidCallback, .tokenInQuery:
+            return invalidInput
+        case .transportFailed, .timedOut:
+            return networkFailed
+        case .invalidConfiguration, .insecureEndpoint:
+            return usage
+        case .noRefreshToken:
+            return notSignedIn
+        case .deviceCodeExpired:
+            return timedOut
+        default:
+            return providerError
+        }
+    }
+
+    /// The status for a token store error.
+    public static func status(for error: TokenStoreError) -> Int32 {
+        error.code == .invalidProfileName ? usage : tokenStoreFailed
+    }
+
     /// The table shown in `--help`.
     static let helpText = """
         Exit status:
-          0    the callback arrived (its URL is on standard output)
+          0    success (open: the callback arrived, its URL is on standard output)
           1    another failure
           2    the sign-in was cancelled in the browser
-          3    timed out waiting for the callback
+          3    timed out waiting for the callback (or the device code expired)
           4    no usable browser (or none can do what was asked)
           5    the browser failed to start
           6    the callback listener failed (for example the port is busy)
           7    the URL, callback or pasted URL was not acceptable
-          64   usage error
+          8    not signed in (no stored sign-in, or expired with no refresh token)
+          9    the provider refused (invalid_grant, access_denied, …): sign in again
+          10   the provider's answer was unusable or failed a check
+          11   the provider could not be reached or did not answer in time
+          12   the token store failed (permissions, corrupt entry, lock, keyring)
+          13   logout: forgotten here, but revoking at the provider failed
+          64   usage error (or an unusable client configuration)
           130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
         """
 }

@@ -7,7 +7,10 @@ public struct WebAuthCommand: AsyncParsableCommand {
         commandName: "webauth",
         abstract: "Sign in to web services through a real browser, from a terminal.",
         discussion: ExitStatus.helpText,
-        subcommands: [DemoCommand.self, OpenCommand.self, SchemeCommand.self]
+        subcommands: [
+            LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
+            SchemeCommand.self, DemoCommand.self,
+        ]
     )
 
     /// Creates the command (argument parsing does this).

@@ -33,7 +33,8 @@ package enum ProfileLock {
                 throw TokenStoreError.system("cannot lock \(path)", errno: number)
             }
             guard clock.now < deadline else {
-                throw TokenStoreError(.lockTimeout, "another process has held \(path) for more than \(timeout)")
+                throw TokenStoreError(
+                    .lockTimeout, "could not lock \(path) within \(timeout): another task or process holds it")
             }
             // A little jitter so waiters do not retry in step.
             try await Task.sleep(for: pause + .microseconds(Int.random(in: 0..<1000)))

@@ -67,14 +67,24 @@ public enum TokenStoreKind: String, Sendable, Hashable, Codable, CaseIterable, C
     public var description: String { rawValue }
 }
 
-/// What a ``TokenStore`` keeps per profile: the tokens plus who issued them to which client, so
-/// `webauth status` can say what a profile is signed in to without the client configuration.
+/// What a ``TokenStore`` keeps per profile: the tokens, who issued them to which client, and —
+/// when saved with ``init(tokens:configuration:savedAt:)`` — the whole client configuration, so
+/// later runs can refresh and revoke without being told the provider and client again
+/// (`webauth token`, `webauth logout`).
 ///
-/// Encoded as JSON with a ``version`` field; dates are ISO 8601. Printing it never shows a token.
+/// Encoded as JSON with a ``version`` field; dates are ISO 8601. Printing it never shows a token
+/// or the client secret.
+///
+/// The ``configuration`` includes the client secret of a confidential client. It is stored with
+/// the tokens it guards — in a 0600 file in a 0700 directory, or in the keyring — and anyone who
+/// can read the entry can already use its refresh token, so keeping the secret there adds no
+/// exposure. Entries written before ``configuration`` existed decode with it `nil`; they can be
+/// shown and deleted, but refreshing them needs a new sign-in.
 ///
 /// ```swift
 /// let stored = StoredTokens(tokens: tokenSet, configuration: configuration)
 /// try await store.save(stored, profile: "work")
+/// let client = try OAuthClient(configuration: try #require(stored.configuration))
 /// ```
 public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The format version written by this code.
@@ -93,11 +103,14 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     public var clientID: String
     /// When the entry was last written.
     public var savedAt: Date
+    /// The client configuration the tokens were obtained with (secret included, see above), for
+    /// refreshing and revoking later; `nil` in entries written without one.
+    public var configuration: ClientConfiguration?
 
     /// Creates an entry.
     public init(
         tokens: TokenSet, clientID: String, issuer: String? = nil, tokenEndpoint: String? = nil,
-        savedAt: Date = Date()
+        savedAt: Date = Date(), configuration: ClientConfiguration? = nil
     ) {
         self.version = Self.currentVersion
         self.tokens = tokens
@@ -105,14 +118,17 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
         self.savedAt = savedAt
+        self.configuration = configuration
     }
 
-    /// Creates an entry for tokens issued to the client `configuration` describes. Only the
-    /// configuration's identity is kept (issuer, token endpoint, client ID) — never its secret.
+    /// Creates an entry for tokens issued to the client `configuration` describes, keeping the
+    /// configuration (its client secret included) in ``configuration`` so the tokens can be
+    /// refreshed and revoked later. ``issuer``, ``tokenEndpoint`` and ``clientID`` come from it.
     public init(tokens: TokenSet, configuration: ClientConfiguration, savedAt: Date = Date()) {
         self.init(
             tokens: tokens, clientID: configuration.clientID, issuer: configuration.issuer?.absoluteString,
-            tokenEndpoint: configuration.endpoints.token?.absoluteString, savedAt: savedAt)
+            tokenEndpoint: configuration.endpoints.token?.absoluteString, savedAt: savedAt,
+            configuration: configuration)
     }
 
     /// A summary with no token values.

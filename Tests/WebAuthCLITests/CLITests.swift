@@ -153,22 +153,54 @@ struct OpenCommandProcessTests {
         #expect(customScheme.stderr.contains("register the scheme"))
     }
 
-    @Test func theDemoSignsInWithTheScriptedBrowser() async throws {
+    @Test func theDemoSignsInAndOutWithTheScriptedBrowser() async throws {
         let (status, stdout, stderr) = try await CLIProcess.run(["demo", "--no-browser"])
         #expect(status == 0, "stderr: \(stderr)")
-        #expect(stdout == "Signed in.\n")
-        #expect(stderr.contains("Its state matches"))
-        #expect(stderr.contains("code=…&state=…"))
-        #expect(stderr.range(of: "code=[0-9a-f]{8}", options: .regularExpression) == nil, "no code is shown")
+        #expect(stdout == "Signed in as demo-user and signed out again; every check passed.\n")
+        for step in [
+            "Started an OpenID Connect provider", "Read its discovery document", "PKCE verifier",
+            "filled in the login form as demo", "approved on the consent page", "came back to the loopback listener",
+            "state is ours and its iss names this provider", "validated the ID token: RS256 signature",
+            "UserInfo: Demo User", "Stored the tokens in", "mode 0600", "rotated the refresh token",
+            "the provider no longer accepts them",
+        ] {
+            #expect(stderr.contains(step), "missing step: \(step)")
+        }
+        // Nothing secret on the terminal: no query values, no token-looking strings.
+        #expect(stderr.range(of: "code=[^…]", options: .regularExpression) == nil)
+        #expect(stderr.range(of: "eyJ[A-Za-z0-9_-]{10,}", options: .regularExpression) == nil, "no JWT is shown")
+        #expect(stderr.range(of: "demo-password\\)", options: .regularExpression) == nil)
     }
 
-    @Test func theDemoSignsInThroughHeadlessChromium() async throws {
+    @Test func theDemoReportsItsStepsAsJSON() async throws {
+        let (status, stdout, stderr) = try await CLIProcess.run(["demo", "--no-browser", "--json"])
+        #expect(status == 0, "stderr: \(stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
+        #expect(object["signed_in"] as? Bool == true)
+        #expect(object["subject"] as? String == "demo-user")
+        #expect(object["browser"] as? String == "scripted")
+        let steps = try #require(object["steps"] as? [[String: Any]])
+        #expect(
+            steps.compactMap { $0["step"] as? String } == [
+                "provider", "discovery", "request", "browser", "callback", "token exchange", "userinfo", "storage",
+                "refresh", "revocation",
+            ])
+        #expect(steps.allSatisfy { ($0["milliseconds"] as? Double).map { $0 >= 0 } == true })
+    }
+
+    @Test func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
+        // A real (headless) Chromium as the person's browser shows the login page; nobody fills it
+        // in here, so the test interrupts, as a person would, and checks the demo ends cleanly.
         let launcher = try TestBrowsers.makeChromiumLauncherScript()
         defer { launcher.terminate() }
-        let (status, _, stderr) = try await CLIProcess.run(
-            ["demo", "--timeout", "45"], environment: ["BROWSER": launcher.scriptPath])
-        #expect(status == 0, "stderr: \(stderr)")
+        let process = try CLIProcess(["demo", "--timeout", "120"], environment: ["BROWSER": launcher.scriptPath])
+        let stderr = try await process.waitForStandardError(containing: "Ctrl-C cancels", timeout: .seconds(60))
+        #expect(stderr.contains("sign in as demo, password demo-password, then approve"))
         #expect(stderr.contains("Opening the sign-in page with chromium-headless"))
-        #expect(stderr.contains("Its state matches"))
+        let port = try listeningPort(in: stderr)
+        process.send(SIGINT)
+        let status = try await process.waitForExit()
+        #expect(status == ExitStatus.interrupted, "stderr: \(process.standardError)")
+        #expect(await loopbackListenerIsGone(port: port, path: "/callback"))
     }
 }

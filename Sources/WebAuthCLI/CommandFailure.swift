@@ -1,0 +1,128 @@
+import ArgumentParser
+import WebAuth
+import WebAuthOAuth
+import WebAuthTokenStore
+
+/// Why a token command failed, for people and scripts: a message that never holds a token,
+/// what to do about it, a stable code name and the exit status (see ``ExitStatus``).
+struct CommandFailure: Error, Sendable, CustomStringConvertible {
+    /// The exit status.
+    var status: Int32
+    /// A stable name for `--json` output, such as `notSignedIn` or `invalid_grant`.
+    var code: String
+    /// What went wrong.
+    var message: String
+    /// How to fix it, if there is something to do.
+    var fix: String?
+
+    /// `message` and `fix`.
+    var description: String { fix.map { "\(message): \($0)" } ?? message }
+
+    // MARK: Known situations
+
+    /// The command people run to sign `profile` in again.
+    static func loginCommand(profile: String) -> String {
+        profile == ProfileOptions.defaultProfile ? "`webauth login …`" : "`webauth login --profile \(profile) …`"
+    }
+
+    /// The profile has no entry in the store.
+    static func notSignedIn(profile: String) -> CommandFailure {
+        CommandFailure(
+            status: ExitStatus.notSignedIn, code: "notSignedIn", message: "no profile \"\(profile)\" is signed in",
+            fix: "run \(loginCommand(profile: profile))")
+    }
+
+    /// The access token expired and there is no refresh token.
+    static func expiredWithoutRefreshToken(profile: String) -> CommandFailure {
+        CommandFailure(
+            status: ExitStatus.notSignedIn, code: "noRefreshToken",
+            message: "the access token of profile \"\(profile)\" has expired and there is no refresh token",
+            fix: "sign in again with \(loginCommand(profile: profile))")
+    }
+
+    /// The entry has no client configuration, so it cannot be refreshed or revoked.
+    static func noConfiguration(profile: String, toDo: String) -> CommandFailure {
+        CommandFailure(
+            status: ExitStatus.notSignedIn, code: "noConfiguration",
+            message: "profile \"\(profile)\" was saved without its client configuration, so it cannot be \(toDo)",
+            fix: "sign in again with \(loginCommand(profile: profile))")
+    }
+
+    // MARK: From errors
+
+    /// The failure for an error from the OAuth layer, the token store or the session; `profile`
+    /// and `action` (such as "refresh") phrase the message and the fix.
+    static func from(_ error: any Error, profile: String, action: String) -> CommandFailure {
+        switch error {
+        case let failure as CommandFailure:
+            return failure
+        case let error as OAuthError:
+            return from(error, profile: profile, action: action)
+        case let error as TokenStoreError:
+            return from(error)
+        case let error as WebAuthenticationSessionError:
+            return CommandFailure(
+                status: ExitStatus.status(for: error), code: error.code.description, message: error.message)
+        case let error as ExitCode:
+            return CommandFailure(status: error.rawValue, code: "exit", message: "stopped")
+        default:
+            // Only the type: an unknown error's description might quote anything.
+            return CommandFailure(
+                status: ExitStatus.failure, code: "failure", message: "\(action) failed (\(type(of: error)))")
+        }
+    }
+
+    static func from(_ error: OAuthError, profile: String, action: String) -> CommandFailure {
+        let status = ExitStatus.status(for: error)
+        let login = loginCommand(profile: profile)
+        if let server = error.serverError, error.code == .server {
+            var message = "the provider refused the \(action)"
+            if action == "refresh" { message = "the provider refused the refresh token" }
+            let detail = server.safeDescription.map { ": \($0)" } ?? ""
+            let fix: String? =
+                switch server.code {
+                case .invalidGrant, .accessDenied, .invalidScope, .loginRequired, .consentRequired,
+                    .interactionRequired:
+                    "sign in again with \(login)"
+                case .invalidClient, .unauthorizedClient:
+                    "check the client ID and secret, then sign in again with \(login)"
+                case .serverError, .temporarilyUnavailable:
+                    "try again later"
+                default:
+                    nil
+                }
+            return CommandFailure(
+                status: status, code: server.code.rawValue, message: "\(message) (\(server.code))\(detail)", fix: fix)
+        }
+        if let session = error.sessionError, error.code == .session {
+            return CommandFailure(
+                status: ExitStatus.status(for: session), code: session.code.description, message: session.message)
+        }
+        let fix: String? =
+            switch error.code {
+            case .transportFailed, .timedOut: "check the network connection and the provider's address, then try again"
+            case .noRefreshToken: "sign in again with \(login)"
+            case .deviceCodeExpired: "run the command again and approve sooner"
+            case .invalidConfiguration, .insecureEndpoint: "check the client configuration"
+            default: nil
+            }
+        let prefix = status == ExitStatus.networkFailed ? "cannot reach the provider: " : ""
+        return CommandFailure(status: status, code: error.code.description, message: prefix + error.message, fix: fix)
+    }
+
+    static func from(_ error: TokenStoreError) -> CommandFailure {
+        let fix: String? =
+            switch error.code {
+            case .lockTimeout: "another webauth process is holding the profile; try again when it has finished"
+            case .keyringUnavailable:
+                "unlock or start the desktop keyring, or use --store file"
+            case .keyringFailed: "check the desktop keyring, or use --store file"
+            case .insecureDirectory, .insecureFile: "make the token directory 0700 and its files 0600, owned by you"
+            case .corrupt: "remove it with `webauth logout` and sign in again"
+            default: nil
+            }
+        return CommandFailure(
+            status: ExitStatus.status(for: error), code: error.code.rawValue,
+            message: "the token store failed: \(error.message)", fix: fix)
+    }
+}

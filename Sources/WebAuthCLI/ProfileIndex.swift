@@ -1,0 +1,100 @@
+import Foundation
+import WebAuthTokenStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Which store each profile was saved in, so later commands with `--store automatic` go
+/// straight to it instead of asking the keyring first.
+///
+/// A small JSON file, `$XDG_STATE_HOME/webauth/profiles.json` (next to the file store's
+/// `tokens` directory), mode 0600, holding only profile names and store kinds — no tokens:
+///
+/// ```json
+/// {"profiles":{"default":"file","work":"keyring"},"version":1}
+/// ```
+///
+/// Writes are atomic (temporary file, rename) under `flock` on `.profiles.lock`; a missing or
+/// unreadable index just means "not known", and commands then look in every store.
+struct ProfileIndex: Sendable {
+    /// The index file.
+    let path: String
+    /// The directory holding it.
+    let directory: String
+
+    /// The index for `environment`'s file store location.
+    init(environment: [String: String]) {
+        directory = (FileTokenStore.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
+        path = directory + "/profiles.json"
+    }
+
+    private struct Contents: Codable {
+        var version = 1
+        var profiles: [String: TokenStoreKind] = [:]
+    }
+
+    /// Every profile the index knows, with its store.
+    func entries() -> [String: TokenStoreKind] {
+        read().profiles
+    }
+
+    /// The store `profile` was saved in, if known.
+    func kind(of profile: String) -> TokenStoreKind? {
+        read().profiles[profile]
+    }
+
+    /// Records that `profile` lives in a store of `kind`.
+    func record(_ kind: TokenStoreKind, for profile: String) async throws {
+        try await change { $0.profiles[profile] = kind }
+    }
+
+    /// Forgets `profile`.
+    func forget(_ profile: String) async throws {
+        try await change { $0.profiles[profile] = nil }
+    }
+
+    private func read() -> Contents {
+        guard let data = FileManager.default.contents(atPath: path),
+            let contents = try? JSONDecoder().decode(Contents.self, from: data)
+        else { return Contents() }
+        return contents
+    }
+
+    private func change(_ body: (inout Contents) -> Void) async throws {
+        try FileTokenStore.preparePrivateDirectory(directory, logger: .init(label: "webauth.index"))
+        try await ProfileLock.withLock(at: directory + "/.profiles.lock", timeout: .seconds(30)) {
+            var contents = read()
+            let before = contents.profiles
+            body(&contents)
+            guard contents.profiles != before else { return }
+            try write(contents)
+        }
+    }
+
+    private func write(_ contents: Contents) throws(TokenStoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(contents) else {
+            throw TokenStoreError(code: .encodingFailed, message: "the profile index could not be encoded")
+        }
+        let temporary = path + ".tmp-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw Self.failure("cannot create \(temporary)") }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        let wrote = fchmod(descriptor, 0o600) == 0 && writeFully(descriptor, Array(data))
+        close(descriptor)
+        guard wrote else { throw Self.failure("cannot write \(temporary)") }
+        guard rename(temporary, path) == 0 else { throw Self.failure("cannot rename \(temporary) to \(path)") }
+        renamed = true
+    }
+
+    private static func failure(_ what: String) -> TokenStoreError {
+        TokenStoreError(code: .fileSystem, message: "\(what): \(String(cString: strerror(errno)))")
+    }
+}

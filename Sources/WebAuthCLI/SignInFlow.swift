@@ -1,0 +1,228 @@
+import Foundation
+import Synchronization
+import WebAuth
+import WebAuthOAuth
+import WebAuthTokenStore
+
+/// The interactive part of `webauth login`: a browser session or the device flow, with
+/// progress on standard error, Ctrl-C and SIGTERM cancelling, and `--timeout`.
+struct SignInFlow: Sendable {
+    /// The client signing in.
+    let client: OAuthClient
+    /// Where progress goes.
+    let terminal: TerminalOutput
+    /// How long the person has.
+    let timeout: Duration
+
+    /// Signs in through a browser session in `selection`'s browser (the terminal presenter
+    /// for a pasted redirect).
+    func browser(selection: BrowserSelection, ephemeral: Bool) async throws -> TokenSet {
+        let status = StatusHolder()
+        defer { status.stop() }
+        let (client, terminal, timeout) = (client, terminal, timeout)
+        let environment = SessionEnvironment.standard(selection: selection)
+        return try await runTrapped(CancellableSignIn()) {
+            Task {
+                try await client.signIn(environment: environment) { session in
+                    session.timeout = timeout
+                    session.prefersEphemeralWebBrowserSession = ephemeral
+                    session.progressHandler = { progress in
+                        Self.show(progress, terminal: terminal, status: status)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Signs in with the device authorization grant: shows the code and where to confirm it,
+    /// then polls until the person approves, refuses, the code expires or `timeout` passes.
+    func device() async throws -> TokenSet {
+        let (client, terminal) = (client, terminal)
+        let authorization = try await client.startDeviceAuthorization()
+        showInstructions(for: authorization)
+        let expired = TimeoutFlag()
+        let work = CancellableSignIn()
+        let timer = Task { [timeout] in
+            try await Task.sleep(for: timeout)
+            expired.set()
+            work.cancel()
+        }
+        defer { timer.cancel() }
+        let minutes = max(1, Int((authorization.expiresAt.timeIntervalSinceNow / 60).rounded()))
+        let status = StatusHolder()
+        defer { status.stop() }
+        do {
+            return try await runTrapped(work) {
+                status.replace(
+                    with: terminal.startStatus(
+                        "Waiting for approval (the code expires in \(minutes) min; Ctrl-C cancels)…"))
+                return Task { try await client.pollDeviceAuthorization(authorization) }
+            }
+        } catch  where expired.isSet {
+            // Whatever the cancelled poll ended with (a cancelled request, say), the cause is the
+            // time limit.
+            throw CommandFailure(
+                status: ExitStatus.timedOut, code: "timedOut",
+                message: "the device was not approved within \(timeout.components.seconds) s",
+                fix: "run the command again (with a longer --timeout)")
+        }
+    }
+
+    /// The code and the page, prominently, on standard error.
+    private func showInstructions(for authorization: DeviceAuthorization) {
+        let code = terminal.emphasized(authorization.userCode)
+        var lines = ["", "To sign in, open this page in a browser on any device:", ""]
+        if let complete = authorization.verificationURIComplete {
+            lines += [
+                "    " + terminal.emphasized(complete.absoluteString), "",
+                "and check that it shows the code  \(code)",
+                "(or open \(authorization.verificationURI.absoluteString) and enter the code).", "",
+            ]
+        } else {
+            lines += [
+                "    " + terminal.emphasized(authorization.verificationURI.absoluteString), "",
+                "and enter the code  \(code)", "",
+            ]
+        }
+        for line in lines { terminal.line(line) }
+    }
+
+    /// Starts the sign-in `start` makes once Ctrl-C and SIGTERM are trapped (so that nothing
+    /// that says "Ctrl-C cancels" runs before they are), and waits for it; either signal
+    /// cancels it, and a cancellation by signal ends with the signal's exit status.
+    private func runTrapped(
+        _ work: CancellableSignIn, _ start: () -> Task<TokenSet, any Error>
+    ) async throws -> TokenSet {
+        let trap = InterruptTrap()
+        let cancel: @Sendable () -> Void = { work.cancel() }
+        let result = await trap.whileTrapping(onSignal: cancel) { await work.run(start).result }
+        switch result {
+        case .success(let tokens):
+            return tokens
+        case .failure(let error):
+            guard let signal = trap.received else { throw error }
+            throw CommandFailure(
+                status: signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted, code: "interrupted",
+                message: "the sign-in was cancelled (\(signal == SIGTERM ? "SIGTERM" : "Ctrl-C"))")
+        }
+    }
+
+    /// Shows a session's progress: lines, and a status line while waiting for the browser.
+    private static func show(_ progress: SessionProgress, terminal: TerminalOutput, status: StatusHolder) {
+        let inTerminal = progress.browserName == "terminal"
+        switch progress.phase {
+        case .listening:
+            if let redirectURI = progress.redirectURI {
+                terminal.line("Listening for the redirect at \(redirectURI.absoluteString)")
+            }
+        case .opening where !inTerminal:
+            terminal.line("Opening the sign-in page with \(progress.browserName ?? "the browser")…")
+        case .waiting where !inTerminal:
+            status.replace(with: terminal.startStatus("Waiting for the browser to come back (Ctrl-C cancels)…"))
+        case .waiting:
+            terminal.line("Waiting for the redirect… (Ctrl-C cancels)")
+        case .notice:
+            if let message = progress.message { terminal.note(message) }
+        default:
+            break
+        }
+    }
+}
+
+/// The status line a session's progress handler started, so the flow can remove it.
+final class StatusHolder: Sendable {
+    private let line = Mutex<StatusLine?>(nil)
+
+    /// Shows `new` instead of the current status line.
+    func replace(with new: StatusLine) {
+        line.withLock { line in
+            line?.stop()
+            line = new
+        }
+    }
+
+    /// Removes the status line.
+    func stop() {
+        line.withLock { line in
+            line?.stop()
+            line = nil
+        }
+    }
+}
+
+/// The task a sign-in runs in, cancellable before it exists: a cancel that comes first
+/// cancels the task as soon as it starts.
+final class CancellableSignIn: Sendable {
+    private let state = Mutex<(task: Task<TokenSet, any Error>?, cancelled: Bool)>((nil, false))
+
+    /// Starts the task `make` makes (cancelled at once if ``cancel()`` came first).
+    func run(_ make: () -> Task<TokenSet, any Error>) -> Task<TokenSet, any Error> {
+        let task = make()
+        let cancelledAlready = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelledAlready { task.cancel() }
+        return task
+    }
+
+    /// Cancels the task, now or as soon as it starts.
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Set once `--timeout` has passed.
+final class TimeoutFlag: Sendable {
+    private let value = Mutex(false)
+
+    /// Marks the time as up.
+    func set() { value.withLock { $0 = true } }
+
+    /// Whether the time is up.
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// What `webauth login` reports once signed in: on standard error for people, and with
+/// `--json` on standard output — never a token.
+struct LoginSummary {
+    /// The profile.
+    let profile: String
+    /// The stored entry.
+    let entry: StoredTokens
+    /// The store's kind.
+    let kind: TokenStoreKind
+    /// The store's location.
+    let location: String
+    /// How the sign-in went.
+    let method: SignInPlan.Method
+
+    /// Writes the summary.
+    func report(terminal: TerminalOutput, output: CommandOutput) {
+        let tokens = entry.tokens
+        let subject = tokens.idTokenClaims?.subject
+        let issuer = StatusCommand.issuer(of: entry) ?? "the provider"
+        terminal.success(
+            "Signed in" + (subject.map { " as \($0)" } ?? "") + " at \(issuer) (profile \"\(profile)\").")
+        let now = Date()
+        terminal.line(
+            "  scopes:         " + (tokens.scopes.isEmpty ? "(none listed)" : tokens.scopes.joined(separator: " ")))
+        terminal.line("  access token:   " + StatusCommand.expiry(tokens.expiresAt, now: now))
+        terminal.line("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "held"))
+        terminal.line("  stored in:      \(kind): \(location)")
+        guard output.json else { return }
+        var object: [String: Any] = [
+            "profile": profile, "client_id": entry.clientID, "scopes": tokens.scopes,
+            "has_refresh_token": tokens.refreshToken != nil, "store": kind.rawValue, "location": location,
+            "method": method.rawValue,
+        ]
+        object["issuer"] = StatusCommand.issuer(of: entry) ?? NSNull()
+        object["subject"] = subject ?? NSNull()
+        object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
+        output.emit(object)
+    }
+}

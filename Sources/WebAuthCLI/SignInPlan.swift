@@ -1,0 +1,58 @@
+/// How `webauth login` signs in, decided from the flags and the situation alone.
+struct SignInPlan: Equatable, Sendable {
+    /// The ways to sign in.
+    enum Method: String, Equatable, Sendable {
+        /// A browser on this machine, chosen by `BrowserSelection` (or `--browser`).
+        case browser
+        /// The URL is printed; the person signs in anywhere and pastes the redirect back.
+        case pastedRedirect = "pasted-redirect"
+        /// The device authorization grant (RFC 8628): a code to confirm on another device.
+        case device
+    }
+
+    /// The way chosen.
+    var method: Method
+    /// Why, when `webauth` chose it rather than a flag: said on standard error.
+    var reason: String?
+
+    /// What the decision needs to know.
+    struct Situation: Equatable, Sendable {
+        /// `--device`.
+        var deviceRequested = false
+        /// `--no-browser`.
+        var noBrowserRequested = false
+        /// A browser named by `--browser`, `WEBAUTH_BROWSER` or `$BROWSER`.
+        var browserNamed = false
+        /// Whether a browser window could appear (see `DisplayEnvironment`).
+        var hasDisplay = true
+        /// Whether the provider's metadata names a device authorization endpoint; `nil` when
+        /// not looked up.
+        var providerOffersDevice: Bool?
+    }
+
+    /// Whether ``choose(_:)`` would use ``Situation/providerOffersDevice``: only when no flag
+    /// decides and there is no display.
+    static func needsProviderMetadata(_ situation: Situation) -> Bool {
+        !situation.deviceRequested && !situation.noBrowserRequested && !situation.browserNamed
+            && !situation.hasDisplay
+    }
+
+    /// `--device` → the device flow; `--no-browser` → the pasted redirect; a named browser or a
+    /// display → the browser; no display → the device flow when the provider offers it, else
+    /// the pasted redirect.
+    static func choose(_ situation: Situation) -> SignInPlan {
+        if situation.deviceRequested { return SignInPlan(method: .device) }
+        if situation.noBrowserRequested { return SignInPlan(method: .pastedRedirect) }
+        guard needsProviderMetadata(situation) else { return SignInPlan(method: .browser) }
+        if situation.providerOffersDevice == true {
+            return SignInPlan(
+                method: .device,
+                reason: "No display here: signing in with the device flow (the provider supports it).")
+        }
+        return SignInPlan(
+            method: .pastedRedirect,
+            reason:
+                "No display here and the provider has no device flow: open the URL below in any browser and paste "
+                + "the address it ends on.")
+    }
+}

@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import WebAuthOAuth
+import WebAuthTokenStore
+
+/// `webauth status`: what each profile is signed in to — never a token.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the signed-in profiles: store, issuer, client, subject, scopes, expiry.",
+        discussion: """
+            Lists every profile (or only --profile NAME) in the stores --store names: where it is \
+            kept, the issuer, client ID, subject, granted scopes, when the access token expires, \
+            and whether a refresh token is held. No token is ever shown. Nothing is refreshed.
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @Option(help: ArgumentHelp("Show only this profile.", valueName: "NAME"), completion: ProfileOptions.completion)
+    var profile: String?
+
+    @OptionGroup var storeOption: StoreOption
+
+    @Flag(help: "Print {\"profiles\": [...]} as JSON on standard output.")
+    var json = false
+
+    func validate() throws {
+        if let profile { try ProfileOptions.validate(profile) }
+    }
+
+    /// One profile as shown: what the entry says, or why it cannot be read.
+    struct Row: Sendable {
+        var profile: String
+        var kind: TokenStoreKind
+        var location: String
+        var entry: StoredTokens?
+        var problem: CommandFailure?
+    }
+
+    func run() async throws {
+        let output = CommandOutput(json: json)
+        let terminal = TerminalOutput()
+        let rows = await collectRows()
+        if let profile, rows.isEmpty {
+            let failure = CommandFailure.notSignedIn(profile: profile)
+            output.failure(failure, terminal: terminal)
+            throw ExitCode(failure.status)
+        }
+        let now = Date()
+        if json {
+            output.emit(["profiles": rows.map { Self.jsonObject($0, now: now) }])
+        } else if rows.isEmpty {
+            terminal.line("No profile is signed in. Sign in with `webauth login --issuer URL --client-id ID`.")
+        } else {
+            let text = rows.map { Self.describe($0, now: now) }.joined(separator: "\n\n")
+            writeFully(STDOUT_FILENO, Array((text + "\n").utf8))
+        }
+        if let failed = rows.first(where: { $0.problem != nil })?.problem {
+            if !json { terminal.error(failed.message, fix: failed.fix) }
+            throw ExitCode(failed.status)
+        }
+    }
+
+    /// Reads every profile of every store listed.
+    func collectRows() async -> [Row] {
+        let stores = TokenStores(selection: storeOption.selection)
+        var rows: [Row] = []
+        for (kind, opened) in await stores.storesToList() {
+            let store: any TokenStore
+            switch opened {
+            case .success(let opened):
+                store = opened
+            case .failure(let error):
+                let failure = CommandFailure.from(error, profile: profile ?? ProfileOptions.defaultProfile, action: "")
+                let names = profile.map { [$0] } ?? stores.index.entries().filter { $0.value == kind }.keys.sorted()
+                let location = kind == .keyring ? "Secret Service" : FileTokenStore.defaultDirectory()
+                rows += names.map { Row(profile: $0, kind: kind, location: location, problem: failure) }
+                if names.isEmpty {
+                    rows.append(Row(profile: "*", kind: kind, location: location, problem: failure))
+                }
+                continue
+            }
+            let names: [String]
+            if let profile {
+                names = [profile]
+            } else {
+                do {
+                    names = try await store.profiles()
+                } catch {
+                    let failure = CommandFailure.from(error, profile: ProfileOptions.defaultProfile, action: "")
+                    rows.append(Row(profile: "*", kind: kind, location: store.location, problem: failure))
+                    continue
+                }
+            }
+            for name in names {
+                do {
+                    guard let entry = try await store.load(profile: name) else { continue }
+                    rows.append(Row(profile: name, kind: kind, location: store.location, entry: entry))
+                } catch {
+                    let failure = CommandFailure.from(error, profile: name, action: "")
+                    rows.append(Row(profile: name, kind: kind, location: store.location, problem: failure))
+                }
+            }
+        }
+        return rows
+    }
+
+    // MARK: Presenting
+
+    /// The issuer to show: the stored one, else the ID token's.
+    static func issuer(of entry: StoredTokens) -> String? {
+        entry.issuer ?? entry.tokens.idTokenClaims?.issuer
+    }
+
+    /// The human form of one profile.
+    static func describe(_ row: Row, now: Date) -> String {
+        var lines = ["\(row.profile)  (\(row.kind): \(row.location))"]
+        func add(_ label: String, _ value: String) {
+            lines.append("  " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+        }
+        guard let entry = row.entry else {
+            add("error", row.problem?.description ?? "unreadable")
+            return lines.joined(separator: "\n")
+        }
+        add("issuer", issuer(of: entry) ?? entry.tokenEndpoint ?? "(unknown)")
+        add("client", entry.clientID)
+        add("subject", entry.tokens.idTokenClaims?.subject ?? "(no ID token)")
+        add("scopes", entry.tokens.scopes.isEmpty ? "(none listed)" : entry.tokens.scopes.joined(separator: " "))
+        add("access token", expiry(entry.tokens.expiresAt, now: now))
+        add("refresh token", entry.tokens.refreshToken == nil ? "none" : "held")
+        if entry.configuration == nil { add("note", "saved without its client configuration: cannot refresh") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `expires 2025-01-31T12:00:00Z (in 59 min)`, `expired 2025-…`, or `no expiry given`.
+    static func expiry(_ date: Date?, now: Date) -> String {
+        guard let date else { return "no expiry given" }
+        let seconds = Int(date.timeIntervalSince(now).rounded())
+        guard seconds > 0 else { return "expired (at \(JSONDate.string(date)))" }
+        return "expires \(JSONDate.string(date)) (in \(Self.duration(seconds)))"
+    }
+
+    /// `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`.
+    static func duration(_ seconds: Int) -> String {
+        switch seconds {
+        case ..<60: "\(seconds) s"
+        case ..<3600: "\(seconds / 60) min"
+        case ..<86400: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+        default: "\(seconds / 86400) d \(seconds % 86400 / 3600) h"
+        }
+    }
+
+    /// The JSON form of one profile: no token values.
+    static func jsonObject(_ row: Row, now: Date) -> [String: Any] {
+        var object: [String: Any] = ["profile": row.profile, "store": row.kind.rawValue, "location": row.location]
+        if let entry = row.entry {
+            object["issuer"] = issuer(of: entry) ?? NSNull()
+            object["client_id"] = entry.clientID
+            object["subject"] = entry.tokens.idTokenClaims?.subject ?? NSNull()
+            object["scopes"] = entry.tokens.scopes
+            object["expires_at"] = entry.tokens.expiresAt.map(JSONDate.string) ?? NSNull()
+            object["expired"] = entry.tokens.isExpired(at: now)
+            object["has_refresh_token"] = entry.tokens.refreshToken != nil
+            object["can_refresh"] = entry.tokens.refreshToken != nil && entry.configuration != nil
+            object["saved_at"] = JSONDate.string(entry.savedAt)
+        }
+        if let problem = row.problem {
+            object["error"] = ["code": problem.code, "message": problem.message]
+        }
+        return object
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import WebAuthOAuth
+import WebAuthTokenStore
+
+/// `webauth token`: prints a fresh access token for a profile, refreshing it first if needed.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Print a fresh access token for a signed-in profile (refreshing it if needed).",
+        discussion: """
+            Standard output gets the access token and a newline, nothing else, so it can be used \
+            as $(webauth token):
+
+              curl -H "Authorization: Bearer $(webauth token --profile work)" https://api.example.com/
+
+            While the stored token is valid for at least --min-validity seconds it is printed \
+            straight from the store, with no network traffic. Otherwise it is refreshed with the \
+            stored refresh token, under the profile's lock: processes refreshing at once take \
+            turns, and each sees the tokens the one before it stored, so a rotated refresh token \
+            is never used twice.
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @Option(help: ProfileOptions.help, completion: ProfileOptions.completion)
+    var profile: String = ProfileOptions.defaultProfile
+
+    @Option(
+        name: .customLong("min-validity"),
+        help: ArgumentHelp("Refresh when the token expires within this many seconds.", valueName: "SECONDS"))
+    var minimumValidity: Double = 60
+
+    @OptionGroup var storeOption: StoreOption
+
+    @Flag(help: "Print {\"access_token\", \"expires_at\", \"token_type\"} as JSON instead.")
+    var json = false
+
+    func validate() throws {
+        try ProfileOptions.validate(profile)
+        guard minimumValidity >= 0, minimumValidity.isFinite else {
+            throw ValidationError("--min-validity must be zero or a positive number of seconds.")
+        }
+    }
+
+    func run() async throws {
+        let output = CommandOutput(json: json)
+        do {
+            let tokens = try await freshTokens()
+            if json {
+                var object: [String: Any] = ["access_token": tokens.accessToken, "token_type": tokens.tokenType]
+                object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
+                output.emit(object)
+            } else {
+                writeFully(STDOUT_FILENO, Array((tokens.accessToken + "\n").utf8))
+            }
+        } catch {
+            let failure = CommandFailure.from(error, profile: profile, action: "refresh")
+            output.failure(failure, terminal: TerminalOutput())
+            throw ExitCode(failure.status)
+        }
+    }
+
+    private var minimumValidityDuration: Duration { .milliseconds(Int((minimumValidity * 1000).rounded())) }
+
+    /// The stored tokens if fresh; else refreshed under the profile's lock and stored.
+    func freshTokens() async throws -> TokenSet {
+        let stores = TokenStores(selection: storeOption.selection)
+        guard let (store, entry) = try await stores.find(profile: profile) else {
+            throw CommandFailure.notSignedIn(profile: profile)
+        }
+        let configuration: ClientConfiguration
+        switch TokenFreshness.of(entry, now: Date(), minimumValidity: minimumValidityDuration) {
+        case .fresh:
+            return entry.tokens
+        case .cannotRefresh(let reason):
+            throw TokenFreshness.failure(reason, profile: profile)
+        case .needsRefresh(let stored):
+            configuration = stored
+        }
+        // Discover before taking the lock, so the lock is held only for the refresh itself.
+        let prepared = try OAuthClient(configuration: configuration)
+        _ = try await prepared.metadata()
+        let profile = profile
+        let minimumValidity = minimumValidityDuration
+        let updated = try await store.update(profile: profile) { current in
+            guard let current else { throw CommandFailure.notSignedIn(profile: profile) }
+            // Another process may have refreshed while this one waited for the lock.
+            switch TokenFreshness.of(current, now: Date(), minimumValidity: minimumValidity) {
+            case .fresh:
+                return current
+            case .cannotRefresh(let reason):
+                throw TokenFreshness.failure(reason, profile: profile)
+            case .needsRefresh(let configuration):
+                let client =
+                    configuration == prepared.configuration ? prepared : try OAuthClient(configuration: configuration)
+                var next = current
+                next.tokens = try await client.refresh(current.tokens)
+                next.savedAt = Date()
+                return next
+            }
+        }
+        guard let updated else { throw CommandFailure.notSignedIn(profile: profile) }
+        return updated.tokens
+    }
+}
+
+/// Dates in JSON output: ISO 8601 in UTC, whole seconds.
+enum JSONDate {
+    /// `2025-01-31T12:00:00Z`.
+    static func string(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

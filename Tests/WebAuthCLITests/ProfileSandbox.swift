@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import WebAuthOAuth
+import WebAuthTestSupport
+import WebAuthTokenStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A private home for `webauth` token commands: `HOME`, `XDG_STATE_HOME` and `XDG_CONFIG_HOME`
+/// in a fresh temporary directory, no display, no browser, no D-Bus session (so `automatic`
+/// means the file store). Removed by ``remove()``.
+struct ProfileSandbox {
+    let root: String
+    /// More environment variables, such as a keyring's D-Bus address.
+    var extraEnvironment: [String: String] = [:]
+
+    init() throws {
+        var template = Array("/tmp/webauth-cli-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CLITestError("mkdtemp failed") }
+        root = String(cString: made)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
+
+    var stateHome: String { root + "/state" }
+    var tokenDirectory: String { stateHome + "/webauth/tokens" }
+    var indexPath: String { stateHome + "/webauth/profiles.json" }
+
+    func entryPath(_ profile: String = "default") -> String { "\(tokenDirectory)/\(profile).json" }
+
+    /// The environment the commands run with.
+    var environment: [String: String] {
+        [
+            "HOME": root, "XDG_STATE_HOME": stateHome, "XDG_CONFIG_HOME": root + "/config",
+            "DBUS_SESSION_BUS_ADDRESS": "", "NO_COLOR": "1", "WEBAUTH_CLIENT_SECRET": "",
+        ].merging(extraEnvironment) { $1 }
+    }
+
+    /// Runs `webauth` with `arguments` in the sandbox.
+    func run(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let process = try CLIProcess(arguments, environment: environment)
+        let status = try await process.waitForExit(timeout: timeout)
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    /// Starts `webauth` with `arguments` in the sandbox, standard input open.
+    func start(_ arguments: [String]) throws -> CLIProcess {
+        try CLIProcess(arguments, environment: environment, keepStandardInputOpen: true)
+    }
+
+    /// The stored entry of `profile`, read straight from its file.
+    func storedEntry(_ profile: String = "default") throws -> StoredTokens? {
+        guard let data = FileManager.default.contents(atPath: entryPath(profile)) else { return nil }
+        return try StoredTokens.decode(data, profile: profile)
+    }
+
+    /// The permission bits of `path`.
+    func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+}
+
+extension HostileProvider {
+    /// The client ID the tests sign in as.
+    static let cliClientID = "webauth-cli-tests"
+
+    /// `webauth login` arguments for this provider.
+    func loginArguments(_ extra: [String] = []) -> [String] {
+        [
+            "login", "--issuer", issuer, "--client-id", Self.cliClientID, "--scope", "openid", "--scope",
+            "offline_access",
+        ]
+            + extra
+    }
+
+    /// Revokes `token` at `/revoke`, as another device or an administrator would.
+    func revokeFromElsewhere(_ token: String) async throws {
+        let body = "token=\(token)&token_type_hint=refresh_token&client_id=\(Self.cliClientID)"
+        let request =
+            "POST /revoke HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
+            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n" + body
+        let response = try await RawHTTPClient.exchange(port: server.port, bytes: Array(request.utf8))
+        guard response.status == 200 else { throw CLITestError("revocation answered \(response.status)") }
+    }
+
+    /// The refresh tokens presented to `/token`, oldest first, with whether each was accepted.
+    var presentedRefreshTokens: [(token: String, accepted: Bool)] {
+        tokenRequests.filter { $0.grantType == "refresh_token" }.map {
+            ($0.formValue("refresh_token") ?? "", $0.error == nil)
+        }
+    }
+}
+
+/// Whether `text` contains any of the entry's secrets.
+func containsSecret(_ text: String, of entry: StoredTokens) -> Bool {
+    let secrets = [entry.tokens.accessToken, entry.tokens.refreshToken, entry.tokens.idToken].compactMap { $0 }
+    return secrets.contains { !$0.isEmpty && text.contains($0) }
+}
+
+/// Parses one JSON object from `text`.
+func jsonObject(_ text: String) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+    return try #require(object as? [String: Any], "not a JSON object: \(text)")
+}

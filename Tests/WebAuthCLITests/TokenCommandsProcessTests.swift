@@ -1,0 +1,335 @@
+import Foundation
+import Testing
+import WebAuthOAuth
+import WebAuthTestSupport
+import WebAuthTokenStore
+
+@testable import WebAuthCLI
+
+/// `webauth login`, `status`, `token` and `logout` run as real processes against a real OpenID
+/// provider on loopback (``HostileProvider`` with its default, strict behaviour: discovery,
+/// device flow, rotating refresh tokens that fail when reused, revocation), each in a private
+/// home with no display.
+@Suite("webauth login, token, status, logout, run as processes")
+struct TokenCommandsProcessTests {
+    /// Signs the sandbox's `profile` in through the device flow and returns the stored entry.
+    private func signIn(
+        _ sandbox: ProfileSandbox, _ provider: HostileProvider, profile: String = "default", extra: [String] = []
+    ) async throws -> StoredTokens {
+        let login = try await sandbox.run(
+            provider.loginArguments(["--device", "--store", "file", "--profile", profile] + extra))
+        try #require(login.status == 0, "login failed: \(login.stderr)")
+        return try #require(try sandbox.storedEntry(profile))
+    }
+
+    @Test func loginStatusTokenLogoutEndToEnd() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            // No display and no browser named: the provider offers the device flow, so login uses it.
+            let login = try await sandbox.run(provider.loginArguments(["--store", "file", "--json"]))
+            #expect(login.status == 0, "stderr: \(login.stderr)")
+            #expect(login.stderr.contains("No display here: signing in with the device flow"))
+            #expect(login.stderr.contains("WDJB-MJHT"), "the user code is shown")
+            #expect(login.stderr.contains(provider.issuer + "/device?user_code=WDJB-MJHT"))
+            #expect(login.stderr.contains("Signed in as user-1234 at \(provider.issuer)"))
+            let summary = try jsonObject(login.stdout)
+            #expect(summary["subject"] as? String == "user-1234")
+            #expect(summary["issuer"] as? String == provider.issuer)
+            #expect(summary["method"] as? String == "device")
+            #expect(summary["store"] as? String == "file")
+            #expect(summary["has_refresh_token"] as? Bool == true)
+            #expect(summary["scopes"] as? [String] == ["openid", "offline_access"])
+
+            // The entry: 0600, with the tokens and the configuration to refresh with; the index
+            // remembers the file store.
+            let entry = try #require(try sandbox.storedEntry())
+            #expect(sandbox.mode(of: sandbox.entryPath()) == 0o600)
+            #expect(entry.configuration?.issuer?.absoluteString == provider.issuer)
+            #expect(entry.configuration?.clientID == HostileProvider.cliClientID)
+            #expect(entry.tokenEndpoint == provider.tokenEndpoint.absoluteString)
+            #expect(provider.isActive(accessToken: entry.tokens.accessToken))
+            #expect(!containsSecret(login.stdout + login.stderr, of: entry), "login never prints a token")
+            #expect(sandbox.mode(of: sandbox.indexPath) == 0o600)
+            let index = try String(contentsOfFile: sandbox.indexPath, encoding: .utf8)
+            #expect(index.contains(#""default":"file""#))
+            #expect(!containsSecret(index, of: entry))
+
+            let status = try await sandbox.run(["status"])
+            #expect(status.status == 0, "stderr: \(status.stderr)")
+            for expected in [
+                "default  (file: \(sandbox.tokenDirectory))", provider.issuer, HostileProvider.cliClientID,
+                "user-1234", "openid offline_access", "expires ", "refresh token:  held",
+            ] {
+                #expect(status.stdout.contains(expected), "status lacks \(expected): \(status.stdout)")
+            }
+            #expect(!containsSecret(status.stdout + status.stderr, of: entry), "status never shows a token")
+            let statusJSON = try await sandbox.run(["status", "--json"])
+            let profiles = try #require(try jsonObject(statusJSON.stdout)["profiles"] as? [[String: Any]])
+            #expect(profiles.count == 1)
+            #expect(profiles.first?["profile"] as? String == "default")
+            #expect(profiles.first?["subject"] as? String == "user-1234")
+            #expect(profiles.first?["expired"] as? Bool == false)
+            #expect(profiles.first?["has_refresh_token"] as? Bool == true)
+            #expect(!containsSecret(statusJSON.stdout, of: entry))
+
+            // The cached token, with no request to the provider at all (automatic finds the
+            // file store through the index).
+            let requestsBefore = await provider.requestPaths.count
+            let token = try await sandbox.run(["token"])
+            #expect(token.status == 0, "stderr: \(token.stderr)")
+            #expect(token.stdout == entry.tokens.accessToken + "\n")
+            #expect(token.stderr.isEmpty)
+            let tokenJSON = try jsonObject(try await sandbox.run(["token", "--store", "file", "--json"]).stdout)
+            #expect(tokenJSON["access_token"] as? String == entry.tokens.accessToken)
+            #expect(tokenJSON["token_type"] as? String == "Bearer")
+            #expect((tokenJSON["expires_at"] as? String)?.hasSuffix("Z") == true)
+            #expect(await provider.requestPaths.count == requestsBefore, "a fresh token needs no network")
+
+            let logout = try await sandbox.run(["logout", "--json"])
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            let outcome = try jsonObject(logout.stdout)
+            #expect(outcome["revocation"] as? String == "revoked")
+            #expect(outcome["deleted"] as? Bool == true)
+            let revoked = provider.revocationRequests.map { $0.formValue("token") }
+            #expect(revoked == [entry.tokens.refreshToken, entry.tokens.accessToken], "refresh token first")
+            #expect(!provider.isActive(refreshToken: try #require(entry.tokens.refreshToken)))
+            #expect(!provider.isActive(accessToken: entry.tokens.accessToken))
+            #expect(try sandbox.storedEntry() == nil)
+            #expect(!(try String(contentsOfFile: sandbox.indexPath, encoding: .utf8)).contains("default"))
+
+            let after = try await sandbox.run(["token"])
+            #expect(after.status == ExitStatus.notSignedIn)
+            #expect(after.stdout.isEmpty)
+        }
+    }
+
+    @Test func tokenRefreshesInsideMinValidityAndKeepsTheRotatedRefreshToken() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            let first = try await signIn(sandbox, provider)
+            let firstRefreshToken = try #require(first.tokens.refreshToken)
+
+            // The token lives an hour; asking for two hours of validity forces a refresh.
+            let refreshed = try await sandbox.run(["token", "--min-validity", "7200"])
+            #expect(refreshed.status == 0, "stderr: \(refreshed.stderr)")
+            let second = try #require(try sandbox.storedEntry())
+            #expect(refreshed.stdout == second.tokens.accessToken + "\n")
+            #expect(second.tokens.accessToken != first.tokens.accessToken)
+            let secondRefreshToken = try #require(second.tokens.refreshToken)
+            #expect(secondRefreshToken != firstRefreshToken, "the rotated refresh token is stored")
+            #expect(provider.isActive(refreshToken: secondRefreshToken))
+            #expect(!provider.isActive(refreshToken: firstRefreshToken))
+            #expect(provider.presentedRefreshTokens.map(\.token) == [firstRefreshToken])
+            #expect(second.tokens.idTokenClaims?.subject == "user-1234")
+            #expect(second.configuration == first.configuration)
+
+            // Within the default minimum validity the new token is simply printed.
+            let cached = try await sandbox.run(["token", "--store", "file"])
+            #expect(cached.stdout == second.tokens.accessToken + "\n")
+            #expect(provider.presentedRefreshTokens.count == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func concurrentTokenCallsTakeTurnsAndUseEachRefreshTokenOnce() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            let first = try await signIn(sandbox, provider)
+            let firstRefreshToken = try #require(first.tokens.refreshToken)
+            let callers = 2
+            let callsEach = 10
+
+            // Two callers each starting ten processes at once — twenty in flight together —
+            // every one forced to refresh.
+            let results = try await withThrowingTaskGroup(
+                of: [(status: Int32, stdout: String, stderr: String)].self
+            ) { callersGroup in
+                for _ in 0..<callers {
+                    callersGroup.addTask {
+                        try await withThrowingTaskGroup(of: (status: Int32, stdout: String, stderr: String).self) {
+                            group in
+                            for _ in 0..<callsEach {
+                                group.addTask {
+                                    try await sandbox.run(["token", "--min-validity", "7200"], timeout: .seconds(180))
+                                }
+                            }
+                            return try await group.reduce(into: []) { $0.append($1) }
+                        }
+                    }
+                }
+                return try await callersGroup.reduce(into: []) { $0 += $1 }
+            }
+
+            #expect(results.count == callers * callsEach)
+            for result in results {
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                let token = result.stdout.trimmingCharacters(in: .newlines)
+                #expect(result.stdout == token + "\n")
+                #expect(provider.isActive(accessToken: token), "a token the provider issued")
+            }
+            let tokens = results.map { $0.stdout.trimmingCharacters(in: .newlines) }
+            #expect(Set(tokens).count == tokens.count, "every call refreshed and got its own token")
+
+            // The provider saw each refresh token exactly once, all accepted, starting with the
+            // one from the sign-in; the stored one is the last rotation and still live.
+            let presented = provider.presentedRefreshTokens
+            #expect(presented.count == callers * callsEach)
+            let refusedCount = presented.filter { !$0.accepted }.count
+            #expect(refusedCount == 0, "no refresh token was refused (none was reused)")
+            #expect(Set(presented.map(\.token)).count == presented.count)
+            #expect(presented.first?.token == firstRefreshToken)
+            let final = try #require(try sandbox.storedEntry())
+            let finalRefreshToken = try #require(final.tokens.refreshToken)
+            #expect(provider.isActive(refreshToken: finalRefreshToken))
+            #expect(!presented.map(\.token).contains(finalRefreshToken))
+            #expect(tokens.contains(final.tokens.accessToken))
+        }
+    }
+
+    @Test func anUnknownProfileSaysHowToSignIn() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let plain = try await sandbox.run(["token", "--profile", "work"])
+        #expect(plain.status == ExitStatus.notSignedIn)
+        #expect(plain.stdout.isEmpty)
+        #expect(plain.stderr.contains(#"no profile "work" is signed in"#))
+        #expect(plain.stderr.contains("webauth login --profile work"))
+
+        let json = try await sandbox.run(["token", "--profile", "work", "--store", "file", "--json"])
+        #expect(json.status == ExitStatus.notSignedIn)
+        let error = try #require(try jsonObject(json.stdout)["error"] as? [String: Any])
+        #expect(error["code"] as? String == "notSignedIn")
+        #expect(error["exit_status"] as? Int == Int(ExitStatus.notSignedIn))
+
+        let logout = try await sandbox.run(["logout", "--profile", "work"])
+        #expect(logout.status == ExitStatus.notSignedIn)
+        let status = try await sandbox.run(["status", "--profile", "work"])
+        #expect(status.status == ExitStatus.notSignedIn)
+        let everything = try await sandbox.run(["status"])
+        #expect(everything.status == 0)
+        #expect(everything.stderr.contains("No profile is signed in"))
+
+        let badName = try await sandbox.run(["token", "--profile", "../etc"])
+        #expect(badName.status == ExitStatus.usage)
+        #expect(badName.stderr.contains("not a valid profile name"))
+    }
+
+    @Test func aRefreshTokenRevokedElsewhereIsReportedAsRefused() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            let entry = try await signIn(sandbox, provider, profile: "work")
+            try await provider.revokeFromElsewhere(try #require(entry.tokens.refreshToken))
+
+            let refused = try await sandbox.run(["token", "--profile", "work", "--min-validity", "7200"])
+            #expect(refused.status == ExitStatus.providerRefused)
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderr.contains("the provider refused the refresh token (invalid_grant)"))
+            #expect(refused.stderr.contains("sign in again with `webauth login --profile work …`"))
+            #expect(!containsSecret(refused.stderr, of: entry))
+            #expect(try sandbox.storedEntry("work") == entry, "a refused refresh changes nothing stored")
+
+            let json = try await sandbox.run(["token", "--profile", "work", "--min-validity", "7200", "--json"])
+            let error = try #require(try jsonObject(json.stdout)["error"] as? [String: Any])
+            #expect(error["code"] as? String == "invalid_grant")
+            #expect(error["exit_status"] as? Int == Int(ExitStatus.providerRefused))
+            #expect(!containsSecret(json.stdout + json.stderr, of: entry))
+        }
+    }
+
+    @Test func logoutForgetsLocallyWhenRevocationFailsAndSaysSo() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            let entry = try await signIn(sandbox, provider)
+            provider.script { $0.faults[.revocation] = .status(503, body: "") }
+            let logout = try await sandbox.run(["logout", "--store", "file", "--json"])
+            #expect(logout.status == ExitStatus.revocationFailed)
+            #expect(logout.stderr.contains("revoking the tokens at the provider failed"))
+            #expect(try jsonObject(logout.stdout)["revocation"] as? String == "failed")
+            #expect(try sandbox.storedEntry() == nil, "forgotten here anyway")
+            #expect(provider.isActive(refreshToken: try #require(entry.tokens.refreshToken)))
+            #expect(!containsSecret(logout.stdout + logout.stderr, of: entry))
+        }
+    }
+
+    @Test func withoutDisplayOrDeviceFlowTheRedirectIsPasted() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.metadata.remove("device_authorization_endpoint") }
+            let process = try sandbox.start(provider.loginArguments(["--profile", "pasted", "--json"]))
+            let stderr = try await process.waitForStandardError(containing: "paste it here", timeout: .seconds(60))
+            #expect(stderr.contains("the provider has no device flow"))
+            let line = try #require(
+                stderr.split(separator: "\n").first {
+                    $0.trimmingCharacters(in: .whitespaces).hasPrefix(provider.issuer)
+                })
+            let authorizationURL = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
+
+            // The person signs in elsewhere; the provider redirects; they paste the address.
+            let target = authorizationURL.path + "?" + (authorizationURL.query ?? "")
+            let answer = try await RawHTTPClient.get(port: provider.server.port, target: target)
+            #expect(answer.status == 302)
+            let location = try #require(answer.header("Location"))
+            process.type(location + "\n")
+            let status = try await process.waitForExit(timeout: .seconds(60))
+            #expect(status == 0, "stderr: \(process.standardError)")
+            #expect(try jsonObject(process.standardOutput)["method"] as? String == "pasted-redirect")
+            let entry = try #require(try sandbox.storedEntry("pasted"))
+            #expect(entry.tokens.idTokenClaims?.subject == "user-1234")
+            #expect(!containsSecret(process.standardOutput + process.standardError, of: entry))
+        }
+    }
+
+    @Test func anUnapprovedDeviceTimesOutAndCtrlCInterrupts() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.device.pollAnswers = [.authorizationPending] }
+            let timedOut = try await sandbox.run(provider.loginArguments(["--device", "--timeout", "2", "--json"]))
+            #expect(timedOut.status == ExitStatus.timedOut)
+            #expect(timedOut.stderr.contains("the device was not approved within 2 s"))
+            let error = try #require(try jsonObject(timedOut.stdout)["error"] as? [String: Any])
+            #expect(error["code"] as? String == "timedOut")
+            #expect(try sandbox.storedEntry() == nil)
+
+            let waiting = try sandbox.start(provider.loginArguments(["--device"]))
+            _ = try await waiting.waitForStandardError(containing: "Ctrl-C cancels", timeout: .seconds(60))
+            waiting.send(SIGINT)
+            #expect(try await waiting.waitForExit(timeout: .seconds(60)) == ExitStatus.interrupted)
+            #expect(waiting.standardError.contains("the sign-in was cancelled (Ctrl-C)"))
+            #expect(try sandbox.storedEntry() == nil)
+        }
+    }
+
+    @Test func aClientSecretIsReadFromStandardInputAndKeptOnlyInTheStore() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let secret = "s3cr3t-\(UUID().uuidString)"
+        try await HostileProvider.withProvider { provider in
+            provider.script { $0.token.clientSecret = secret }
+            let process = try sandbox.start(
+                provider.loginArguments(["--device", "--store", "file", "--client-secret", "-"]))
+            process.type(secret + "\n")
+            let status = try await process.waitForExit(timeout: .seconds(60))
+            #expect(status == 0, "stderr: \(process.standardError)")
+            #expect(!process.standardError.contains(secret))
+            let entry = try #require(try sandbox.storedEntry())
+            #expect(entry.configuration?.clientSecret == secret, "kept for refreshing, in the 0600 entry")
+            #expect(!entry.description.contains(secret))
+
+            // The stored secret authenticates the refresh, with no option given.
+            let token = try await sandbox.run(["token", "--min-validity", "7200"])
+            #expect(token.status == 0, "stderr: \(token.stderr)")
+            #expect(
+                provider.tokenRequests.last?.clientAuthentication
+                    == .basic(clientID: HostileProvider.cliClientID, secret: secret))
+            let status2 = try await sandbox.run(["status", "--json"])
+            #expect(!status2.stdout.contains(secret))
+        }
+    }
+}

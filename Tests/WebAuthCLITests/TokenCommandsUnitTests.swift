@@ -1,0 +1,318 @@
+import ArgumentParser
+import Foundation
+import Testing
+import WebAuth
+import WebAuthOAuth
+import WebAuthTokenStore
+
+@testable import WebAuthCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+@Suite("webauth token commands: decisions, parsing and statuses")
+struct TokenCommandsUnitTests {
+    // MARK: How login signs in
+
+    @Test func flagsDecideFirstThenTheDisplayThenTheProvider() {
+        typealias Situation = SignInPlan.Situation
+        #expect(SignInPlan.choose(Situation(deviceRequested: true, hasDisplay: true)).method == .device)
+        #expect(SignInPlan.choose(Situation(noBrowserRequested: true, hasDisplay: false)).method == .pastedRedirect)
+        #expect(SignInPlan.choose(Situation(hasDisplay: true)) == SignInPlan(method: .browser))
+        #expect(SignInPlan.choose(Situation(browserNamed: true, hasDisplay: false)).method == .browser)
+
+        let headless = Situation(hasDisplay: false)
+        #expect(SignInPlan.needsProviderMetadata(headless))
+        #expect(!SignInPlan.needsProviderMetadata(Situation(hasDisplay: true)))
+        #expect(!SignInPlan.needsProviderMetadata(Situation(deviceRequested: true, hasDisplay: false)))
+        var offered = headless
+        offered.providerOffersDevice = true
+        let device = SignInPlan.choose(offered)
+        #expect(device.method == .device)
+        #expect(device.reason?.contains("device flow") == true)
+        offered.providerOffersDevice = false
+        let pasted = SignInPlan.choose(offered)
+        #expect(pasted.method == .pastedRedirect)
+        #expect(pasted.reason?.contains("no device flow") == true)
+    }
+
+    // MARK: When token refreshes
+
+    private func entry(expiresIn seconds: Double?, refreshToken: String? = "rt", configured: Bool = true)
+        -> StoredTokens
+    {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let configuration = ClientConfiguration(issuer: URL(string: "https://issuer.example")!, clientID: "cli")
+        return StoredTokens(
+            tokens: TokenSet(
+                accessToken: "at", refreshToken: refreshToken, expiresAt: seconds.map { now.addingTimeInterval($0) }),
+            clientID: "cli", configuration: configured ? configuration : nil)
+    }
+
+    @Test func aTokenIsRefreshedOnlyInsideTheMinimumValidity() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let minute = Duration.seconds(60)
+        #expect(TokenFreshness.of(entry(expiresIn: 3600), now: now, minimumValidity: minute) == .fresh)
+        #expect(TokenFreshness.of(entry(expiresIn: nil), now: now, minimumValidity: .seconds(7200)) == .fresh)
+        let stale = entry(expiresIn: 30)
+        #expect(
+            TokenFreshness.of(stale, now: now, minimumValidity: minute) == .needsRefresh(stale.configuration!))
+        #expect(
+            TokenFreshness.of(entry(expiresIn: 3600), now: now, minimumValidity: .seconds(7200))
+                == .needsRefresh(stale.configuration!))
+        #expect(
+            TokenFreshness.of(entry(expiresIn: -5, refreshToken: nil), now: now, minimumValidity: minute)
+                == .cannotRefresh(.noRefreshToken))
+        #expect(
+            TokenFreshness.of(entry(expiresIn: 10, configured: false), now: now, minimumValidity: minute)
+                == .cannotRefresh(.noConfiguration))
+        let failure = TokenFreshness.failure(.noRefreshToken, profile: "work")
+        #expect(failure.status == ExitStatus.notSignedIn)
+        #expect(failure.description.contains("webauth login --profile work"))
+    }
+
+    // MARK: Exit statuses
+
+    @Test func oauthErrorsMapToStableStatuses() {
+        func server(_ code: OAuthServerError.Code) -> OAuthError {
+            OAuthError(code: .server, message: "x", serverError: OAuthServerError(code: code, endpoint: .token))
+        }
+        let cases: [(OAuthError, Int32)] = [
+            (server(.invalidGrant), ExitStatus.providerRefused),
+            (server(.accessDenied), ExitStatus.providerRefused),
+            (server(.invalidClient), ExitStatus.providerRefused),
+            (server(.serverError), ExitStatus.providerError),
+            (OAuthError(code: .transportFailed, message: "x"), ExitStatus.networkFailed),
+            (OAuthError(code: .timedOut, message: "x"), ExitStatus.networkFailed),
+            (OAuthError(code: .invalidMetadata, message: "x"), ExitStatus.providerError),
+            (OAuthError(code: .invalidIDToken, message: "x"), ExitStatus.providerError),
+            (OAuthError(code: .stateMismatch, message: "x"), ExitStatus.invalidInput),
+            (OAuthError(code: .invalidConfiguration, message: "x"), ExitStatus.usage),
+            (OAuthError(code: .noRefreshToken, message: "x"), ExitStatus.notSignedIn),
+            (OAuthError(code: .deviceCodeExpired, message: "x"), ExitStatus.timedOut),
+            (
+                OAuthError(code: .session, message: "x", sessionError: .canceled(.user)),
+                ExitStatus.cancelledByUser
+            ),
+        ]
+        for (error, status) in cases { #expect(ExitStatus.status(for: error) == status, "\(error.code)") }
+        #expect(
+            ExitStatus.status(for: TokenStoreError(code: .lockTimeout, message: "x")) == ExitStatus.tokenStoreFailed)
+        #expect(ExitStatus.status(for: TokenStoreError(code: .invalidProfileName, message: "x")) == ExitStatus.usage)
+
+        let refused = CommandFailure.from(server(.invalidGrant), profile: "default", action: "refresh")
+        #expect(refused.message == "the provider refused the refresh token (invalid_grant)")
+        #expect(refused.fix == "sign in again with `webauth login …`")
+    }
+
+    @Test func theHelpTableAndTheReadmeTableListTheSameStatuses() throws {
+        let statuses: [Int32] = [
+            ExitStatus.success, ExitStatus.failure, ExitStatus.cancelledByUser, ExitStatus.timedOut,
+            ExitStatus.noBrowser, ExitStatus.browserLaunchFailed, ExitStatus.listenerFailed, ExitStatus.invalidInput,
+            ExitStatus.notSignedIn, ExitStatus.providerRefused, ExitStatus.providerError, ExitStatus.networkFailed,
+            ExitStatus.tokenStoreFailed, ExitStatus.revocationFailed, ExitStatus.usage,
+        ]
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../README.md"), encoding: .utf8)
+        for status in statuses {
+            #expect(ExitStatus.helpText.contains("\n  \(status) "), "help lacks \(status)")
+            #expect(readme.contains("\n| \(status) |"), "README lacks \(status)")
+        }
+        #expect(Set(statuses).count == statuses.count, "each status is distinct")
+        #expect(readme.contains("\n| 130 / 143 |"))
+    }
+
+    // MARK: Parsing
+
+    @Test func loginNeedsOneProviderAndAClient() throws {
+        #expect(throws: (any Error).self) { try WebAuthCommand.parseAsRoot(["login", "--client-id", "x"]) }
+        #expect(throws: (any Error).self) {
+            try WebAuthCommand.parseAsRoot([
+                "login", "--issuer", "https://a.example", "--preset", "github", "--client-id", "x",
+            ])
+        }
+        #expect(throws: (any Error).self) {
+            try WebAuthCommand.parseAsRoot(["login", "--issuer", "https://a.example"])
+        }
+        #expect(throws: (any Error).self) {
+            try WebAuthCommand.parseAsRoot([
+                "login", "--issuer", "https://a.example", "--client-id", "x", "--device", "--no-browser",
+            ])
+        }
+        #expect(throws: (any Error).self) {
+            try WebAuthCommand.parseAsRoot([
+                "login", "--issuer", "https://a.example", "--client-id", "x", "--store", "cloud",
+            ])
+        }
+        #expect(throws: (any Error).self) {
+            try WebAuthCommand.parseAsRoot([
+                "login", "--issuer", "https://a.example", "--client-id", "x", "--profile", ".x",
+            ])
+        }
+        let login = try #require(
+            try WebAuthCommand.parseAsRoot([
+                "login", "--issuer", "https://a.example", "--client-id", "cli", "--scope", "openid email",
+                "--scope", "offline_access",
+            ]) as? LoginCommand)
+        let configuration = try login.clientConfiguration(secret: "shh")
+        #expect(configuration.issuer?.absoluteString == "https://a.example")
+        #expect(configuration.scopes == ["openid", "email", "offline_access"])
+        #expect(configuration.clientSecret == "shh")
+        #expect(configuration.effectiveClientAuthentication == .clientSecretBasic)
+
+        let preset = try #require(
+            try WebAuthCommand.parseAsRoot(["login", "--preset", "github", "--client-id", "gh"]) as? LoginCommand)
+        #expect(try preset.clientConfiguration(secret: nil).endpoints.deviceAuthorization != nil)
+        let insecure = try #require(
+            try WebAuthCommand.parseAsRoot(["login", "--issuer", "http://a.example", "--client-id", "x"])
+                as? LoginCommand)
+        #expect {
+            _ = try insecure.clientConfiguration(secret: nil)
+        } throws: { ($0 as? OAuthError)?.code == .insecureEndpoint }
+    }
+
+    @Test func aConfigFileSuppliesTheClientAndOptionsOverrideIt() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-login-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(
+            #"{"issuer": "https://id.example", "clientID": "from-file", "scopes": ["openid", "profile"]}"#.utf8
+        ).write(to: file)
+        let fromFile = try #require(try WebAuthCommand.parseAsRoot(["login", "--config", file.path]) as? LoginCommand)
+        let configuration = try fromFile.clientConfiguration(secret: nil)
+        #expect(configuration.clientID == "from-file")
+        #expect(configuration.scopes == ["openid", "profile"])
+        let overridden = try #require(
+            try WebAuthCommand.parseAsRoot(["login", "--config", file.path, "--client-id", "other", "--scope", "email"])
+                as? LoginCommand)
+        let changed = try overridden.clientConfiguration(secret: nil)
+        #expect(changed.clientID == "other")
+        #expect(changed.scopes == ["email"])
+    }
+
+    @Test func tokenOptionsAreChecked() throws {
+        #expect(throws: (any Error).self) { try WebAuthCommand.parseAsRoot(["token", "--min-validity", "-1"]) }
+        let token = try #require(try WebAuthCommand.parseAsRoot(["token"]) as? TokenCommand)
+        #expect(token.profile == "default")
+        #expect(token.minimumValidity == 60)
+        #expect(token.storeOption.selection == .automatic)
+    }
+
+    // MARK: Stored entries and the index
+
+    @Test func entriesWrittenBeforeTheConfigurationFieldStillDecode() throws {
+        let old = #"""
+            {"clientID":"client-1","issuer":"https://issuer.example","savedAt":"2027-01-15T08:00:00Z",
+             "tokenEndpoint":"https://issuer.example/token","version":1,
+             "tokens":{"accessToken":"at-1","tokenType":"Bearer","refreshToken":"rt-1","scopes":["openid"],
+                       "receivedAt":"2027-01-15T08:00:00Z","expiresAt":"2030-03-17T17:46:40Z"}}
+            """#
+        let entry = try StoredTokens.decode(Data(old.utf8), profile: "old")
+        #expect(entry.configuration == nil)
+        #expect(entry.tokens.refreshToken == "rt-1")
+        #expect(
+            TokenFreshness.of(entry, now: Date(timeIntervalSince1970: 1_900_000_000), minimumValidity: .seconds(60))
+                == .cannotRefresh(.noConfiguration))
+
+        let configuration = ClientConfiguration(
+            issuer: URL(string: "https://issuer.example")!, clientID: "client-1", clientSecret: "kept")
+        let new = StoredTokens(tokens: entry.tokens, configuration: configuration)
+        let decoded = try StoredTokens.decode(try new.encoded(), profile: "new")
+        #expect(decoded.configuration == configuration)
+        #expect(!decoded.description.contains("kept"), "the description never shows the secret")
+    }
+
+    @Test func theIndexRemembersStoresIn0600AndForgets() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let index = ProfileIndex(environment: sandbox.environment)
+        #expect(index.path == sandbox.indexPath)
+        #expect(index.kind(of: "work") == nil)
+        try await index.record(.keyring, for: "work")
+        try await index.record(.file, for: "home")
+        #expect(index.kind(of: "work") == .keyring)
+        #expect(index.entries() == ["work": .keyring, "home": .file])
+        #expect(sandbox.mode(of: sandbox.indexPath) == 0o600)
+        #expect(sandbox.mode(of: sandbox.stateHome + "/webauth") == 0o700)
+        try await index.forget("work")
+        #expect(index.entries() == ["home": .file])
+
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: sandbox.indexPath))
+        #expect(index.entries().isEmpty, "an unreadable index means: not known")
+    }
+
+    // MARK: Terminal output
+
+    @Test func colorsOnlyOnATerminalAndNeverWithNoColor() {
+        #expect(TerminalOutput.colorAllowed(isTerminal: true, environment: [:]))
+        #expect(!TerminalOutput.colorAllowed(isTerminal: false, environment: [:]))
+        #expect(!TerminalOutput.colorAllowed(isTerminal: true, environment: ["NO_COLOR": "1"]))
+        #expect(TerminalOutput.colorAllowed(isTerminal: true, environment: ["NO_COLOR": ""]))
+        #expect(!TerminalOutput.colorAllowed(isTerminal: true, environment: ["TERM": "dumb"]))
+    }
+
+    /// What `TerminalOutput` wrote to `descriptor`'s other end, read until nothing more comes.
+    private func drain(_ descriptor: Int32) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var state = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&state, 1, 200) > 0 else { break }
+            let count = read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func onATerminalTheStatusLineSpinsAndIsClearedAfterwards() async throws {
+        var primary: Int32 = -1
+        var secondary: Int32 = -1
+        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
+        defer {
+            close(primary)
+            close(secondary)
+        }
+        let terminal = TerminalOutput(descriptor: secondary, environment: [:])
+        #expect(terminal.isInteractive)
+        #expect(terminal.usesColor)
+        let status = terminal.startStatus("Waiting for approval")
+        try await Task.sleep(for: .milliseconds(400))
+        terminal.line("a message while waiting")
+        status.stop()
+        let written = drain(primary)
+        #expect(written.range(of: #"Waiting for approval \([0-9]+ s\)"#, options: .regularExpression) != nil)
+        #expect(TerminalOutput.frames.contains { written.contains($0) }, "a spinner frame was drawn")
+        #expect(written.contains("\r\u{1B}[2Ka message while waiting"), "lines go above the status line")
+        #expect(written.hasSuffix("\r\u{1B}[2K"), "stopping clears the line")
+    }
+
+    @Test func offATerminalTheStatusIsOnePlainLine() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let terminal = TerminalOutput(descriptor: ends[1], environment: [:])
+        #expect(!terminal.isInteractive)
+        #expect(!terminal.usesColor)
+        let status = terminal.startStatus("Waiting for approval")
+        terminal.success("done")
+        status.stop()
+        #expect(drain(ends[0]) == "Waiting for approval\n✔ done\n")
+    }
+
+    @Test func statusFormatsExpiryWithoutTokens() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(StatusCommand.expiry(nil, now: now) == "no expiry given")
+        #expect(StatusCommand.expiry(now.addingTimeInterval(-1), now: now).hasPrefix("expired"))
+        #expect(StatusCommand.expiry(now.addingTimeInterval(3599), now: now).hasSuffix("(in 59 min)"))
+        #expect(StatusCommand.duration(45) == "45 s")
+        #expect(StatusCommand.duration(3 * 3600 + 300) == "3 h 5 min")
+        #expect(StatusCommand.duration(2 * 86400 + 4 * 3600) == "2 d 4 h")
+    }
+}
