@@ -330,7 +330,8 @@ struct LoopbackReceiverTests {
     @Test func portIsReleasedAfterCloseWithOpenConnections() async throws {
         let listener = try await listen(configuration: .init(readTimeout: .seconds(30)))
         let port = listener.port
-        let idle = try await TestClient.connect(port: port)
+        // A long client deadline: the reply must end because the listener closed it.
+        let idle = try await TestClient.connect(port: port, deadline: .seconds(60))
         try await idle.send("GET /callback?code=1 HTTP/1.1\r\n")
         let stray = try await TestClient.exchange(TestClient.get("/nothing", host: listener.hostField), port: port)
         #expect(stray.status == 404)

@@ -123,7 +123,7 @@ enum TestClient {
         let loop = group.next()
         let promise = loop.makePromise(of: RawReply.self)
         let channel = try await ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(2))
+            .connectTimeout(.seconds(30))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

@@ -20,14 +20,14 @@ import WebAuthTokenStore
         case "crash-writer":
             // Writes rt-1, rt-2, … (with a 64 KiB ID token, so each write takes a while) until
             // it is killed.
-            let store = try FileTokenStore(directory: directory)
+            let store = try FileTokenStore(directory: directory, lockTimeout: .seconds(300))
             var next = (counter(of: try await store.load(profile: "crash")) ?? 0) + 1
             while true {
                 try await store.save(entry(next, padding: 64 * 1024), profile: "crash")
                 next += 1
             }
         case "incrementer":
-            let store = try FileTokenStore(directory: directory)
+            let store = try FileTokenStore(directory: directory, lockTimeout: .seconds(300))
             let count = Int(environment["WEBAUTH_TOKENSTORE_TEST_COUNT"] ?? "") ?? 0
             for _ in 0..<count {
                 try await store.update(profile: "shared") { stored in
