@@ -12,72 +12,14 @@ import WebAuthTokenStore
     import Musl
 #endif
 
-/// A D-Bus session of its own with an unlocked gnome-keyring-daemon, for one test.
-///
-/// `dbus-run-session` runs a shell that starts the daemon with a password on its standard input
-/// (it creates a login keyring with it, unlocked, with no prompt), waits until the daemon owns
-/// `org.freedesktop.secrets`, and writes the bus address to a file. The whole session is one
-/// process group, ended by ``stop()``.
-struct KeyringSession {
-    let directory: String
-    let process: Subprocess
-    /// `DBUS_SESSION_BUS_ADDRESS` and `XDG_RUNTIME_DIR` for programs that use this keyring.
-    let environment: [String: String]
-
-    static var isInstalled: Bool {
-        let programs: [String] = [
-            "/usr/bin/dbus-run-session", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool", "/usr/bin/dbus-send",
-        ]
-        return programs.allSatisfy { (path: String) in access(path, X_OK) == 0 }
-    }
-
-    static func start(in directory: String) async throws -> KeyringSession {
-        let runtime = directory + "/run"
-        mkdir(runtime, 0o700)
-        let script = """
-            printf 'webauth-cli-test' | gnome-keyring-daemon --foreground --unlock --components=secrets \
-                >"$HOME/keyring.log" 2>&1 &
-            n=0
-            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
-                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
-                n=$((n + 1)); [ $n -gt 400 ] && exit 3; sleep 0.05
-            done
-            printf '%s' "$DBUS_SESSION_BUS_ADDRESS" >"$HOME/bus.partial" && mv "$HOME/bus.partial" "$HOME/bus"
-            wait
-            """
-        let environment = [
-            "HOME": directory, "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": directory + "/data",
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
-        ]
-        let process = try Subprocess(
-            executable: "/usr/bin/dbus-run-session", arguments: ["--", "/bin/sh", "-c", script],
-            environment: environment, output: directory + "/session.log")
-        let deadline = ContinuousClock.now + .seconds(40)
-        while !process.hasExited, access(directory + "/bus", F_OK) != 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        guard access(directory + "/bus", F_OK) == 0, !process.hasExited else {
-            await process.terminate(grace: .milliseconds(200))
-            let log = (try? String(contentsOfFile: directory + "/session.log", encoding: .utf8)) ?? ""
-            throw CLITestError("the keyring did not start: \(log)")
-        }
-        let bus = try String(contentsOfFile: directory + "/bus", encoding: .utf8)
-        return KeyringSession(
-            directory: directory, process: process,
-            environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "XDG_RUNTIME_DIR": runtime])
-    }
-
-    func stop() async { await process.terminate(grace: .seconds(2)) }
-}
-
 @Suite("webauth with the desktop keyring, run as processes")
 struct KeyringProfileTests {
-    @Test(.enabled(if: KeyringSession.isInstalled), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: PrivateKeyring.isInstalled), .timeLimit(.minutes(3)))
     func aProfileLivesInTheKeyringAndLaterCommandsFindIt() async throws {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        let keyring = try await KeyringSession.start(in: sandbox.root)
-        sandbox.extraEnvironment = keyring.environment
+        let keyring = try await PrivateKeyring.start(in: sandbox.root)
+        sandbox.extraEnvironment = keyring.busEnvironment
         do {
             try await signInAndOut(sandbox)
         } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthProcess
+import WebAuthTestSupport
 import WebAuthTokenStore
 
 #if canImport(Glibc)
@@ -9,75 +10,12 @@ import WebAuthTokenStore
     import Musl
 #endif
 
-/// A private D-Bus session bus with an unlocked gnome-keyring-daemon on it, in a temporary home.
-///
-/// `dbus-run-session` starts the bus and runs a shell that starts
-/// `gnome-keyring-daemon --foreground --unlock --components=secrets` with a password on its
-/// standard input (with no login keyring yet, the daemon creates one with that password,
-/// unlocked — an empty password would ask a prompter, which needs a display), waits until the
-/// daemon owns `org.freedesktop.secrets`, and writes the bus address to a file. Everything runs
-/// in one process group, ended by ``stop()``.
-struct PrivateKeyring {
-    let home: TemporaryDirectory
-    let process: Subprocess
-    let environment: [String: String]
-
-    static var isInstalled: Bool {
-        let programs: [String] = [
-            "/usr/bin/dbus-run-session", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool", "/usr/bin/dbus-send",
-        ]
-        return programs.allSatisfy { (path: String) in access(path, X_OK) == 0 }
-    }
-
-    static func start() async throws -> PrivateKeyring {
-        let home = try TemporaryDirectory()
-        let runtime = home.path + "/run"
-        mkdir(runtime, 0o700)
-        let script = """
-            printf 'webauth-test' | gnome-keyring-daemon --foreground --unlock --components=secrets \
-                >"$HOME/keyring.log" 2>&1 &
-            i=0
-            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
-                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
-                i=$((i + 1)); [ $i -gt 200 ] && exit 3; sleep 0.05
-            done
-            printf '%s' "$DBUS_SESSION_BUS_ADDRESS" >"$HOME/bus.tmp" && mv "$HOME/bus.tmp" "$HOME/bus"
-            wait
-            """
-        var environment = [
-            "HOME": home.path, "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": home.path + "/data",
-            "XDG_STATE_HOME": home.path + "/state", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
-        ]
-        let process = try Subprocess(
-            executable: "/usr/bin/dbus-run-session", arguments: ["--", "/bin/sh", "-c", script],
-            environment: environment, output: home.path + "/session.log")
-        do {
-            try await waitUntil(within: .seconds(20), "the keyring's bus address") {
-                process.hasExited || access(home.path + "/bus", F_OK) == 0
-            }
-            guard !process.hasExited else {
-                let log = (try? String(contentsOfFile: home.path + "/session.log", encoding: .utf8)) ?? ""
-                throw TimedOut(what: "dbus-run-session exited: \(log)")
-            }
-        } catch {
-            await process.terminate(grace: .milliseconds(200))
-            home.remove()
-            throw error
-        }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = try String(contentsOfFile: home.path + "/bus", encoding: .utf8)
-        return PrivateKeyring(home: home, process: process, environment: environment)
-    }
-
-    func stop() async {
-        await process.terminate(grace: .seconds(2))
-        home.remove()
-    }
-}
-
 @Suite(.serialized) struct SecretServiceTokenStoreTests {
     @Test(.enabled(if: PrivateKeyring.isInstalled))
     func roundTripThroughARealKeyring() async throws {
-        let keyring = try await PrivateKeyring.start()
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let keyring = try await PrivateKeyring.start(in: home.path)
         do {
             try await Self.roundTrip(keyring)
         } catch {
@@ -90,9 +28,9 @@ struct PrivateKeyring {
     private static func roundTrip(_ keyring: PrivateKeyring) async throws {
         // A secret-tool on PATH that records its arguments, then runs the real one: the secret
         // must never be among them (what `ps` would show).
-        let shims = keyring.home.path + "/shims"
+        let shims = keyring.home + "/shims"
         mkdir(shims, 0o700)
-        let argumentLog = keyring.home.path + "/arguments.log"
+        let argumentLog = keyring.home + "/arguments.log"
         _ = FileManager.default.createFile(
             atPath: shims + "/secret-tool",
             contents: Data(
@@ -133,7 +71,7 @@ struct PrivateKeyring {
         #expect(try await store.delete(profile: "work") == false)
         #expect(try await store.load(profile: "work") == nil)
         #expect(try await store.profiles() == ["default"])
-        #expect(permissions(of: keyring.home.path + "/state/webauth/locks")?.mode == 0o700)
+        #expect(permissions(of: keyring.home + "/state/webauth/locks")?.mode == 0o700)
 
         let arguments = try String(contentsOfFile: argumentLog, encoding: .utf8)
         #expect(arguments.contains("store --label webauth: default service webauth profile default"))

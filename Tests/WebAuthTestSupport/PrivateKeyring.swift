@@ -1,0 +1,91 @@
+import Foundation
+import WebAuthProcess
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A private D-Bus session bus with an unlocked gnome-keyring-daemon on it, for one test.
+///
+/// `dbus-run-session` starts the bus and runs a shell that starts
+/// `gnome-keyring-daemon --foreground --unlock --components=secrets` with a password on its
+/// standard input (with no login keyring yet, the daemon creates one with that password,
+/// unlocked — an empty password would ask a prompter, which needs a display), waits until the
+/// daemon owns `org.freedesktop.secrets`, and writes the bus address to a file. Everything runs
+/// in one process group, ended by ``stop()``.
+///
+/// ```swift
+/// let keyring = try await PrivateKeyring.start(in: temporaryHome)
+/// // run secret-tool (or webauth) with keyring.busEnvironment added to its environment
+/// await keyring.stop()
+/// ```
+package struct PrivateKeyring: Sendable {
+    /// The keyring's home: its data, runtime directory and logs live below it.
+    package let home: String
+    /// Everything a program needs to use this keyring, home included: `HOME`,
+    /// `XDG_RUNTIME_DIR`, `XDG_DATA_HOME`, `XDG_STATE_HOME`, `PATH`, `LANG`,
+    /// `DBUS_SESSION_BUS_ADDRESS`.
+    package let environment: [String: String]
+    private let process: Subprocess
+
+    /// Only what points a program at this keyring's bus (`DBUS_SESSION_BUS_ADDRESS`,
+    /// `XDG_RUNTIME_DIR`), to add to an environment of the test's own.
+    package var busEnvironment: [String: String] {
+        environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"].contains($0.key) }
+    }
+
+    /// Whether the programs it needs are installed (`.ci/run` installs them).
+    package static var isInstalled: Bool {
+        let programs = [
+            "/usr/bin/dbus-run-session", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool", "/usr/bin/dbus-send",
+        ]
+        return programs.allSatisfy { access($0, X_OK) == 0 }
+    }
+
+    /// Starts a keyring whose home is `home` (an existing directory the caller removes).
+    package static func start(in home: String, within limit: Duration = .seconds(60)) async throws
+        -> PrivateKeyring
+    {
+        let runtime = home + "/run"
+        mkdir(runtime, 0o700)
+        let script = """
+            printf 'webauth-test' | gnome-keyring-daemon --foreground --unlock --components=secrets \
+                >"$HOME/keyring.log" 2>&1 &
+            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
+                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
+                sleep 0.05
+            done
+            printf '%s' "$DBUS_SESSION_BUS_ADDRESS" >"$HOME/bus.partial" && mv "$HOME/bus.partial" "$HOME/bus"
+            wait
+            """
+        var environment = [
+            "HOME": home, "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": home + "/data",
+            "XDG_STATE_HOME": home + "/state", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+        ]
+        let process = try Subprocess(
+            executable: "/usr/bin/dbus-run-session", arguments: ["--", "/bin/sh", "-c", script],
+            environment: environment, output: home + "/session.log")
+        let deadline = ContinuousClock.now + limit
+        while !process.hasExited, access(home + "/bus", F_OK) != 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard !process.hasExited, let bus = try? String(contentsOfFile: home + "/bus", encoding: .utf8) else {
+            await process.terminate(grace: .milliseconds(200))
+            let log = (try? String(contentsOfFile: home + "/session.log", encoding: .utf8)) ?? ""
+            let keyringLog = (try? String(contentsOfFile: home + "/keyring.log", encoding: .utf8)) ?? ""
+            throw PrivateKeyringError(description: "the keyring did not start within \(limit): \(log) \(keyringLog)")
+        }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus
+        return PrivateKeyring(home: home, environment: environment, process: process)
+    }
+
+    /// Ends the bus, the daemon and everything else of the session.
+    package func stop() async { await process.terminate(grace: .seconds(2)) }
+}
+
+/// A ``PrivateKeyring`` that did not start.
+package struct PrivateKeyringError: Error, CustomStringConvertible {
+    package var description: String
+}
