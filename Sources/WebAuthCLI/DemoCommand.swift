@@ -62,13 +62,13 @@ struct DemoCommand: AsyncParsableCommand {
             let run = try DemoRun(provider: provider, steps: steps, timeout: timeout, user: user)
             let browser = run.chooseBrowser(scriptedOnly: noBrowser)
             let cancel = CancelSwitch()
-            outcome = await trap.whileTrapping(onSignal: cancel.fire) {
-                do {
-                    return .success(try await run.signInAndOut(browser: browser, cancel: cancel))
-                } catch {
-                    return .failure(error)
-                }
+            // Ctrl-C cancels the browser session and whatever request is under way.
+            let work = Task { try await run.signInAndOut(browser: browser, cancel: cancel) }
+            let stop: @Sendable () -> Void = {
+                cancel.fire()
+                work.cancel()
             }
+            outcome = await trap.whileTrapping(onSignal: stop) { await work.result }
         } catch {
             outcome = .failure(error)
         }
