@@ -44,7 +44,7 @@ struct HostileProviderAuthorizationSecurityTests {
             // The session ignored the callback and kept waiting for the real one.
             #expect(error.code == .session)
             #expect(error.sessionError?.code == .timedOut)
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
         }
     }
 
@@ -83,7 +83,7 @@ struct HostileProviderAuthorizationSecurityTests {
             } catch {
                 #expect(error.code == .stateMismatch)
             }
-            #expect(await provider.requestPaths == [SignIn.discovery])
+            await expectPaths(provider, [SignIn.discovery])
         }
     }
 
@@ -94,7 +94,7 @@ struct HostileProviderAuthorizationSecurityTests {
             provider.script { $0.authorize.issuer = .value("https://evil.example") }
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.code == .issuerMismatch)
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
         }
     }
 
@@ -108,7 +108,7 @@ struct HostileProviderAuthorizationSecurityTests {
             provider.script { $0.authorize.issuer = .value(issuer) }
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.code == .issuerMismatch)
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
         }
     }
 
@@ -117,7 +117,7 @@ struct HostileProviderAuthorizationSecurityTests {
             provider.script { $0.authorize.issuer = .absent }
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.code == .issuerMissing)
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
         }
     }
 
@@ -128,7 +128,7 @@ struct HostileProviderAuthorizationSecurityTests {
                 $0.authorize.issuer = .absent
             }
             _ = try await SignIn.run(provider).get()
-            #expect(await provider.requestPaths == SignIn.throughJWKS)
+            await expectPaths(provider, SignIn.throughJWKS)
         }
     }
 
@@ -153,7 +153,7 @@ struct HostileProviderAuthorizationSecurityTests {
             }
             // For HTML, the description still needs escaping; this package's escaper handles it.
             #expect(!safe.htmlEscaped.contains("<script>"))
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
         }
     }
 
@@ -168,7 +168,7 @@ struct HostileProviderAuthorizationSecurityTests {
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.code == .tokenInQuery)
             #expect(!error.message.contains("at-"))
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
         }
     }
 
@@ -178,7 +178,7 @@ struct HostileProviderAuthorizationSecurityTests {
             let error = try #require(await SignIn.run(provider, sessionTimeout: .seconds(2)).failure)
             #expect(error.code == .session)
             #expect(error.sessionError?.code == .timedOut)
-            #expect(await provider.requestPaths == SignIn.throughAuthorize)
+            await expectPaths(provider, SignIn.throughAuthorize)
 
             // Handed over directly, the fragment is not read either.
             let client = try SignIn.client(provider)
@@ -336,7 +336,7 @@ struct HostileProviderIDTokenSecurityTests {
             #expect(error.code == .invalidIDToken)
             #expect(error.idTokenProblem == .unknownKey)
             #expect(provider.jwksFetchCount == 2)
-            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/authorize", "/token", "/jwks"])
+            await expectPaths(provider, SignIn.throughJWKS + ["/authorize", "/token", "/jwks"])
         }
     }
 
@@ -352,7 +352,7 @@ struct HostileProviderIDTokenSecurityTests {
             let tokens = try await SignIn.run(provider, client: client).get()
             #expect(tokens.idTokenClaims?.subject == "user-1234")
             #expect(provider.jwksFetchCount == 2)
-            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/authorize", "/token", "/jwks"])
+            await expectPaths(provider, SignIn.throughJWKS + ["/authorize", "/token", "/jwks"])
         }
     }
 
@@ -383,7 +383,7 @@ struct HostileProviderIDTokenSecurityTests {
             }
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.idTokenProblem == .unknownKey)
-            #expect(await provider.requestPaths == SignIn.throughJWKS)
+            await expectPaths(provider, SignIn.throughJWKS)
         }
     }
 
@@ -400,7 +400,7 @@ struct HostileProviderIDTokenSecurityTests {
             } catch {
                 #expect(error.code == .userInfoSubjectMismatch)
             }
-            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/userinfo"])
+            await expectPaths(provider, SignIn.throughJWKS + ["/userinfo"])
 
             provider.script { $0.userInfo.subject = nil }
             #expect(try await client.userInfo(for: tokens).subject == "user-1234")
@@ -425,7 +425,7 @@ struct HostileProviderIDTokenSecurityTests {
                 #expect(error.code == .invalidIDToken)
                 #expect(error.idTokenProblem == (claim == "iss" ? .wrongIssuer : .identityChanged))
             }
-            #expect(await provider.requestPaths == SignIn.throughJWKS + ["/token"])
+            await expectPaths(provider, SignIn.throughJWKS + ["/token"])
         }
     }
 
@@ -454,16 +454,17 @@ struct HostileProviderIDTokenSecurityTests {
             provider.script { $0.faults[.token] = fault }
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.code == .invalidResponse)
-            #expect(await provider.requestPaths == SignIn.throughToken)
+            await expectPaths(provider, SignIn.throughToken)
         }
     }
 
     @Test func aSlowTokenEndpointTimesOut() async throws {
         try await HostileProvider.withProvider { provider in
-            provider.script { $0.faults[.token] = .delay(.seconds(30)) }
-            let error = try #require(await SignIn.run(provider, requestTimeout: .seconds(3)).failure)
+            // The timeout is far below the delay yet leaves discovery time on a loaded machine.
+            provider.script { $0.faults[.token] = .delay(.seconds(60)) }
+            let error = try #require(await SignIn.run(provider, requestTimeout: .seconds(10)).failure)
             #expect(error.code == .timedOut)
-            #expect(await provider.requestPaths == SignIn.throughToken)
+            await expectPaths(provider, SignIn.throughToken)
         }
     }
 
@@ -472,7 +473,7 @@ struct HostileProviderIDTokenSecurityTests {
             provider.script { $0.faults[.token] = .oversized() }
             let error = try #require(await SignIn.run(provider).failure)
             #expect(error.code == .responseTooLarge)
-            #expect(await provider.requestPaths == SignIn.throughToken)
+            await expectPaths(provider, SignIn.throughToken)
         }
     }
 
@@ -496,9 +497,8 @@ struct HostileProviderIDTokenSecurityTests {
                 result.failure, "accepted an ID token with \(problem)", sourceLocation: sourceLocation)
             #expect(error.code == .invalidIDToken, sourceLocation: sourceLocation)
             #expect(error.idTokenProblem == problem, "\(error)", sourceLocation: sourceLocation)
-            #expect(
-                await provider.requestPaths == (fetchesKeys ? SignIn.throughJWKS : SignIn.throughToken),
-                sourceLocation: sourceLocation)
+            await expectPaths(
+                provider, fetchesKeys ? SignIn.throughJWKS : SignIn.throughToken, sourceLocation: sourceLocation)
             #expect(provider.tokenRequests.count == 1, sourceLocation: sourceLocation)
         }
     }
@@ -598,4 +598,13 @@ struct HostileProviderDiscoverySecurityTests {
             }
         }
     }
+}
+
+/// Expects `provider` to have received requests to exactly `paths`, in order; a failure shows
+/// what it did receive.
+private func expectPaths(
+    _ provider: HostileProvider, _ paths: [String], sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let received = await provider.requestPaths
+    #expect(received == paths, sourceLocation: sourceLocation)
 }

@@ -15,7 +15,7 @@ struct SecretsInLogsTests {
             configuration: ClientConfiguration(
                 issuer: provider.issuerURL, clientID: "logs-client", clientSecret: Self.clientSecret,
                 scopes: ["openid", "profile"]),
-            requestTimeout: .seconds(5), logger: logs.logger(label: "oauth"))
+            requestTimeout: .seconds(30), logger: logs.logger(label: "oauth"))
     }
 
     private var environment: SessionEnvironment {

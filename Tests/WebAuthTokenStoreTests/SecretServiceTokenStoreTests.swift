@@ -142,6 +142,6 @@ import WebAuthTokenStore
         await #expect {
             try await store.save(entry(1), profile: "p")
         } throws: { ($0 as? TokenStoreError)?.code == .keyringFailed }
-        #expect(clock.now - started < .seconds(10))
+        #expect(clock.now - started < .seconds(30), "fails, does not hang")
     }
 }
