@@ -43,6 +43,34 @@ struct URLSessionTransportTests {
         #expect(!workFinished, "the deadline returned while the work was still running")
     }
 
+    @Test func theDeadlineGivesUpThroughItsCallbackAndNeverCancelsTheWork() async throws {
+        // The work's task must never be cancelled (FoundationNetworking's cancellation handler can
+        // deadlock); the request is stopped through `onGiveUp` instead.
+        let (gaveUp, gaveUpContinuation) = AsyncStream.makeStream(of: Void.self)
+        let workSawCancellation = Mutex<Bool?>(nil)
+        let slowWork: @Sendable () async throws -> Int = {
+            try? await Task.sleep(for: .seconds(2))
+            workSawCancellation.withLock { $0 = Task.isCancelled }
+            return 1
+        }
+        await #expect(throws: HTTPTransportError.self) {
+            try await withDeadline(.milliseconds(100), onGiveUp: { gaveUpContinuation.yield() }, slowWork)
+        }
+        var calls = gaveUp.makeAsyncIterator()
+        #expect(await calls.next() != nil, "onGiveUp was called")
+        try await Task.sleep(for: .seconds(3))
+        #expect(workSawCancellation.withLock { $0 } == false, "the work ran to its end, uncancelled")
+
+        // A result in time: nothing is given up.
+        let calledOnSuccess = Mutex(false)
+        let quickWork: @Sendable () async throws -> Int = { 7 }
+        let value = try await withDeadline(
+            .seconds(60), onGiveUp: { calledOnSuccess.withLock { $0 = true } }, quickWork)
+        #expect(value == 7)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!calledOnSuccess.withLock { $0 })
+    }
+
     @Test func aSilentServerTimesOutWithinTheRequestTimeout() async throws {
         try await HostileProvider.withProvider { provider in
             provider.script { $0.faults[.token] = .delay(.seconds(120)) }

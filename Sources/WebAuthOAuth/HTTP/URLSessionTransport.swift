@@ -48,9 +48,9 @@ public final class URLSessionTransport: HTTPTransport {
         let endpoint = request.url.redactedForLogs
         let (data, response): (Data, URLResponse)
         do {
-            (data, response) = try await withDeadline(request.timeout) { [session, urlRequest] in
-                try await session.data(for: urlRequest)
-            }
+            (data, response) = try await withDeadline(
+                request.timeout, onGiveUp: { [session] in Self.cancelTasks(markedWith: marker, in: session) },
+                { [session, urlRequest] in try await session.data(for: urlRequest) })
         } catch let error as HTTPTransportError {
             delegate.forget(marker)
             throw error.code == .timedOut
@@ -87,6 +87,19 @@ public final class URLSessionTransport: HTTPTransport {
                 message: "\(endpoint) sent \(data.count) bytes; at most \(request.maximumResponseSize) are accepted")
         }
         return HTTPResponse(status: http.statusCode, headerFields: http.headerFieldList, body: data)
+    }
+
+    /// Cancels the session's tasks for the request marked `marker`, from a queue of its own
+    /// (`URLSessionTask.cancel()` waits for the session's queue).
+    private static func cancelTasks(markedWith marker: String, in session: URLSession) {
+        session.getAllTasks { tasks in
+            let marked = tasks.filter {
+                $0.originalRequest?.value(forHTTPHeaderField: SessionDelegate.markerField) == marker
+            }
+            DispatchQueue.global().async {
+                for task in marked { task.cancel() }
+            }
+        }
     }
 }
 
@@ -135,17 +148,26 @@ extension HTTPURLResponse {
 }
 
 /// Runs `operation`, failing with ``HTTPTransportError/Code/timedOut`` once `limit` has passed
-/// — whether or not `operation` honours cancellation: FoundationNetworking's own timeout is an
-/// idle timeout that some requests never reach, so this bounds the whole exchange and returns
-/// without waiting for an operation that does not stop.
+/// — whether or not `operation` ever stops: FoundationNetworking's own timeout is an idle timeout
+/// that some requests never reach, so this bounds the whole exchange and returns without waiting.
+///
+/// On the deadline or the caller's cancellation it calls `giveUp` (on a dispatch queue) to stop
+/// the operation, and never cancels the operation's task: FoundationNetworking's cancellation
+/// handler for `URLSession.data(for:)` waits for the session's queue, which can at that moment be
+/// waiting for the cancelled task's status lock — a deadlock that took every cooperative thread
+/// with it.
 func withDeadline<Value: Sendable>(
-    _ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
+    _ limit: Duration, onGiveUp giveUp: @escaping @Sendable () -> Void = {},
+    _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let outcome = OneShot<Value>()
+    let abandon: @Sendable (any Error) -> Void = { error in
+        if outcome.resume(with: .failure(error)) { DispatchQueue.global().async(execute: giveUp) }
+    }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
             outcome.attach(continuation)
-            let work = Task {
+            Task {
                 do {
                     outcome.resume(with: .success(try await operation()))
                 } catch {
@@ -154,16 +176,13 @@ func withDeadline<Value: Sendable>(
             }
             let timer = Task {
                 try? await Task.sleep(for: limit)
-                outcome.resume(
-                    with: .failure(HTTPTransportError(code: .timedOut, message: "no answer within \(limit)")))
+                guard !Task.isCancelled else { return }
+                abandon(HTTPTransportError(code: .timedOut, message: "no answer within \(limit)"))
             }
-            outcome.onFinish {
-                work.cancel()
-                timer.cancel()
-            }
+            outcome.onFinish { timer.cancel() }
         }
     } onCancel: {
-        outcome.resume(with: .failure(CancellationError()))
+        abandon(CancellationError())
     }
 }
 
@@ -195,20 +214,23 @@ private final class OneShot<Value: Sendable>: Sendable {
         if runNow { cleanup() }
     }
 
-    func resume(with result: Result<Value, any Error>) {
-        let (continuation, cleanup) = state.withLock {
-            state -> (CheckedContinuation<Value, any Error>?, (@Sendable () -> Void)?) in
-            guard !state.finished else { return (nil, nil) }
+    /// Resumes with `result` if nothing has yet; returns whether it did.
+    @discardableResult
+    func resume(with result: Result<Value, any Error>) -> Bool {
+        let (continuation, cleanup, resumed) = state.withLock {
+            state -> (CheckedContinuation<Value, any Error>?, (@Sendable () -> Void)?, Bool) in
+            guard !state.finished else { return (nil, nil, false) }
             state.finished = true
             let continuation = state.continuation
             state.continuation = nil
             if continuation == nil { state.early = result }
             let cleanup = state.cleanup
             state.cleanup = nil
-            return (continuation, cleanup)
+            return (continuation, cleanup, true)
         }
         continuation?.resume(with: result)
         cleanup?()
+        return resumed
     }
 }
 
