@@ -169,7 +169,6 @@ struct OpenCommandProcessTests {
         // Nothing secret on the terminal: no query values, no token-looking strings.
         #expect(stderr.range(of: "code=[^…]", options: .regularExpression) == nil)
         #expect(stderr.range(of: "eyJ[A-Za-z0-9_-]{10,}", options: .regularExpression) == nil, "no JWT is shown")
-        #expect(stderr.range(of: "demo-password\\)", options: .regularExpression) == nil)
     }
 
     @Test func theDemoReportsItsStepsAsJSON() async throws {
