@@ -1,36 +1,31 @@
 import Foundation
 
 extension AuthorizationPageServer {
-    /// What the server answers to `head`, and the record of the exchange. Pure: no I/O.
-    static func respond(to head: RequestHead) -> (Response, RecordedRequest) {
-        let components = URLComponents(string: "http://127.0.0.1" + head.target)
-        let path = components?.path ?? head.target
-        let queryItems = components?.queryItems ?? []
-        var record = RecordedRequest(
-            method: head.method, target: head.target, path: path, queryItems: queryItems,
-            headerFields: head.headerFields, responseStatus: 0)
-
-        let response = authorizationResponse(for: head, path: path, record: &record)
+    /// What the server answers to `request`, and the record of the exchange. Pure: no I/O.
+    static func respond(to request: ServerRequest) -> (ServerResponse, RecordedRequest) {
+        var record = RecordedRequest(received: request)
+        let response = authorizationResponse(for: request, record: &record)
         record.responseStatus = response.status
         return (response, record)
     }
 
     private static func authorizationResponse(
-        for head: RequestHead, path: String, record: inout RecordedRequest
-    ) -> Response {
-        guard path == "/authorize" else { return .text(404, "Not Found", "not found: \(path)") }
-        guard head.method == "GET" else {
-            var response = Response.text(405, "Method Not Allowed", "only GET is supported")
+        for request: ServerRequest, record: inout RecordedRequest
+    ) -> ServerResponse {
+        let path = request.path
+        guard path == "/authorize" else { return .text("not found: \(path)\n", status: 404) }
+        guard request.method == "GET" else {
+            var response = ServerResponse.text("only GET is supported\n", status: 405)
             response.headerFields.append(.init(name: "Allow", value: "GET"))
             return response
         }
         guard let redirectURI = record.queryValue("redirect_uri"), !redirectURI.isEmpty else {
-            return .text(400, "Bad Request", "missing redirect_uri")
+            return .text("missing redirect_uri\n", status: 400)
         }
         let state = record.queryValue("state")
         let mode = Mode(rawValue: record.queryValue("mode") ?? Mode.redirect.rawValue)
         guard [.redirect, .error, .page, .cookie].contains(mode) else {
-            return .text(400, "Bad Request", "unknown mode \(mode)")
+            return .text("unknown mode \(mode)\n", status: 400)
         }
 
         var parameters: [(String, String)]
@@ -55,18 +50,16 @@ extension AuthorizationPageServer {
                 <title>Sign in</title></head>
                 <body><p><a id="continue" href="\(escaped)">Continue</a></p></body></html>
                 """
-            return Response(
-                status: 200, reason: "OK",
-                headerFields: [.init(name: "Content-Type", value: "text/html; charset=utf-8")], body: html)
+            return .html(html)
         case .cookie:
-            return Response(
-                status: 302, reason: "Found",
+            return ServerResponse(
+                status: 302,
                 headerFields: [
                     .init(name: "Location", value: location),
                     .init(name: "Set-Cookie", value: "\(testCookieName)=1; Max-Age=3600"),
                 ])
         default:
-            return Response(status: 302, reason: "Found", headerFields: [.init(name: "Location", value: location)])
+            return .redirect(to: location)
         }
     }
 

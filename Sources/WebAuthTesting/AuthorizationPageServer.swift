@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 
 /// A tiny HTTP/1.1 server on `127.0.0.1` that stands in for an authorization server's login
 /// page in tests, and records every request it gets.
@@ -49,49 +47,28 @@ public final class AuthorizationPageServer: Sendable {
     /// `http://127.0.0.1:{port}/authorize`.
     public var authorizeURL: URL { baseURL.appendingPathComponent("authorize") }
 
+    private let server: LoopbackHTTPServer
     private let log: RequestLog
-    private let listener: any Channel
-    private let acceptLoop: Task<Void, Never>
 
-    private init(baseURL: URL, log: RequestLog, listener: any Channel, acceptLoop: Task<Void, Never>) {
-        self.baseURL = baseURL
+    private init(server: LoopbackHTTPServer, log: RequestLog) {
+        self.baseURL = server.baseURL
+        self.server = server
         self.log = log
-        self.listener = listener
-        self.acceptLoop = acceptLoop
     }
 
     /// Starts a server on `127.0.0.1` at a port the system picks.
     ///
     /// Call ``shutdown()`` when done, or use ``withServer(isolation:_:)`` instead.
     public static func start() async throws -> AuthorizationPageServer {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    // A safety net against connections a browser opens and never uses.
-                    channel.eventLoop.scheduleTask(in: connectionLifetime) { channel.close(promise: nil) }
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        guard let port = server.channel.localAddress?.port,
-            let baseURL = URL(string: "http://127.0.0.1:\(port)")
-        else {
-            try? await server.channel.close()
-            throw AuthorizationPageServerError(description: "the listening socket has no port")
-        }
         let log = RequestLog()
-        let acceptLoop = Task<Void, Never> {
-            // Ends when shutdown() closes the listener or cancels this task; the group then
-            // cancels and waits for the connections still open.
-            try? await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await serve(connection, log: log) }
-                    }
-                }
-            }
+        // A connection a browser opens and never uses is closed after 10 seconds.
+        let server = try await LoopbackHTTPServer.start(limits: .init(connectionLifetime: .seconds(10))) { request in
+            let (response, record) = respond(to: request)
+            // Recorded before answering, so a test that saw the answer also sees the record.
+            await log.append(record)
+            return response
         }
-        return AuthorizationPageServer(baseURL: baseURL, log: log, listener: server.channel, acceptLoop: acceptLoop)
+        return AuthorizationPageServer(server: server, log: log)
     }
 
     /// Runs `body` with a started server and shuts the server down afterwards, however `body` ends.
@@ -155,46 +132,8 @@ public final class AuthorizationPageServer: Sendable {
     /// Stops listening, closes open connections and waits until all of it is done. Safe to call
     /// more than once.
     public func shutdown() async {
-        acceptLoop.cancel()
-        try? await listener.close()
-        await acceptLoop.value
+        await server.shutdown()
     }
-
-    /// How long a connection may stay open.
-    private static let connectionLifetime = TimeAmount.seconds(10)
-
-    /// Reads one request head from `connection`, records it, answers and closes.
-    private static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, log: RequestLog) async {
-        try? await connection.executeThenClose { inbound, outbound in
-            var received = ByteBuffer()
-            for try await chunk in inbound {
-                received.writeImmutableBuffer(chunk)
-                switch RequestHead.parse(received) {
-                case .incomplete:
-                    guard received.readableBytes > RequestHead.maximumSize else { continue }
-                    try await outbound.write(Response.text(431, "Request Header Fields Too Large", "").serialized())
-                    return
-                case .invalid:
-                    try await outbound.write(Response.text(400, "Bad Request", "malformed request").serialized())
-                    return
-                case .complete(let head):
-                    let (response, record) = respond(to: head)
-                    // Recorded before answering, so a test that saw the answer also sees the record.
-                    await log.append(record)
-                    try await outbound.write(response.serialized())
-                    return
-                }
-            }
-        }
-    }
-}
-
-/// An error starting an ``AuthorizationPageServer``.
-public struct AuthorizationPageServerError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
-
-    package init(description: String) { self.description = description }
 }
 
 /// The requests a server received, shared between its connections.

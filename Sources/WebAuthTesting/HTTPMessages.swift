@@ -66,42 +66,6 @@ package struct RequestHead: Sendable, Hashable {
     }
 }
 
-/// An HTTP/1.1 response the server sends, always with `Connection: close`.
-package struct Response: Sendable, Hashable {
-    package var status: Int
-    package var reason: String
-    package var headerFields: [RecordedRequest.HeaderField] = []
-    package var body: String = ""
-
-    package init(
-        status: Int, reason: String, headerFields: [RecordedRequest.HeaderField] = [], body: String = ""
-    ) {
-        self.status = status
-        self.reason = reason
-        self.headerFields = headerFields
-        self.body = body
-    }
-
-    package static func text(_ status: Int, _ reason: String, _ body: String) -> Response {
-        Response(
-            status: status, reason: reason,
-            headerFields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8")],
-            body: body + "\n")
-    }
-
-    /// The response as bytes on the wire.
-    package func serialized() -> ByteBuffer {
-        var head = "HTTP/1.1 \(status) \(reason)\r\n"
-        for field in headerFields {
-            head += "\(field.name): \(field.value)\r\n"
-        }
-        head += "Content-Length: \(body.utf8.count)\r\n"
-        head += "Cache-Control: no-store\r\n"
-        head += "Connection: close\r\n\r\n"
-        return ByteBuffer(string: head + body)
-    }
-}
-
 extension String {
     /// Percent-encoded for a query name or value: everything but RFC 3986 unreserved characters.
     package var queryEncoded: String {

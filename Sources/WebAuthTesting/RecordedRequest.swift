@@ -57,6 +57,13 @@ public struct RecordedRequest: Sendable, Hashable {
         self.issuedCode = issuedCode
     }
 
+    /// A record of `request`, not answered yet (``responseStatus`` 0).
+    package init(received request: ServerRequest) {
+        self.init(
+            method: request.method, target: request.target, path: request.path, queryItems: request.queryItems,
+            headerFields: request.headerFields, responseStatus: 0)
+    }
+
     /// The value of the header field `name`, compared case-insensitively; repeated fields are
     /// joined with `, `. `nil` if the request did not have it.
     public func header(_ name: String) -> String? {

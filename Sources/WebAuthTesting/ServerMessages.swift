@@ -110,13 +110,6 @@ package struct ServerResponse: Sendable, Hashable {
         self.rawBytes = nil
     }
 
-    /// The same response as an ``AuthorizationPageServer`` `Response`.
-    package init(_ response: Response) {
-        self.init(
-            status: response.status, reason: response.reason, headerFields: response.headerFields,
-            body: Array(response.body.utf8))
-    }
-
     /// A JSON response (`Content-Type: application/json`).
     package static func json(_ body: some DataProtocol, status: Int = 200, delay: Duration = .zero) -> ServerResponse {
         ServerResponse(

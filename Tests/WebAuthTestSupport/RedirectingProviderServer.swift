@@ -1,6 +1,5 @@
 import Foundation
-import NIOCore
-import NIOPosix
+import WebAuthTesting
 
 /// A stand-in for an authorization server whose behaviour the test writes: a tiny HTTP/1.1
 /// server on `127.0.0.1` that answers every `GET` by asking `route` where to redirect, like the
@@ -18,15 +17,13 @@ import NIOPosix
 public final class RedirectingProviderServer: Sendable {
     /// `http://127.0.0.1:{port}` (no trailing slash).
     public let baseURL: URL
+    private let server: LoopbackHTTPServer
     private let log: RedirectLog
-    private let listener: any Channel
-    private let acceptLoop: Task<Void, Never>
 
-    private init(baseURL: URL, log: RedirectLog, listener: any Channel, acceptLoop: Task<Void, Never>) {
-        self.baseURL = baseURL
+    private init(server: LoopbackHTTPServer, log: RedirectLog) {
+        self.baseURL = server.baseURL
+        self.server = server
         self.log = log
-        self.listener = listener
-        self.acceptLoop = acceptLoop
     }
 
     /// Starts a server on a port the system picks. `route` gets each request (with
@@ -35,30 +32,21 @@ public final class RedirectingProviderServer: Sendable {
     public static func start(
         route: @escaping @Sendable (RecordedRequest) -> String?
     ) async throws -> RedirectingProviderServer {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    channel.eventLoop.scheduleTask(in: .seconds(10)) { channel.close(promise: nil) }
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        guard let port = server.channel.localAddress?.port, let baseURL = URL(string: "http://127.0.0.1:\(port)")
-        else {
-            try? await server.channel.close()
-            throw RedirectingProviderServerError(description: "the listening socket has no port")
-        }
         let log = RedirectLog()
-        let acceptLoop = Task<Void, Never> {
-            try? await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await serve(connection, route: route, log: log) }
-                    }
-                }
+        let server = try await LoopbackHTTPServer.start(limits: .init(connectionLifetime: .seconds(10))) { request in
+            var record = RecordedRequest(received: request)
+            let response: ServerResponse
+            if request.method == "GET", let location = route(record) {
+                record.redirectLocation = location
+                response = .redirect(to: location)
+            } else {
+                response = .text("not found: \(record.path)\n", status: 404)
             }
+            record.responseStatus = response.status
+            await log.append(record)
+            return response
         }
-        return RedirectingProviderServer(baseURL: baseURL, log: log, listener: server.channel, acceptLoop: acceptLoop)
+        return RedirectingProviderServer(server: server, log: log)
     }
 
     /// Every request received so far, oldest first, with what it was answered.
@@ -68,54 +56,8 @@ public final class RedirectingProviderServer: Sendable {
 
     /// Stops listening and closes open connections. Safe to call more than once.
     public func shutdown() async {
-        acceptLoop.cancel()
-        try? await listener.close()
-        await acceptLoop.value
+        await server.shutdown()
     }
-
-    private static func serve(
-        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, route: @Sendable (RecordedRequest) -> String?,
-        log: RedirectLog
-    ) async {
-        try? await connection.executeThenClose { inbound, outbound in
-            var received = ByteBuffer()
-            for try await chunk in inbound {
-                received.writeImmutableBuffer(chunk)
-                switch RequestHead.parse(received) {
-                case .incomplete:
-                    guard received.readableBytes > RequestHead.maximumSize else { continue }
-                    try await outbound.write(Response.text(431, "Request Header Fields Too Large", "").serialized())
-                    return
-                case .invalid:
-                    try await outbound.write(Response.text(400, "Bad Request", "malformed request").serialized())
-                    return
-                case .complete(let head):
-                    let components = URLComponents(string: "http://127.0.0.1" + head.target)
-                    var record = RecordedRequest(
-                        method: head.method, target: head.target, path: components?.path ?? head.target,
-                        queryItems: components?.queryItems ?? [], headerFields: head.headerFields, responseStatus: 0)
-                    let response: Response
-                    if head.method == "GET", let location = route(record) {
-                        record.redirectLocation = location
-                        response = Response(
-                            status: 302, reason: "Found", headerFields: [.init(name: "Location", value: location)])
-                    } else {
-                        response = .text(404, "Not Found", "not found: \(record.path)")
-                    }
-                    record.responseStatus = response.status
-                    await log.append(record)
-                    try await outbound.write(response.serialized())
-                    return
-                }
-            }
-        }
-    }
-}
-
-/// An error starting a ``RedirectingProviderServer``.
-public struct RedirectingProviderServerError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
 }
 
 /// The requests a ``RedirectingProviderServer`` received.
