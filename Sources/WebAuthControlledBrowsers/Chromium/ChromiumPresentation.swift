@@ -238,7 +238,7 @@ final class ChromiumPresentation: BrowserPresentation {
             try await connection.send("Page.enable", sessionID: sessionID, timeout: timeout)
             let tree = try await connection.send("Page.getFrameTree", sessionID: sessionID, timeout: timeout)
             let mainFrameID = tree["frameTree"]?["frame"]?["id"]?.stringValue ?? targetID
-            let patterns: [DevToolsValue] = ["Request", "Response"].map { stage in
+            let patterns: [JSONValue] = ["Request", "Response"].map { stage in
                 ["urlPattern": "*", "resourceType": "Document", "requestStage": .string(stage)]
             }
             try await connection.send(
@@ -359,7 +359,7 @@ final class ChromiumPresentation: BrowserPresentation {
     private func carry(out decision: ChromiumNavigationWatcher.Decision, requestID: String) async {
         let connection = instance.connection
         let session = instance.pageSessionID
-        let id: [String: DevToolsValue] = ["requestId": .string(requestID)]
+        let id: [String: JSONValue] = ["requestId": .string(requestID)]
         switch decision {
         case .continueRequest:
             _ = try? await connection.send("Fetch.continueRequest", id, sessionID: session)
@@ -387,7 +387,7 @@ final class ChromiumPresentation: BrowserPresentation {
 
     /// Reads `Fetch.requestPaused` parameters.
     private static func pausedRequest(
-        _ params: [String: DevToolsValue]
+        _ params: [String: JSONValue]
     ) -> (requestID: String, request: ChromiumNavigationWatcher.PausedRequest)? {
         guard let requestID = params["requestId"]?.stringValue, let request = params["request"],
             let url = request["url"]?.stringValue

@@ -38,14 +38,14 @@ struct ChromiumLogicTests {
     @Test func commandsAreJSONWithTheirSession() throws {
         let data = DevToolsMessage.command(
             id: 3, method: "Fetch.failRequest", params: ["requestId": "r", "errorReason": "Aborted"], sessionID: "S")
-        let value = try JSONDecoder().decode(DevToolsValue.self, from: data)
+        let value = try JSONDecoder().decode(JSONValue.self, from: data)
         #expect(value["id"]?.intValue == 3)
         #expect(value["method"]?.stringValue == "Fetch.failRequest")
         #expect(value["params"]?["errorReason"]?.stringValue == "Aborted")
         #expect(value["sessionId"]?.stringValue == "S")
         #expect(!data.contains(0))
         let browserCommand = DevToolsMessage.command(id: 4, method: "Browser.close", params: [:], sessionID: nil)
-        #expect(try JSONDecoder().decode(DevToolsValue.self, from: browserCommand)["sessionId"] == nil)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: browserCommand)["sessionId"] == nil)
     }
 
     // MARK: - The navigation watcher

@@ -16,7 +16,7 @@ final class DevToolsConnection: Sendable {
     private let pipe: DevToolsPipe
     private let state = Mutex(State())
 
-    private typealias Waiter = CheckedContinuation<Result<[String: DevToolsValue], DevToolsError>, Never>
+    private typealias Waiter = CheckedContinuation<Result<[String: JSONValue], DevToolsError>, Never>
 
     private struct State: Sendable {
         var nextID = 1
@@ -72,9 +72,9 @@ final class DevToolsConnection: Sendable {
     /// - Returns: The `result` object.
     @discardableResult
     func send(
-        _ method: String, _ params: [String: DevToolsValue] = [:], sessionID: String? = nil,
+        _ method: String, _ params: [String: JSONValue] = [:], sessionID: String? = nil,
         timeout: Duration? = nil
-    ) async throws(DevToolsError) -> [String: DevToolsValue] {
+    ) async throws(DevToolsError) -> [String: JSONValue] {
         let timer = Mutex<Task<Void, Never>?>(nil)
         let result = await withCheckedContinuation { (waiter: Waiter) in
             let outcome = state.withLock { state -> Result<Int, DevToolsError> in

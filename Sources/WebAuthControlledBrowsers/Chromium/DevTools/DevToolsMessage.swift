@@ -3,14 +3,14 @@ import Foundation
 /// One message Chromium sent over the DevTools pipe: the reply to a command, or an event.
 enum DevToolsMessage: Sendable, Hashable {
     /// The answer to command `id`: its result, or the protocol's error.
-    case reply(id: Int, Result<[String: DevToolsValue], DevToolsError>)
+    case reply(id: Int, Result<[String: JSONValue], DevToolsError>)
     /// Something happened: `method` such as `Fetch.requestPaused`, in the session `sessionID`
     /// (`nil` for the browser's own session).
     case event(DevToolsEvent)
 
     /// Parses one NUL-free JSON text. Returns `nil` for JSON that is neither a reply nor an event.
     static func parse(_ data: Data) -> DevToolsMessage? {
-        guard let value = try? JSONDecoder().decode(DevToolsValue.self, from: data) else { return nil }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
         let sessionID = value["sessionId"]?.stringValue
         if let id = value["id"]?.intValue {
             if let error = value["error"] {
@@ -25,13 +25,13 @@ enum DevToolsMessage: Sendable, Hashable {
     }
 
     /// The bytes of command `id`, without the terminating NUL.
-    static func command(id: Int, method: String, params: [String: DevToolsValue], sessionID: String?) -> Data {
-        var message: [String: DevToolsValue] = [
-            "id": .integer(id), "method": .string(method), "params": .object(params),
+    static func command(id: Int, method: String, params: [String: JSONValue], sessionID: String?) -> Data {
+        var message: [String: JSONValue] = [
+            "id": .number(Double(id)), "method": .string(method), "params": .object(params),
         ]
         if let sessionID { message["sessionId"] = .string(sessionID) }
         // Encoding a tree of strings, numbers and containers cannot fail.
-        return (try? JSONEncoder().encode(DevToolsValue.object(message))) ?? Data("{}".utf8)
+        return (try? JSONEncoder().encode(JSONValue.object(message))) ?? Data("{}".utf8)
     }
 }
 
@@ -40,7 +40,7 @@ struct DevToolsEvent: Sendable, Hashable {
     /// The event's name, `Domain.event`.
     var method: String
     /// Its parameters.
-    var params: [String: DevToolsValue]
+    var params: [String: JSONValue]
     /// The flat session it belongs to; `nil` for the browser session.
     var sessionID: String?
 }

@@ -1,7 +1,11 @@
 import Foundation
 
-/// A JSON value, as WebDriver BiDi messages carry them: small, `Sendable`, and comparable, so
-/// that messages can cross tasks and be checked in tests.
+/// A JSON value, as DevTools protocol and WebDriver BiDi messages carry them: a plain,
+/// `Sendable`, comparable tree, so that messages can cross from a pipe's reader thread or a
+/// socket's task to the tasks that wait for them, and be checked in tests.
+///
+/// Numbers are `Double`s; integral ones are written without a fraction (`42`, not `42.0`), as
+/// both protocols expect for ids and counts.
 enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case null
     case bool(Bool)
@@ -81,6 +85,11 @@ enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 
     var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
+        return nil
+    }
+
+    var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
         return nil
     }
 
