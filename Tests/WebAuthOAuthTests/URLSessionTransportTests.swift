@@ -28,6 +28,27 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test func onlyTheRequestsOwnFieldsAndHTTPsGoOnTheWire() async throws {
+        let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
+        try await LoopbackHTTPServer.withServer(handler: answer) { server in
+            let request = HTTPRequest(
+                method: "POST", url: server.url("/token"),
+                headerFields: [.init(name: "X-Custom", value: "1"), .init(name: "Content-Type", value: "text/plain")],
+                body: Data("a=b".utf8), timeout: .seconds(60))
+            let response = try await URLSessionTransport().send(request)
+            #expect(response.status == 200)
+            let received = try #require(await server.requests.first)
+            // What HTTP itself needs, and nothing the transport adds for its own bookkeeping.
+            let http: Set<String> = [
+                "host", "user-agent", "accept", "accept-encoding", "accept-language", "content-length", "content-type",
+                "connection", "expect", "transfer-encoding",
+            ]
+            let extra = received.headerFields.map(\.name).filter { !http.contains($0.lowercased()) }
+            #expect(extra == ["X-Custom"])
+            #expect(received.bodyText == "a=b")
+        }
+    }
+
     @Test func theDeadlineHoldsEvenForWorkThatIgnoresCancellation() async throws {
         let finished = Mutex(false)
         await #expect(throws: HTTPTransportError.self) {

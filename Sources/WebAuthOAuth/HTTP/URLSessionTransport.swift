@@ -39,9 +39,11 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
         urlRequest.timeoutInterval = request.timeout.timeInterval
         urlRequest.httpShouldHandleCookies = false
-        // Marks the request so the delegate can tell which one a challenge belongs to.
-        let marker = UUID().uuidString
-        urlRequest.addValue(marker, forHTTPHeaderField: SessionDelegate.markerField)
+        // Marks the request so the delegate can tell which one a challenge belongs to. The main
+        // document URL is never sent (it only steers cookie policy, and cookies are off), so the
+        // marker stays on this side of the connection.
+        let marker = SessionDelegate.marker()
+        urlRequest.mainDocumentURL = marker
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
@@ -91,10 +93,10 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Cancels the session's tasks for the request marked `marker`, from a queue of its own
     /// (`URLSessionTask.cancel()` waits for the session's queue).
-    private static func cancelTasks(markedWith marker: String, in session: URLSession) {
+    private static func cancelTasks(markedWith marker: URL, in session: URLSession) {
         session.getAllTasks { tasks in
             let marked = tasks.filter {
-                $0.originalRequest?.value(forHTTPHeaderField: SessionDelegate.markerField) == marker
+                $0.originalRequest?.mainDocumentURL == marker
             }
             DispatchQueue.global().async {
                 for task in marked { task.cancel() }
@@ -106,8 +108,13 @@ public final class URLSessionTransport: HTTPTransport {
 /// Refuses every redirect, so a 3xx reaches ``URLSessionTransport`` as it is, and cancels every
 /// authentication challenge, keeping the challenged response for the transport to return.
 private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    static let markerField = "X-WebAuth-Request"
-    private let challenged = Mutex<[String: HTTPResponse]>([:])
+    private let challenged = Mutex<[URL: HTTPResponse]>([:])
+
+    /// A URL no other request carries, to tell requests apart.
+    static func marker() -> URL {
+        guard let url = URL(string: "urn:uuid:\(UUID().uuidString)") else { preconditionFailure("a UUID URN is a URL") }
+        return url
+    }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -120,7 +127,7 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        if let marker = task.originalRequest?.value(forHTTPHeaderField: Self.markerField),
+        if let marker = task.originalRequest?.mainDocumentURL,
             let response = challenge.failureResponse as? HTTPURLResponse
         {
             let recorded = HTTPResponse(status: response.statusCode, headerFields: response.headerFieldList)
@@ -129,11 +136,11 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
-    func challengedResponse(for marker: String) -> HTTPResponse? {
+    func challengedResponse(for marker: URL) -> HTTPResponse? {
         challenged.withLock { $0.removeValue(forKey: marker) }
     }
 
-    func forget(_ marker: String) {
+    func forget(_ marker: URL) {
         _ = challenged.withLock { $0.removeValue(forKey: marker) }
     }
 }
