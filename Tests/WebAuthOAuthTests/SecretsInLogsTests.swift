@@ -18,8 +18,11 @@ struct SecretsInLogsTests {
             requestTimeout: .seconds(30), logger: logs.logger(label: "oauth"))
     }
 
-    private var environment: SessionEnvironment {
-        SessionEnvironment(browser: RedirectFollowingBrowser(), receivers: [LoopbackReceiver()])
+    /// A session environment whose loopback listener — which sees the code and the state — logs
+    /// into `logs` too.
+    private func environment(_ logs: CapturedLogs) -> SessionEnvironment {
+        SessionEnvironment(
+            browser: RedirectFollowingBrowser(), receivers: [LoopbackReceiver(logger: logs.logger(label: "loopback"))])
     }
 
     /// Every value the provider received or issued that must never be logged.
@@ -42,7 +45,7 @@ struct SecretsInLogsTests {
             provider.script { $0.token.clientSecret = Self.clientSecret }
             let logs = CapturedLogs()
             let client = try client(provider, logs: logs)
-            let tokens = try await client.signIn(environment: environment) { $0.timeout = .seconds(30) }
+            let tokens = try await client.signIn(environment: environment(logs)) { $0.timeout = .seconds(30) }
             let refreshed = try await client.refresh(tokens)
             _ = try await client.userInfo(for: refreshed)
             try await client.revoke(refreshed)
@@ -59,7 +62,7 @@ struct SecretsInLogsTests {
             provider.script { $0.token.clientSecret = Self.clientSecret }
             let logs = CapturedLogs()
             let client = try client(provider, logs: logs)
-            let tokens = try await client.signIn(environment: environment) { $0.timeout = .seconds(30) }
+            let tokens = try await client.signIn(environment: environment(logs)) { $0.timeout = .seconds(30) }
             var messages: [String] = []
 
             // The token endpoint refuses, echoing the refresh token in its description.
@@ -68,7 +71,7 @@ struct SecretsInLogsTests {
                 return
             }
             provider.script {
-                $0.token.forcedError = .init(code: "invalid_grant", description: "grant revoked")
+                $0.token.forcedError = .init(code: "invalid_grant", description: "grant \(refreshToken) revoked")
             }
             do {
                 _ = try await client.refresh(tokens)
@@ -83,7 +86,7 @@ struct SecretsInLogsTests {
                 $0.idToken.signing = .none
             }
             do throws(OAuthError) {
-                _ = try await client.signIn(environment: environment) { $0.timeout = .seconds(30) }
+                _ = try await client.signIn(environment: environment(logs)) { $0.timeout = .seconds(30) }
                 Issue.record("an unsigned ID token was accepted")
             } catch {
                 #expect(error.code == .invalidIDToken)

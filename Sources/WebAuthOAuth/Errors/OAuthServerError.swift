@@ -8,7 +8,9 @@ import Foundation
 public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
     /// The `error` value.
     public var code: Code
-    /// The `error_description` as sent, unfiltered. Show ``safeDescription`` instead.
+    /// The `error_description` as sent, unfiltered but for the secrets the request carried
+    /// (a code, a token, the client secret), which are replaced with `[withheld]` should the
+    /// server quote them. Show ``safeDescription`` instead.
     public var rawDescription: String?
     /// The `error_uri`, when it was an absolute `https` URL.
     public var uri: URL?

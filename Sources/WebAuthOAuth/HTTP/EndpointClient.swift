@@ -4,6 +4,10 @@ import Logging
 /// Talks to the provider's endpoints: builds form and JSON requests, adds client
 /// authentication, and turns every outcome into a value or an ``OAuthError``. Logs the endpoint
 /// and the status only — never a request body, a response body or a header value.
+///
+/// A server that quotes a request's secret (a code, a refresh token, the client secret…) back
+/// in its `error_description` does not get it into an error: every secret the request carried is
+/// withheld from the description.
 struct EndpointClient: Sendable {
     let transport: any HTTPTransport
     let logger: Logger
@@ -14,18 +18,20 @@ struct EndpointClient: Sendable {
         _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint,
         authentication: ClientCredentials?, as type: Response.Type = Response.self
     ) async throws(OAuthError) -> Response {
-        let response = try await send(
-            formRequest(parameters, to: url, authentication: authentication), endpoint: endpoint)
-        return try decodeSuccess(response, endpoint: endpoint)
+        let request = formRequest(parameters, to: url, authentication: authentication)
+        let response = try await send(request, endpoint: endpoint)
+        return try decodeSuccess(response, endpoint: endpoint, withholding: request.secrets)
     }
 
     /// POSTs a form to `url` and returns the raw response once it is known to be a success.
     func postFormExpectingSuccess(
         _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint, authentication: ClientCredentials?
     ) async throws(OAuthError) {
-        let response = try await send(
-            formRequest(parameters, to: url, authentication: authentication), endpoint: endpoint)
-        guard (200..<300).contains(response.status) else { throw failure(response, endpoint: endpoint) }
+        let request = formRequest(parameters, to: url, authentication: authentication)
+        let response = try await send(request, endpoint: endpoint)
+        guard (200..<300).contains(response.status) else {
+            throw failure(response, endpoint: endpoint, withholding: request.secrets)
+        }
     }
 
     /// GETs `url` (with a bearer token, if given) and decodes the JSON answer.
@@ -34,16 +40,23 @@ struct EndpointClient: Sendable {
     ) async throws(OAuthError) -> Response {
         var fields = [HTTPRequest.HeaderField(name: "Accept", value: "application/json")]
         if let bearer { fields.append(.init(name: "Authorization", value: "Bearer \(bearer)")) }
-        let response = try await send(
-            HTTPRequest(method: "GET", url: url, headerFields: fields, timeout: timeout), endpoint: endpoint)
-        return try decodeSuccess(response, endpoint: endpoint)
+        let request = SecretCarryingRequest(
+            request: HTTPRequest(method: "GET", url: url, headerFields: fields, timeout: timeout),
+            secrets: bearer.map { [$0] } ?? [])
+        let response = try await send(request, endpoint: endpoint)
+        return try decodeSuccess(response, endpoint: endpoint, withholding: request.secrets)
     }
 
     // MARK: - Requests
 
+    /// Form parameters whose values are secrets.
+    static let secretParameters: Set<String> = [
+        "code", "code_verifier", "refresh_token", "token", "client_secret", "device_code",
+    ]
+
     private func formRequest(
         _ parameters: [(String, String)], to url: URL, authentication: ClientCredentials?
-    ) -> HTTPRequest {
+    ) -> SecretCarryingRequest {
         var parameters = parameters
         var fields = [
             HTTPRequest.HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
@@ -64,12 +77,19 @@ struct EndpointClient: Sendable {
                 parameters.append(("client_id", authentication.clientID))
             }
         }
-        return HTTPRequest(
-            method: "POST", url: url, headerFields: fields, body: Data(FormEncoding.encode(parameters).utf8),
-            timeout: timeout)
+        var secrets = parameters.filter { Self.secretParameters.contains($0.0) }.map(\.1)
+        if let secret = authentication?.clientSecret { secrets.append(secret) }
+        return SecretCarryingRequest(
+            request: HTTPRequest(
+                method: "POST", url: url, headerFields: fields, body: Data(FormEncoding.encode(parameters).utf8),
+                timeout: timeout),
+            secrets: secrets)
     }
 
-    private func send(_ request: HTTPRequest, endpoint: OAuthEndpoint) async throws(OAuthError) -> HTTPResponse {
+    private func send(
+        _ carrying: SecretCarryingRequest, endpoint: OAuthEndpoint
+    ) async throws(OAuthError) -> HTTPResponse {
+        let request = carrying.request
         try EndpointPolicy.check(request.url, role: "\(endpoint) endpoint")
         let started = ContinuousClock.now
         do {
@@ -98,11 +118,13 @@ struct EndpointClient: Sendable {
     // MARK: - Responses
 
     private func decodeSuccess<Response: Decodable>(
-        _ response: HTTPResponse, endpoint: OAuthEndpoint
+        _ response: HTTPResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
     ) throws(OAuthError) -> Response {
-        guard (200..<300).contains(response.status) else { throw failure(response, endpoint: endpoint) }
+        guard (200..<300).contains(response.status) else {
+            throw failure(response, endpoint: endpoint, withholding: secrets)
+        }
         // Some servers (GitHub's token endpoint) answer errors with 200.
-        if let error = Self.serverError(in: response.body, endpoint: endpoint) {
+        if let error = Self.serverError(in: response.body, endpoint: endpoint, withholding: secrets) {
             throw OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
         }
         do {
@@ -118,8 +140,10 @@ struct EndpointClient: Sendable {
 
     /// The error for a non-success status: the OAuth error response if the body is one, else
     /// the status alone (the body is never quoted).
-    private func failure(_ response: HTTPResponse, endpoint: OAuthEndpoint) -> OAuthError {
-        if let error = Self.serverError(in: response.body, endpoint: endpoint) {
+    private func failure(
+        _ response: HTTPResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
+    ) -> OAuthError {
+        if let error = Self.serverError(in: response.body, endpoint: endpoint, withholding: secrets) {
             return OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
         }
         // RFC 6749 §5.2: a 401 with an authentication challenge is how a token endpoint says
@@ -135,8 +159,12 @@ struct EndpointClient: Sendable {
             code: .unexpectedStatus, message: "the \(endpoint) endpoint answered HTTP \(response.status)")
     }
 
-    /// An RFC 6749 §5.2 error object in `body`, if that is what it is.
-    static func serverError(in body: Data, endpoint: OAuthEndpoint) -> OAuthServerError? {
+    /// An RFC 6749 §5.2 error object in `body`, if that is what it is, with each of `secrets`
+    /// replaced by `[withheld]` in its description. Values shorter than 8 characters are left
+    /// alone: real codes and tokens are far longer, and replacing every "r" would garble the text.
+    static func serverError(
+        in body: Data, endpoint: OAuthEndpoint, withholding secrets: [String] = []
+    ) -> OAuthServerError? {
         struct ErrorBody: Decodable {
             var error: String
             var errorDescription: String?
@@ -151,11 +179,22 @@ struct EndpointClient: Sendable {
         guard let object = try? JSONDecoder().decode(ErrorBody.self, from: body), !object.error.isEmpty else {
             return nil
         }
+        let description = object.errorDescription.map { description in
+            secrets.filter { $0.count >= 8 }.reduce(description) { text, secret in
+                text.replacingOccurrences(of: secret, with: "[withheld]")
+            }
+        }
         return OAuthServerError(
-            code: .init(rawValue: object.error), rawDescription: object.errorDescription,
+            code: .init(rawValue: object.error), rawDescription: description,
             uri: object.errorURI.flatMap(URL.init(string:)).flatMap { $0.scheme == "https" ? $0 : nil },
             endpoint: endpoint)
     }
+}
+
+/// A request and the secret values it carries (form values, the client secret, a bearer token).
+struct SecretCarryingRequest: Sendable {
+    var request: HTTPRequest
+    var secrets: [String]
 }
 
 /// The client's identity for a token-endpoint request.
