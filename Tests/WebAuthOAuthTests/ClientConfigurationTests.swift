@@ -59,11 +59,20 @@ struct ClientConfigurationTests {
     @Test(arguments: [
         ("http://issuer.example", OAuthError.Code.insecureEndpoint),
         ("ftp://issuer.example", OAuthError.Code.insecureEndpoint),
+        ("http://127.attacker.example", OAuthError.Code.insecureEndpoint),
+        ("http://127.0.0.1.attacker.example", OAuthError.Code.insecureEndpoint),
+        ("http://localhost.attacker.example", OAuthError.Code.insecureEndpoint),
     ])
     func rejectsIssuersThatAreNotHTTPS(_ issuer: String, _ code: OAuthError.Code) {
         let configuration = ClientConfiguration(issuer: URL(string: issuer), clientID: "c")
         #expect(throws: OAuthError.self) { try configuration.validated() }
         do { _ = try configuration.validated() } catch { #expect(error.code == code) }
+    }
+
+    @Test func anHTTPRedirectURIMustBeLoopbackToTheLetter() {
+        for uri in ["http://127.attacker.example/cb", "http://127.0.0.1.nip.example/cb"] {
+            #expect(throws: OAuthError.self, "\(uri)") { try RedirectTarget(URL(string: uri)!) }
+        }
     }
 
     @Test func allowsPlainHTTPOnlyToLoopback() throws {

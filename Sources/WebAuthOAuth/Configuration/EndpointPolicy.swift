@@ -15,9 +15,10 @@ enum EndpointPolicy {
             message: "the \(role) \(url.redactedForLogs) must use https (http only to a loopback address)")
     }
 
+    /// `localhost`, an address in `127.0.0.0/8`, or `::1` — never a name that merely starts
+    /// with `127.`, such as `127.attacker.example`.
     static func isLoopback(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return bare == "::1" || bare.lowercased() == "localhost" || bare.hasPrefix("127.")
+        AuthorizationURLPolicy.isLoopback(host: host)
     }
 }
 
