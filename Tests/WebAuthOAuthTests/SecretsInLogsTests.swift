@@ -99,4 +99,43 @@ struct SecretsInLogsTests {
             #expect(messages.count == 2)
         }
     }
+
+    @Test func printingOrDumpingAValueShowsNoSecret() throws {
+        let secret = "secret-value-Q7vLm2"
+        let verifier = String(repeating: "v", count: 43)
+        let values: [(Any, [String])] = [
+            (
+                TokenSet(accessToken: "access-" + secret, refreshToken: "refresh-" + secret, idToken: "id-" + secret),
+                ["access-" + secret, "refresh-" + secret, "id-" + secret]
+            ),
+            (
+                ClientConfiguration(issuer: URL(string: "https://issuer.example"), clientID: "c", clientSecret: secret),
+                [secret]
+            ),
+            (try PKCE(verifier: verifier), [verifier]),
+            (
+                DeviceAuthorization(
+                    deviceCode: secret, userCode: "ABCD-EFGH",
+                    verificationURI: URL(string: "https://issuer.example/device")!,
+                    verificationURIComplete: nil, expiresAt: Date(), interval: .seconds(5)),
+                [secret]
+            ),
+            (AuthorizationGrant.code(secret), [secret]),
+            (AuthorizationGrant.implicit(["access_token": secret]), [secret]),
+            (
+                HTTPRequest(
+                    method: "POST", url: URL(string: "https://issuer.example/token?x=\(secret)")!,
+                    headerFields: [.init(name: "Authorization", value: "Basic \(secret)")],
+                    body: Data("refresh_token=\(secret)".utf8)),
+                [secret]
+            ),
+        ]
+        for (value, hidden) in values {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for text in [String(describing: value), String(reflecting: value), dumped] {
+                #expect(!hidden.contains { text.contains($0) }, "\(type(of: value)) shows a secret: \(text)")
+            }
+        }
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// validated ID token's claims, the expiry as a date and the scopes granted.
 ///
 /// `Codable`, for storage. Printing a token set (``description``, string interpolation,
-/// `dump`-style debugging through ``debugDescription``) never shows a token.
+/// ``debugDescription``, `dump`) never shows a token.
 public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The access token. Keep it out of logs.
     public var accessToken: String
