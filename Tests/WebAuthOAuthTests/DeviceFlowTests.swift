@@ -21,9 +21,20 @@ struct DeviceFlowTests {
         #expect(polling.next(after: .pending, now: start.addingTimeInterval(590)) == .expire)
     }
 
-    @Test func aTinyIntervalIsRaisedToOneSecond() {
+    @Test func aTinyIntervalIsRaisedToOneSecondAndAHugeOneLowered() {
         let polling = DevicePolling(interval: .zero, expiresAt: Date(timeIntervalSince1970: 100))
         #expect(polling.interval == .seconds(1))
+        #expect(DevicePolling(interval: .seconds(86_400), expiresAt: .distantFuture).interval == .seconds(300))
+    }
+
+    @Test func backingOffNeverPollsFasterThanTheServerAsked() {
+        let start = Date(timeIntervalSince1970: 0)
+        var polling = DevicePolling(interval: .seconds(90), expiresAt: start.addingTimeInterval(3600))
+        #expect(polling.next(after: .timedOut, now: start) == .wait(.seconds(90)))
+        var quick = DevicePolling(interval: .seconds(20), expiresAt: start.addingTimeInterval(3600))
+        #expect(quick.next(after: .timedOut, now: start) == .wait(.seconds(40)))
+        #expect(quick.next(after: .timedOut, now: start) == .wait(.seconds(60)))
+        #expect(quick.next(after: .timedOut, now: start) == .wait(.seconds(60)))
     }
 
     private func deviceClient(_ transport: ScriptedTransport, clock: ManualClock) throws -> OAuthClient {
@@ -71,6 +82,19 @@ struct DeviceFlowTests {
             polls.allSatisfy {
                 $0.formParameters["grant_type"] == "urn:ietf:params:oauth:grant-type:device_code"
             })
+    }
+
+    @Test func outlandishIntervalAndLifetimeAreBounded() async throws {
+        let transport = ScriptedTransport { _ in
+            .json(
+                200,
+                #"{"device_code":"D","user_code":"U","verification_uri":"https://as.example/d","expires_in":1e300,"interval":1e300}"#
+            )
+        }
+        let clock = ManualClock()
+        let authorization = try await deviceClient(transport, clock: clock).startDeviceAuthorization()
+        #expect(authorization.interval == DevicePolling.maximumInterval)
+        #expect(authorization.expiresAt.timeIntervalSince(clock.oauthClock.now()) <= 86_400)
     }
 
     @Test func expiredTokenAndAccessDeniedEndPolling() async throws {

@@ -10,11 +10,16 @@ struct DevicePolling: Sendable {
 
     /// The smallest interval honoured, whatever the server says.
     static let minimumInterval: Duration = .seconds(1)
+    /// The longest interval a server can ask for; longer ones are taken as this.
+    static let maximumInterval: Duration = .seconds(300)
+    /// How far a timed-out poll backs off: doubling, up to this — but never below the interval
+    /// the server asked for.
+    static let backOffLimit: Duration = .seconds(60)
     /// What `slow_down` adds (RFC 8628 §3.5).
     static let slowDownIncrement: Duration = .seconds(5)
 
     init(interval: Duration, expiresAt: Date) {
-        self.interval = max(interval, Self.minimumInterval)
+        self.interval = min(max(interval, Self.minimumInterval), Self.maximumInterval)
         self.expiresAt = expiresAt
     }
 
@@ -53,7 +58,7 @@ struct DevicePolling: Sendable {
         case .failed: return .fail
         case .pending: break
         case .slowDown: interval += Self.slowDownIncrement
-        case .timedOut: interval = min(interval * 2, .seconds(60))
+        case .timedOut: interval = max(interval, min(interval * 2, Self.backOffLimit))
         }
         return now.addingTimeInterval(interval.timeInterval) >= expiresAt ? .expire : .wait(interval)
     }

@@ -1,6 +1,10 @@
 import Foundation
 
 extension OAuthClient {
+    /// The longest `expires_in` taken from a device authorization response (a day); a larger
+    /// one is taken as this.
+    static let longestDeviceCodeLifetime: TimeInterval = 86_400
+
     /// The grant type of device-code polls.
     static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
@@ -26,8 +30,11 @@ extension OAuthClient {
         return DeviceAuthorization(
             deviceCode: response.deviceCode, userCode: response.userCode, verificationURI: response.verificationURI,
             verificationURIComplete: response.verificationURIComplete,
-            expiresAt: clock.now().addingTimeInterval(response.expiresIn),
-            interval: .seconds(response.interval ?? 5))
+            expiresAt: clock.now().addingTimeInterval(min(max(response.expiresIn, 0), Self.longestDeviceCodeLifetime)),
+            interval: .milliseconds(
+                Int64(
+                    (min(max(response.interval ?? 5, 0), DevicePolling.maximumInterval.timeInterval) * 1000).rounded()))
+        )
     }
 
     /// Polls the token endpoint until the person approves, denies, or the code expires,
