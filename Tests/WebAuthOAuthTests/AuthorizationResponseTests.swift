@@ -29,6 +29,14 @@ struct AuthorizationResponseTests {
         }
     }
 
+    @Test func anEmptyExpectedStateMatchesNothing() {
+        let careless = AuthorizationResponseValidator(expectedState: "", expectedIssuer: nil, issuerRequired: false)
+        for callback in ["http://127.0.0.1:4000/cb?code=abc&state=", "http://127.0.0.1:4000/cb?code=abc"] {
+            #expect(!careless.answersRequest(url(callback)))
+            #expect(throws: OAuthError.self) { try careless.validate(url(callback)) }
+        }
+    }
+
     @Test func rejectsAnotherIssuerBeforeLookingAtTheCode() {
         let callback = url("http://127.0.0.1:4000/cb?code=abc&state=state-1&iss=https%3A%2F%2Fevil.example")
         #expect(validator.answersRequest(callback))

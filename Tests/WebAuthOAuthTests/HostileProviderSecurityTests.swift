@@ -87,6 +87,34 @@ struct HostileProviderAuthorizationSecurityTests {
         }
     }
 
+    @Test func aStateAnswersOneResponseOnly() async throws {
+        try await HostileProvider.withProvider { provider in
+            let client = try SignIn.client(provider)
+            let authorization = try await client.prepareAuthorization()
+            var components = URLComponents(string: "http://127.0.0.1:9/callback")!
+            components.queryItems = [
+                .init(name: "code", value: "code-from-the-first-redirect"),
+                .init(name: "state", value: authorization.request.state),
+                .init(name: "iss", value: provider.issuerURL.absoluteString),
+            ]
+            let callback = try #require(components.url)
+            let redirectURI = authorization.redirectURI(sessionRedirectURI: callback)
+            // The first response is taken (the provider refuses the made-up code; that is beside the point).
+            _ = try? await client.completeAuthorization(authorization, callbackURL: callback, redirectURI: redirectURI)
+            #expect(provider.tokenRequests.count == 1)
+            // The same redirect again — replayed, or from a second tab — goes nowhere.
+            let copy = authorization
+            do throws(OAuthError) {
+                _ = try await client.completeAuthorization(copy, callbackURL: callback, redirectURI: redirectURI)
+                Issue.record("a second response with the same state was taken")
+            } catch {
+                #expect(error.code == .stateMismatch)
+                #expect(error.message.contains("already used"))
+            }
+            #expect(provider.tokenRequests.count == 1, "the replayed code was not sent anywhere")
+        }
+    }
+
     // MARK: RFC 9207 iss
 
     @Test func anIssuerMismatchIsRejectedAndNoOtherEndpointIsCalled() async throws {

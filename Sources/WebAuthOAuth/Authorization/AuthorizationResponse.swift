@@ -38,7 +38,7 @@ public struct AuthorizationResponseValidator: Sendable {
     /// Whether `callbackURL` answers this request at all (its `state` is right). A session
     /// uses it to ignore forged callbacks instead of ending on them.
     public func answersRequest(_ callbackURL: URL) -> Bool {
-        parameters(of: callbackURL)["state"] == expectedState
+        !expectedState.isEmpty && parameters(of: callbackURL)["state"] == expectedState
     }
 
     /// Validates `callbackURL` and returns the grant it carries.
@@ -54,7 +54,7 @@ public struct AuthorizationResponseValidator: Sendable {
                 code: .tokenInQuery, message: "the redirect carried an access token in its query; it was not used")
         }
         let parameters = parameters(of: callbackURL)
-        guard let state = parameters["state"], state == expectedState else {
+        guard let state = parameters["state"], !expectedState.isEmpty, state == expectedState else {
             throw OAuthError(
                 code: .stateMismatch,
                 message: parameters["state"] == nil

@@ -157,6 +157,12 @@ public final class OAuthClient: Sendable {
     public func completeAuthorization(
         _ authorization: PreparedAuthorization, callbackURL: URL, redirectURI: URL
     ) async throws(OAuthError) -> TokenSet {
+        // A state is good for one response: a replayed or second redirect is refused.
+        if authorization.validator.answersRequest(callbackURL), !authorization.takeAnswer() {
+            logger.info("authorization response rejected", metadata: ["reason": "stateAlreadyUsed"])
+            throw OAuthError(
+                code: .stateMismatch, message: "this sign-in's state was already used by an earlier response")
+        }
         let grant: AuthorizationGrant
         do {
             grant = try authorization.validator.validate(callbackURL)
