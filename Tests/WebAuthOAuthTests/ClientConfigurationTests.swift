@@ -75,6 +75,19 @@ struct ClientConfigurationTests {
         }
     }
 
+    @Test func unsupportedResponseTypesAndClientAuthenticationAreRefusedUpFront() {
+        let issuer = URL(string: "https://issuer.example")
+        let unsupported = [
+            ClientConfiguration(issuer: issuer, clientID: "c", responseType: ResponseType(rawValue: "code id_token")),
+            ClientConfiguration(
+                issuer: issuer, clientID: "c", clientSecret: "s",
+                clientAuthentication: ClientAuthenticationMethod(rawValue: "private_key_jwt")),
+        ]
+        for configuration in unsupported {
+            #expect(throws: OAuthError.self) { try configuration.validated() }
+        }
+    }
+
     @Test func allowsPlainHTTPOnlyToLoopback() throws {
         _ = try ClientConfiguration(issuer: URL(string: "http://127.0.0.1:8080/o"), clientID: "c").validated()
         _ = try ClientConfiguration(issuer: URL(string: "http://[::1]:8080"), clientID: "c").validated()

@@ -50,12 +50,17 @@ struct PKCETests {
         let pkce = PKCE()
         let request = AuthorizationRequest(state: "st", nonce: "nn", pkce: pkce, scopes: ["openid", "email"])
         let url = request.url(
-            authorizationEndpoint: URL(string: "https://issuer.example/authorize?tenant=a%20b")!, clientID: "my app",
-            redirectURI: URL(string: "http://127.0.0.1:5000/callback")!,
-            additional: ["prompt": "consent", "state": "attacker", "code_challenge_method": "plain"])
+            authorizationEndpoint: URL(string: "https://issuer.example/authorize?tenant=a%20b&org=x%26y")!,
+            clientID: "my app", redirectURI: URL(string: "http://127.0.0.1:5000/callback")!,
+            additional: [
+                "prompt": "consent", "state": "attacker", "code_challenge_method": "plain", "response_mode": "fragment",
+                "request_uri": "urn:attacker",
+            ])
         let items = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
         func value(_ name: String) -> [String] { items.filter { $0.name == name }.compactMap(\.value) }
         #expect(value("tenant") == ["a b"])
+        #expect(value("org") == ["x&y"], "the endpoint's own query keeps its encoding")
+        #expect(value("response_mode").isEmpty && value("request_uri").isEmpty)
         #expect(value("response_type") == ["code"])
         #expect(value("client_id") == ["my app"])
         #expect(value("redirect_uri") == ["http://127.0.0.1:5000/callback"])

@@ -31,12 +31,18 @@ public struct AuthorizationRequest: Sendable {
         self.scopes = scopes
     }
 
+    /// Parameters `additional` cannot add: `response_mode` (it could move the code into a
+    /// fragment or a form post the session never reads), and `request` / `request_uri` (a
+    /// request object would override the parameters checked here).
+    public static let reservedParameters: Set<String> = ["response_mode", "request", "request_uri"]
+
     /// The URL the browser opens: the authorization endpoint with the request's parameters
     /// added to any query it already has.
     ///
     /// Parameters in `additional` never replace the ones this request sets (`response_type`,
     /// `client_id`, `redirect_uri`, `scope`, `state`, `nonce`, `code_challenge`,
-    /// `code_challenge_method`).
+    /// `code_challenge_method`), nor add ones that would change where or how the response comes
+    /// back or override the request (``reservedParameters``).
     public func url(
         authorizationEndpoint: URL, clientID: String, redirectURI: URL, additional: [String: String] = [:]
     ) -> URL {
@@ -51,12 +57,13 @@ public struct AuthorizationRequest: Sendable {
             parameters.append(("code_challenge", pkce.challenge))
             parameters.append(("code_challenge_method", pkce.method))
         }
-        let reserved = Set(parameters.map(\.0))
+        let reserved = Set(parameters.map(\.0)).union(Self.reservedParameters)
         for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !reserved.contains(name) {
             parameters.append((name, value))
         }
-        let existing = authorizationEndpoint.query.map { $0 + "&" } ?? ""
         var components = URLComponents(url: authorizationEndpoint, resolvingAgainstBaseURL: false)
+        // The endpoint's own query stays as it was written, percent-encoding included.
+        let existing = components?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 + "&" } ?? ""
         components?.percentEncodedQuery = existing + FormEncoding.encode(parameters)
         guard let url = components?.url else { preconditionFailure("an authorization URL from a valid endpoint") }
         return url

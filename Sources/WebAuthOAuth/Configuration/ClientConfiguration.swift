@@ -113,8 +113,9 @@ public struct ClientConfiguration: Sendable, Hashable {
         }
     }
 
-    /// Checks what can be checked before any network traffic: a client ID, a redirect URI the
-    /// session can wait for, and secure endpoints.
+    /// Checks what can be checked before any network traffic: a client ID, a supported response
+    /// type and client authentication, a redirect URI the session can wait for, and secure
+    /// endpoints.
     public func validated() throws(OAuthError) -> ClientConfiguration {
         guard !clientID.isEmpty else {
             throw OAuthError(code: .invalidConfiguration, message: "the client ID is empty")
@@ -126,6 +127,17 @@ public struct ClientConfiguration: Sendable, Hashable {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message: "give an issuer to discover, or the authorization and token endpoints")
+        }
+        guard [.code, .token].contains(responseType) else {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "response type '\(responseType.rawValue.safeForDisplay)' is not supported (code or token)")
+        }
+        guard [.none, .clientSecretBasic, .clientSecretPost].contains(effectiveClientAuthentication) else {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "client authentication '\(effectiveClientAuthentication.rawValue.safeForDisplay)' is not "
+                    + "supported (none, client_secret_basic or client_secret_post)")
         }
         _ = try RedirectTarget(redirectURI)
         if let issuer { try EndpointPolicy.check(issuer, role: "issuer") }
