@@ -158,6 +158,20 @@ struct TokenEndpointTests {
         #expect(transport.requests[1].formParameters["token_type_hint"] == "access_token")
     }
 
+    @Test func theAccessTokenIsRevokedEvenWhenRevokingTheRefreshTokenFails() async throws {
+        let transport = ScriptedTransport { request in
+            request.formParameters["token"] == "rt"
+                ? .json(503, #"{"error":"temporarily_unavailable"}"#) : HTTPResponse(status: 200)
+        }
+        do {
+            try await client(transport).revoke(TokenSet(accessToken: "at", refreshToken: "rt"))
+            Issue.record("the failure to revoke the refresh token was not reported")
+        } catch {
+            #expect(error.serverError?.code == .temporarilyUnavailable)
+        }
+        #expect(transport.requests.compactMap { $0.formParameters["token"] } == ["rt", "at"])
+    }
+
     @Test func noRevocationEndpointIsSaidPlainly() async throws {
         let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
         let client = try OAuthClient(

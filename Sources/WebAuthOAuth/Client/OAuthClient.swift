@@ -219,15 +219,26 @@ public final class OAuthClient: Sendable {
     }
 
     /// Revokes the tokens (RFC 7009): the refresh token first (which ends the grant at most
-    /// providers), then the access token.
+    /// providers), then the access token — the access token too when revoking the refresh token
+    /// failed.
     ///
-    /// - Throws: ``OAuthError/Code/endpointUnavailable`` when the provider has no revocation
-    ///   endpoint; server and transport errors.
+    /// - Throws: The first failure: ``OAuthError/Code/endpointUnavailable`` when the provider
+    ///   has no revocation endpoint; server and transport errors.
     public func revoke(_ tokens: TokenSet) async throws(OAuthError) {
+        var firstFailure: OAuthError?
         if let refreshToken = tokens.refreshToken {
-            try await revoke(token: refreshToken, hint: .refreshToken)
+            do {
+                try await revoke(token: refreshToken, hint: .refreshToken)
+            } catch {
+                firstFailure = error
+            }
         }
-        try await revoke(token: tokens.accessToken, hint: .accessToken)
+        do {
+            try await revoke(token: tokens.accessToken, hint: .accessToken)
+        } catch {
+            firstFailure = firstFailure ?? error
+        }
+        if let firstFailure { throw firstFailure }
     }
 
     /// Revokes one token (RFC 7009 §2.1).
