@@ -384,6 +384,25 @@ struct HostileProviderIDTokenSecurityTests {
         }
     }
 
+    @Test func concurrentValidationsShareOneJWKSFetch() async throws {
+        try await HostileProvider.withProvider { provider in
+            let tokens = try await SignIn.run(provider).get()
+            let idToken = try #require(tokens.idToken)
+            let nonce = tokens.idTokenClaims?.nonce
+            #expect(provider.jwksFetchCount == 1)
+            // A fresh client with an empty cache, asked twenty times at once.
+            let client = try SignIn.client(provider)
+            _ = try await client.metadata()
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await client.validateIDToken(idToken, nonce: nonce).subject }
+                }
+                for try await subject in group { #expect(subject == "user-1234") }
+            }
+            #expect(provider.jwksFetchCount == 2, "one fetch for the first client, one shared by the twenty")
+        }
+    }
+
     @Test func aKnownKidDoesNotRefetchTheJWKS() async throws {
         try await HostileProvider.withProvider { provider in
             let client = try SignIn.client(provider)

@@ -1,14 +1,19 @@
 import Foundation
 import JWTKit
 
-/// The provider's JSON Web Key Set, fetched on first use and kept; fetched again once when a
-/// token names a key it does not have (the provider rotated its keys).
+/// The provider's JSON Web Key Set, fetched on first use and kept for a day at most; fetched
+/// again once when a token names a key it does not have (the provider rotated its keys).
+/// Callers that need the set while a fetch is under way share that fetch.
 actor JWKSCache {
+    /// How long a fetched set is trusted: a key the provider withdraws stops being accepted
+    /// after this, even in a long-lived client.
+    static let maximumAge: Duration = .seconds(86_400)
+
     private let url: URL
     private let client: EndpointClient
     private var keys: [SigningKey]?
-    /// How many times the set was fetched, for logs and tests.
-    private(set) var fetchCount = 0
+    private var fetchedAt: ContinuousClock.Instant?
+    private var fetching: Task<[SigningKey], any Error>?
 
     init(url: URL, client: EndpointClient) {
         self.url = url
@@ -18,12 +23,36 @@ actor JWKSCache {
     /// The key for a token with this `kid` (or none) and `alg`: from the cached set, else from
     /// one fresh fetch. `nil` when neither has it.
     func key(kid: String?, algorithm: String) async throws(OAuthError) -> JWK? {
+        if let fetchedAt, ContinuousClock.now - fetchedAt > Self.maximumAge { keys = nil }
         if let keys, let key = Self.select(from: keys, kid: kid, algorithm: algorithm) { return key }
         // A token with no kid can only name "the single key"; a fetch will not change what
         // that means unless nothing was fetched yet.
         if keys != nil, kid == nil { return nil }
-        let fresh = try await fetch()
+        let fresh = try await sharedFetch()
         return Self.select(from: fresh, kid: kid, algorithm: algorithm)
+    }
+
+    /// The fetch under way, or a new one; its result replaces the cached set.
+    private func sharedFetch() async throws(OAuthError) -> [SigningKey] {
+        let task: Task<[SigningKey], any Error>
+        if let fetching {
+            task = fetching
+        } else {
+            task = Task { try await self.fetch() }
+            fetching = task
+        }
+        do {
+            let fresh = try await task.value
+            if fetching == task {
+                fetching = nil
+                keys = fresh
+                fetchedAt = .now
+            }
+            return fresh
+        } catch {
+            if fetching == task { fetching = nil }
+            throw error as? OAuthError ?? OAuthError(code: .transportFailed, message: "the JWKS could not be fetched")
+        }
     }
 
     private func fetch() async throws(OAuthError) -> [SigningKey] {
@@ -38,11 +67,8 @@ actor JWKSCache {
                 key = (try? JWK(from: decoder)).map { SigningKey(jwk: $0, use: (try? Use(from: decoder))?.use) }
             }
         }
-        fetchCount += 1
         let set: KeySet = try await client.getJSON(url, endpoint: .jwks)
-        let keys = set.keys.compactMap(\.key)
-        self.keys = keys
-        return keys
+        return set.keys.compactMap(\.key)
     }
 
     /// A key from the set with its `use` member, which jwt-kit's `JWK` does not model.
