@@ -97,6 +97,24 @@ struct DeviceFlowTests {
         #expect(authorization.expiresAt.timeIntervalSince(clock.oauthClock.now()) <= 86_400)
     }
 
+    @Test func aUserCodeThatIsNotPlainTextIsRefused() async throws {
+        for userCode in [#"WDJB\u001b[2J"#, #"AB\u202eCD"#, ""] {
+            let transport = ScriptedTransport { _ in
+                .json(
+                    200,
+                    #"{"device_code":"D","user_code":"\#(userCode)","verification_uri":"https://as.example/d","expires_in":60}"#
+                )
+            }
+            let client = try deviceClient(transport, clock: ManualClock())
+            do throws(OAuthError) {
+                _ = try await client.startDeviceAuthorization()
+                Issue.record("the user code \(userCode) was taken")
+            } catch {
+                #expect(error.code == .invalidResponse)
+            }
+        }
+    }
+
     @Test func expiredTokenAndAccessDeniedEndPolling() async throws {
         for (answer, code) in [
             (#"{"error":"expired_token"}"#, OAuthError.Code.deviceCodeExpired),

@@ -125,12 +125,23 @@ public struct AuthorizationResponseValidator: Sendable {
 }
 
 extension String {
-    /// Control characters replaced and the length bounded, for a value from the network that
-    /// goes into a message.
-    var safeForDisplay: String {
+    /// Control characters replaced and the length bounded (200 characters), for a value from
+    /// the network that goes into a message.
+    var safeForDisplay: String { printable(replacingWith: "?", limit: 200) }
+
+    /// The string with every character that can move the cursor, change how the rest reads or
+    /// hide itself — control characters (escape sequences included), format characters (bidi
+    /// overrides, zero-width characters), line and paragraph separators — replaced with
+    /// `replacement`, and cut at `limit` characters with an ellipsis.
+    func printable(replacingWith replacement: Unicode.Scalar, limit: Int) -> String {
         let cleaned = String(
             String.UnicodeScalarView(
-                unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
-        return cleaned.count > 200 ? String(cleaned.prefix(200)) + "…" : cleaned
+                unicodeScalars.map { scalar in
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator: replacement
+                    default: scalar
+                    }
+                }))
+        return cleaned.count > limit ? String(cleaned.prefix(limit)) + "…" : cleaned
     }
 }

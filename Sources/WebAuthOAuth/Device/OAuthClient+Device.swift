@@ -20,6 +20,13 @@ extension OAuthClient {
         if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
         let response: DeviceAuthorizationResponse = try await endpoints.postForm(
             parameters, to: endpoint, endpoint: .deviceAuthorization, authentication: ClientCredentials(configuration))
+        // The user code is shown to the person as it is: it must be plain, printable text.
+        guard !response.userCode.isEmpty, response.userCode.count <= 64,
+            response.userCode.printable(replacingWith: "?", limit: 64) == response.userCode
+        else {
+            throw OAuthError(
+                code: .invalidResponse, message: "the device authorization's user code is not printable text")
+        }
         for url in [response.verificationURI] + (response.verificationURIComplete.map { [$0] } ?? []) {
             do {
                 try EndpointPolicy.check(url, role: "verification URI")

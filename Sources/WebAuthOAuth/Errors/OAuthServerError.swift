@@ -4,7 +4,8 @@ import Foundation
 /// the `error` code, and the optional `error_description` and `error_uri`.
 ///
 /// ``description`` is the server's text made safe to show: control characters and escape
-/// sequences are removed, so a hostile server cannot rewrite a terminal.
+/// sequences, bidi overrides and line separators are removed, so a hostile server cannot
+/// rewrite a terminal or a log.
 public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
     /// The `error` value.
     public var code: Code
@@ -25,17 +26,11 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
         self.endpoint = endpoint
     }
 
-    /// The `error_description` with control characters removed and its length bounded (500
-    /// characters), fit for a terminal or a log line. HTML pages must still escape it.
+    /// The `error_description` with control and format characters and line separators replaced
+    /// by spaces and its length bounded (500 characters), fit for a terminal or a log line. HTML
+    /// pages must still escape it.
     public var safeDescription: String? {
-        guard let rawDescription else { return nil }
-        let printable = String(
-            String.UnicodeScalarView(
-                rawDescription.unicodeScalars.map { scalar in
-                    scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                        ? " " : scalar
-                }))
-        return printable.count > 500 ? String(printable.prefix(500)) + "…" : printable
+        rawDescription?.printable(replacingWith: " ", limit: 500)
     }
 
     /// `error` and the safe description, for example `access_denied: The user said no`.

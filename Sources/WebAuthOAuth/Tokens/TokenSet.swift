@@ -47,11 +47,12 @@ public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, Cu
 
     /// A summary with no token values: type, expiry, scopes, subject, which tokens are present.
     public var description: String {
-        var parts = ["\(tokenType) access token"]
+        // The values come from the provider: made safe for a terminal or a log line.
+        var parts = ["\(tokenType.safeForDisplay) access token"]
         if let expiresAt { parts.append("expires \(expiresAt.formatted(.iso8601))") }
-        if !scopes.isEmpty { parts.append("scopes \(scopes.joined(separator: " "))") }
+        if !scopes.isEmpty { parts.append("scopes \(scopes.joined(separator: " ").safeForDisplay)") }
         if refreshToken != nil { parts.append("refresh token") }
-        if let subject = idTokenClaims?.subject { parts.append("subject \(subject)") }
+        if let subject = idTokenClaims?.subject { parts.append("subject \(subject.safeForDisplay)") }
         return "TokenSet(" + parts.joined(separator: ", ") + ")"
     }
 
