@@ -349,8 +349,9 @@ public struct OAuth1Client: Sendable {
     }
 
     /// At most 160 characters of a text body, control characters replaced by spaces — or `nil`
-    /// when the body is empty, not text, or may carry credentials: it mentions `oauth_token` or
-    /// `oauth_verifier` (as an echoed request or base string would) or contains one of `secrets`.
+    /// when the body is empty, not text, or may carry credentials: it mentions `oauth_token`,
+    /// `oauth_verifier`, `oauth_signature` or `oauth_consumer_key` (as an echoed request or base
+    /// string would) or contains one of `secrets`, as it is or percent-encoded.
     static func excerpt(of response: HTTPResponse, hiding secrets: [String]) -> String? {
         guard !response.body.isEmpty else { return nil }
         if let contentType = response.value(forHeader: "Content-Type")?.lowercased() {
@@ -359,16 +360,11 @@ public struct OAuth1Client: Sendable {
         }
         let text = String(decoding: response.body.prefix(1024), as: UTF8.self)
         let lowered = text.lowercased()
-        if ["oauth_token", "oauth_verifier"].contains(where: { lowered.contains($0) }) { return nil }
-        if secrets.contains(where: { $0.count >= 4 && text.contains($0) }) { return nil }
-        let printable = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    switch scalar.properties.generalCategory {
-                    case .control, .format, .lineSeparator, .paragraphSeparator: " "
-                    default: scalar
-                    }
-                }))
+        let credentialNames = ["oauth_token", "oauth_verifier", "oauth_signature", "oauth_consumer_key"]
+        if credentialNames.contains(where: { lowered.contains($0) }) { return nil }
+        let forms = secrets.filter { $0.count >= 4 }.flatMap { [$0, OAuth1Signer.percentEncode($0)] }
+        if forms.contains(where: { text.contains($0) }) { return nil }
+        let printable = text.printable(replacingWith: " ", limit: .max)
         let collapsed = printable.split(whereSeparator: { $0 == " " }).joined(separator: " ")
         guard !collapsed.isEmpty else { return nil }
         return collapsed.count > 160 ? String(collapsed.prefix(160)) + "…" : collapsed
