@@ -184,10 +184,13 @@ struct LoginCommand: AsyncParsableCommand {
         let metadata = try? await client.metadata()
         entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
-        try await store.save(entry, profile: profile)
-        await remember(store: store, stores: stores, terminal: terminal)
-        LoginSummary(profile: profile, entry: entry, kind: store.kind, location: store.location, method: plan.method)
-            .report(terminal: terminal, output: output)
+        let (savedIn, fallback) = try await stores.save(entry, profile: profile, in: store)
+        if let fallback { terminal.note(fallback) }
+        await remember(store: savedIn, stores: stores, terminal: terminal)
+        LoginSummary(
+            profile: profile, entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method
+        )
+        .report(terminal: terminal, output: output)
     }
 
     /// Records the store in the index; removes an older entry of this profile from the other

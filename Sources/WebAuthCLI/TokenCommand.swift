@@ -84,22 +84,39 @@ struct TokenCommand: AsyncParsableCommand {
         _ = try await prepared.metadata()
         let profile = profile
         let minimumValidity = minimumValidityDuration
-        let updated = try await store.update(profile: profile) { current in
-            guard let current else { throw CommandFailure.notSignedIn(profile: profile) }
-            // Another process may have refreshed while this one waited for the lock.
-            switch TokenFreshness.of(current, now: Date(), minimumValidity: minimumValidity) {
-            case .fresh:
-                return current
-            case .cannotRefresh(let reason):
-                throw TokenFreshness.failure(reason, profile: profile)
-            case .needsRefresh(let configuration):
-                let client =
-                    configuration == prepared.configuration ? prepared : try OAuthClient(configuration: configuration)
-                var next = current
-                next.tokens = try await client.refresh(current.tokens)
-                next.savedAt = Date()
-                return next
+        var refreshed: StoredTokens?
+        let updated: StoredTokens?
+        do {
+            updated = try await store.update(profile: profile) { current in
+                guard let current else { throw CommandFailure.notSignedIn(profile: profile) }
+                // Another process may have refreshed while this one waited for the lock.
+                switch TokenFreshness.of(current, now: Date(), minimumValidity: minimumValidity) {
+                case .fresh:
+                    return current
+                case .cannotRefresh(let reason):
+                    throw TokenFreshness.failure(reason, profile: profile)
+                case .needsRefresh(let configuration):
+                    let client =
+                        configuration == prepared.configuration
+                        ? prepared : try OAuthClient(configuration: configuration)
+                    var next = current
+                    next.tokens = try await client.refresh(current.tokens)
+                    next.savedAt = Date()
+                    refreshed = next
+                    return next
+                }
             }
+        } catch let error as TokenStoreError where stores.fallsBackToFiles(from: store, after: error) {
+            // The provider may have rotated the refresh token already: keep the new tokens in
+            // files rather than lose them.
+            guard let refreshed else { throw error }
+            try await stores.fileStore().save(refreshed, profile: profile)
+            try await stores.index.record(.file, for: profile)
+            _ = try? await store.delete(profile: profile)
+            TerminalOutput().note(
+                "the keyring did not keep the refreshed tokens of profile \"\(profile)\" (\(error.message)); "
+                    + "they are in files now")
+            return refreshed.tokens
         }
         guard let updated else { throw CommandFailure.notSignedIn(profile: profile) }
         return updated.tokens

@@ -156,6 +156,31 @@ struct TokenStores: Sendable {
         }
     }
 
+    /// Saves `entry` for `profile` in `store`. With `automatic`, an entry the keyring does not
+    /// take — too large for it, or the keyring locked or failing — goes to the file store
+    /// instead, so tokens just obtained (a rotated refresh token among them) are never lost.
+    ///
+    /// - Returns: The store that holds the entry now, and why it is not `store` when it fell back.
+    func save(
+        _ entry: StoredTokens, profile: String, in store: any TokenStore
+    ) async throws -> (store: any TokenStore, fallback: String?) {
+        do {
+            try await store.save(entry, profile: profile)
+            return (store, nil)
+        } catch let error as TokenStoreError where fallsBackToFiles(from: store, after: error) {
+            let files = try fileStore()
+            try await files.save(entry, profile: profile)
+            return (files, "the keyring did not keep profile \"\(profile)\" (\(error.message)); it is in files instead")
+        }
+    }
+
+    /// Whether a failure of `store` sends an entry to the file store: only with `automatic`, and
+    /// only for the keyring's own failures.
+    func fallsBackToFiles(from store: any TokenStore, after error: TokenStoreError) -> Bool {
+        selection == .automatic && store.kind == .keyring
+            && [.keyringFailed, .keyringUnavailable, .entryTooLarge].contains(error.code)
+    }
+
     /// Every store `webauth status` lists, or why it cannot be read.
     func storesToList() async -> [(kind: TokenStoreKind, store: Result<any TokenStore, any Error>)] {
         var result: [(kind: TokenStoreKind, store: Result<any TokenStore, any Error>)] = []

@@ -25,6 +25,9 @@ import WebAuthProcess
 ///   lines); no index file is kept.
 /// - Each `secret-tool` run is limited to ``timeout``; a locked keyring that would show an
 ///   unlock prompt counts as unavailable rather than hanging.
+/// - An entry holds at most ``maximumEntrySize`` bytes: `secret-tool store` reads no more than
+///   8 KiB from its input and stores what it read without failing, so a larger entry is
+///   refused with ``TokenStoreError/Code/entryTooLarge`` instead of being cut short.
 ///
 /// ```swift
 /// let store = try SecretServiceTokenStore()
@@ -34,6 +37,9 @@ import WebAuthProcess
 public struct SecretServiceTokenStore: TokenStore {
     /// The `service` attribute every item carries.
     public static let service = "webauth"
+    /// The largest entry stored, in bytes of its JSON: less than the 8192 bytes `secret-tool`
+    /// reads from its input.
+    public static let maximumEntrySize = 8191
 
     /// The environment `secret-tool` runs with; its `DBUS_SESSION_BUS_ADDRESS` picks the bus.
     public let environment: [String: String]
@@ -43,7 +49,7 @@ public struct SecretServiceTokenStore: TokenStore {
     public let timeout: Duration
     /// How long a write waits for another process's lock.
     public let lockTimeout: Duration
-    /// The `secret-tool` program found on the environment's `PATH`.
+    /// The `secret-tool` program found in the absolute directories of the environment's `PATH`.
     public let executable: String
     private let logger: Logger
 
@@ -63,7 +69,10 @@ public struct SecretServiceTokenStore: TokenStore {
             throw TokenStoreError(.keyringUnavailable, "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)")
         }
         var found: String?
-        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+        // Only absolute directories: a relative one (`.`) would run whatever `secret-tool` the
+        // current directory holds, and hand it the tokens.
+        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+        where directory.hasPrefix("/") {
             let candidate = String(directory) + "/secret-tool"
             if access(candidate, X_OK) == 0 {
                 found = candidate
@@ -176,6 +185,12 @@ public struct SecretServiceTokenStore: TokenStore {
 
     private func storeEntry(_ tokens: StoredTokens, profile: String) async throws(TokenStoreError) {
         let data = try tokens.encoded()
+        guard data.count <= Self.maximumEntrySize else {
+            throw TokenStoreError(
+                .entryTooLarge,
+                "the entry for profile \"\(profile)\" is \(data.count) bytes; the keyring takes at most "
+                    + "\(Self.maximumEntrySize) through secret-tool (use the file store: --store file)")
+        }
         let result = try await run(
             ["store", "--label", "webauth: \(profile)"] + attributes(profile), input: data)
         guard Subprocess.exitCode(of: result.status) == 0 else { throw failure("store", result) }
@@ -218,8 +233,9 @@ public struct SecretServiceTokenStore: TokenStore {
 
     /// Runs `secret-tool` with `arguments`, `input` on its standard input, within ``timeout``.
     ///
-    /// The input is written into the pipe before the program starts (the pipe is sized to
-    /// hold it), so writing can neither block nor raise `SIGPIPE` if the program exits early.
+    /// The input is written into the pipe before the program starts (an entry of at most
+    /// ``maximumEntrySize`` bytes fits a pipe's buffer), so writing can neither block nor raise
+    /// `SIGPIPE` if the program exits early.
     private func run(
         _ arguments: [String], input: Data? = nil, within limit: Duration? = nil
     ) async throws(TokenStoreError) -> RunResult {
@@ -269,11 +285,6 @@ public struct SecretServiceTokenStore: TokenStore {
             throw TokenStoreError(.keyringFailed, "cannot make a pipe: \(error)")
         }
         defer { close(ends[1]) }
-        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ (Linux)
-        if data.count > 60 * 1024, fcntl(ends[1], setPipeSize, Int32(data.count + 4096)) < 0 {
-            close(ends[0])
-            throw TokenStoreError(.encodingFailed, "the token entry is too large (\(data.count) bytes)")
-        }
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         if let number = writeAll(ends[1], data) {
             close(ends[0])

@@ -41,6 +41,9 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let keyringUnavailable = Code("keyringUnavailable")
         /// `secret-tool` failed or did not answer in time.
         public static let keyringFailed = Code("keyringFailed")
+        /// The entry is larger than the store can keep whole (the keyring, through
+        /// `secret-tool`, takes at most 8 KiB).
+        public static let entryTooLarge = Code("entryTooLarge")
     }
 
     /// What kind of failure this is.

@@ -29,6 +29,61 @@ struct KeyringProfileTests {
         await keyring.stop()
     }
 
+    @Test(.enabled(if: PrivateKeyring.isInstalled), .timeLimit(.minutes(3)))
+    func entriesTooLargeForTheKeyringGoToFilesInstead() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let keyring = try await PrivateKeyring.start(in: sandbox.root)
+        sandbox.extraEnvironment = keyring.busEnvironment
+        do {
+            try await HostileProvider.withProvider { provider in
+                // A configuration with a long name: the entry that keeps it is over 8 KiB.
+                let configuration = sandbox.root + "/client.json"
+                let json: [String: Any] = [
+                    "issuer": provider.issuer, "clientID": HostileProvider.cliClientID,
+                    "scopes": ["openid", "offline_access"], "name": String(repeating: "n", count: 9000),
+                ]
+                try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: configuration))
+                let login = try await sandbox.run(["login", "--config", configuration, "--device", "--json"])
+                #expect(login.status == 0, "stderr: \(login.stderr)")
+                #expect(try jsonObject(login.stdout)["store"] as? String == "file")
+                #expect(login.stderr.contains("it is in files instead"))
+                let stored = try #require(try sandbox.storedEntry())
+                #expect(ProfileIndex(environment: sandbox.environment).kind(of: "default") == .file)
+                #expect(
+                    try await SecretServiceTokenStore(environment: sandbox.environment).load(profile: "default") == nil)
+
+                let token = try await sandbox.run(["token"])
+                #expect(token.status == 0, "stderr: \(token.stderr)")
+                #expect(token.stdout == stored.tokens.accessToken + "\n")
+
+                // A profile in the keyring whose refreshed tokens outgrow it: the rotated refresh
+                // token is kept, in files.
+                let small = try await sandbox.run(
+                    provider.loginArguments(["--device", "--profile", "grows", "--json"]))
+                #expect(try jsonObject(small.stdout)["store"] as? String == "keyring", "stderr: \(small.stderr)")
+                provider.script {
+                    $0.idToken.editClaims = { claims, _ in
+                        claims.members["groups"] = .string(String(repeating: "g", count: 9000))
+                    }
+                }
+                let refresh = try await sandbox.run(["token", "--profile", "grows", "--min-validity", "7200"])
+                #expect(refresh.status == 0, "stderr: \(refresh.stderr)")
+                #expect(refresh.stderr.contains("they are in files now"))
+                let grown = try #require(try sandbox.storedEntry("grows"))
+                #expect(refresh.stdout == grown.tokens.accessToken + "\n")
+                #expect(provider.isActive(refreshToken: try #require(grown.tokens.refreshToken)))
+                #expect(ProfileIndex(environment: sandbox.environment).kind(of: "grows") == .file)
+                #expect(
+                    try await SecretServiceTokenStore(environment: sandbox.environment).load(profile: "grows") == nil)
+            }
+        } catch {
+            await keyring.stop()
+            throw error
+        }
+        await keyring.stop()
+    }
+
     private func signInAndOut(_ sandbox: ProfileSandbox) async throws {
         try await HostileProvider.withProvider { provider in
             // automatic: the keyring answers, so the tokens go there and the index says so.

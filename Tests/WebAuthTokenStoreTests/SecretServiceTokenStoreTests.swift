@@ -67,6 +67,12 @@ import WebAuthTokenStore
         }
         #expect(counter(of: try await store.load(profile: "default")) == 2 + 12)
 
+        // An entry secret-tool would silently cut at 8 KiB is refused whole; the stored one stays.
+        await #expect {
+            try await store.save(entry(99, padding: 9000), profile: "default")
+        } throws: { ($0 as? TokenStoreError)?.code == .entryTooLarge }
+        #expect(counter(of: try await store.load(profile: "default")) == 2 + 12)
+
         #expect(try await store.delete(profile: "work"))
         #expect(try await store.delete(profile: "work") == false)
         #expect(try await store.load(profile: "work") == nil)
