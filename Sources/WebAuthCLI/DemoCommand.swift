@@ -34,9 +34,7 @@ struct DemoCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard timeout > 0, timeout.isFinite else {
-            throw ValidationError("--timeout must be a positive number of seconds.")
-        }
+        try SecondsOption.validate(timeout, option: "--timeout")
     }
 
     func run() async throws {
@@ -226,7 +224,7 @@ struct DemoRun: Sendable {
             authorizationURL: { redirectURI in authorization.url(sessionRedirectURI: redirectURI) })
         let validator = authorization.validator
         session.acceptsCallback = { url in validator.answersRequest(url) }
-        session.timeout = .milliseconds(Int((timeout * 1000).rounded()))
+        session.timeout = SecondsOption.duration(timeout)
         let steps = self.steps
         session.progressHandler = { progress in
             switch progress.phase {

@@ -118,9 +118,7 @@ struct LoginCommand: AsyncParsableCommand {
         if let redirectURI, URL(string: redirectURI)?.scheme == nil {
             throw ValidationError("--redirect-uri must be an absolute URI.")
         }
-        guard timeout > 0, timeout.isFinite else {
-            throw ValidationError("--timeout must be a positive number of seconds.")
-        }
+        try SecondsOption.validate(timeout, option: "--timeout")
         if let browser, BrowserChoice(browser) == nil {
             throw ValidationError("--browser must be automatic, system, chromium, firefox, none, or a path.")
         }
@@ -167,7 +165,7 @@ struct LoginCommand: AsyncParsableCommand {
         if let reason = plan.reason { terminal.note(reason) }
 
         let flow = SignInFlow(
-            client: client, terminal: terminal, timeout: .milliseconds(Int((timeout * 1000).rounded())))
+            client: client, terminal: terminal, timeout: SecondsOption.duration(timeout))
         let tokens: TokenSet
         switch plan.method {
         case .device:

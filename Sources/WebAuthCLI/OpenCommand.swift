@@ -84,9 +84,7 @@ struct OpenCommand: AsyncParsableCommand {
         guard given == 1 else {
             throw ValidationError("Give exactly one of --loopback, --callback-scheme and --callback-https.")
         }
-        guard timeout > 0, timeout.isFinite else {
-            throw ValidationError("--timeout must be a positive number of seconds.")
-        }
+        try SecondsOption.validate(timeout, option: "--timeout")
         guard (0...65535).contains(loopbackPort) else { throw ValidationError("--loopback-port must be 0–65535.") }
         if let loopbackPath, !loopbackPath.hasPrefix("/") {
             throw ValidationError("--loopback PATH must start with '/'.")
@@ -156,7 +154,7 @@ struct OpenCommand: AsyncParsableCommand {
             redirectURI in
             URL(string: RedirectTemplate.expand(template, redirectURI: redirectURI)) ?? URL(string: "invalid:")!
         }
-        session.timeout = .milliseconds(Int((timeout * 1000).rounded()))
+        session.timeout = SecondsOption.duration(timeout)
         session.logger = logger
         session.prefersEphemeralWebBrowserSession = ephemeral
         let fields = try headerFields()

@@ -39,9 +39,7 @@ struct TokenCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ProfileOptions.validate(profile)
-        guard minimumValidity >= 0, minimumValidity.isFinite else {
-            throw ValidationError("--min-validity must be zero or a positive number of seconds.")
-        }
+        try SecondsOption.validate(minimumValidity, option: "--min-validity", allowsZero: true)
     }
 
     func run() async throws {
@@ -62,7 +60,7 @@ struct TokenCommand: AsyncParsableCommand {
         }
     }
 
-    private var minimumValidityDuration: Duration { .milliseconds(Int((minimumValidity * 1000).rounded())) }
+    private var minimumValidityDuration: Duration { SecondsOption.duration(minimumValidity) }
 
     /// The stored tokens if fresh; else refreshed under the profile's lock and stored.
     func freshTokens() async throws -> TokenSet {

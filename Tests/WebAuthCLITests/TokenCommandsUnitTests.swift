@@ -194,7 +194,22 @@ struct TokenCommandsUnitTests {
     }
 
     @Test func tokenOptionsAreChecked() throws {
-        #expect(throws: (any Error).self) { try WebAuthCommand.parseAsRoot(["token", "--min-validity", "-1"]) }
+        // Each command line parses with a sensible number of seconds, and fails with a wrong one.
+        let commands: [(arguments: [String], option: String)] = [
+            (["token"], "--min-validity"),
+            (["login", "--issuer", "https://issuer.example", "--client-id", "c"], "--timeout"),
+            (["open", "--loopback=/callback", "https://issuer.example/authorize"], "--timeout"),
+            (["demo"], "--timeout"),
+        ]
+        for (arguments, option) in commands {
+            _ = try WebAuthCommand.parseAsRoot(arguments + [option, "90"])
+            for wrong in ["-1", "1e300", "nan", "inf"] {
+                #expect(throws: (any Error).self, "\(option) \(wrong)") {
+                    try WebAuthCommand.parseAsRoot(arguments + [option, wrong])
+                }
+            }
+        }
+        #expect(SecondsOption.duration(0.5) == .milliseconds(500))
         let token = try #require(try WebAuthCommand.parseAsRoot(["token"]) as? TokenCommand)
         #expect(token.profile == "default")
         #expect(token.minimumValidity == 60)
