@@ -120,14 +120,15 @@ struct TokenStores: Sendable {
                 if let entry = try await store.load(profile: profile) { return (store, entry) }
             }
             for kind in TokenStoreKind.allCases where kind != known {
-                guard let store = try? self.store(of: kind) else { continue }
                 let entry: StoredTokens?
+                let store: any TokenStore
                 do {
+                    store = try self.store(of: kind)
                     entry = try await store.load(profile: profile)
                 } catch let error as TokenStoreError
                     where error.code == .keyringUnavailable || error.code == .keyringFailed
                 {
-                    continue  // a keyring that is not there holds nothing
+                    continue  // a keyring that is not there holds nothing; a broken file store is reported
                 }
                 if let entry {
                     try? await index.record(kind, for: profile)

@@ -240,6 +240,22 @@ struct TokenCommandsUnitTests {
         #expect(!decoded.description.contains("kept"), "the description never shows the secret")
     }
 
+    @Test func anUnsafeTokenDirectoryIsReportedNotTakenForNoSignIn() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        // The token directory is a symbolic link: the file store refuses it, and `token` must
+        // say so (a store failure) rather than report the profile as never signed in.
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: sandbox.stateHome + "/webauth", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: sandbox.tokenDirectory, withDestinationPath: sandbox.root + "/elsewhere")
+        let stores = TokenStores(selection: .automatic, environment: sandbox.environment)
+        await #expect {
+            _ = try await stores.find(profile: "default")
+        } throws: { ($0 as? TokenStoreError)?.code == .insecureDirectory }
+    }
+
     @Test func theIndexRemembersStoresIn0600AndForgets() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
