@@ -73,7 +73,11 @@ struct StatusCommand: AsyncParsableCommand {
                 store = opened
             case .failure(let error):
                 let failure = CommandFailure.from(error, profile: profile ?? ProfileOptions.defaultProfile, action: "")
-                let names = profile.map { [$0] } ?? stores.index.entries().filter { $0.value == kind }.keys.sorted()
+                // A store that cannot be read matters to the profile asked for only if it may
+                // live there; otherwise, to every profile the index puts there.
+                let indexed = stores.index.entries()
+                if let profile, let home = indexed[profile], home != kind { continue }
+                let names = profile.map { [$0] } ?? indexed.filter { $0.value == kind }.keys.sorted()
                 let location = kind == .keyring ? "Secret Service" : FileTokenStore.defaultDirectory()
                 rows += names.map { Row(profile: $0, kind: kind, location: location, problem: failure) }
                 if names.isEmpty {

@@ -104,6 +104,22 @@ struct TokenCommandsProcessTests {
         }
     }
 
+    @Test func statusOfOneProfileIgnoresAKeyringItDoesNotLiveIn() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            _ = try await signIn(sandbox, provider, profile: "home")
+            try await ProfileIndex(environment: sandbox.environment).record(.file, for: "home")
+            // Another profile was saved in a keyring that is not there now (no D-Bus session).
+            try await ProfileIndex(environment: sandbox.environment).record(.keyring, for: "work")
+            let one = try await sandbox.run(["status", "--profile", "home"])
+            #expect(one.status == 0, "stderr: \(one.stderr)")
+            #expect(one.stdout.contains("home"))
+            let all = try await sandbox.run(["status"])
+            #expect(all.status == 12, "the keyring profile cannot be read: \(all.stderr)")
+        }
+    }
+
     @Test func tokenRefreshesInsideMinValidityAndKeepsTheRotatedRefreshToken() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
