@@ -257,16 +257,25 @@ enum LoginSecret {
     }
 
     /// One line from `descriptor`, read a byte at a time so nothing after the newline is
-    /// consumed (a pasted redirect may follow on the same input); echo off on a terminal.
+    /// consumed (a pasted redirect may follow on the same input); echo off on a terminal, and
+    /// back on however the read ends — Ctrl-C and SIGTERM included.
     static func readLine(from descriptor: Int32, hidingInput: Bool) -> String? {
         var saved = termios()
         let hidden = hidingInput && tcgetattr(descriptor, &saved) == 0
+        var previousHandlers: [(Int32, sig_t?)] = []
         if hidden {
+            echoRestoration = (descriptor, saved)
+            previousHandlers = [SIGINT, SIGTERM, SIGHUP].map { ($0, signal($0, restoreEchoAndDie)) }
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(descriptor, TCSANOW, &quiet)
         }
-        defer { if hidden { tcsetattr(descriptor, TCSANOW, &saved) } }
+        defer {
+            if hidden {
+                tcsetattr(descriptor, TCSANOW, &saved)
+                for (number, handler) in previousHandlers { signal(number, handler) }
+            }
+        }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while bytes.count < 64 * 1024 {
@@ -278,6 +287,22 @@ enum LoginSecret {
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self).trimmingTrailingReturn
     }
+}
+
+/// The terminal settings to put back if a signal ends the process while echo is off.
+///
+/// Safe though global and mutable: written only by ``LoginSecret/readLine(from:hidingInput:)``
+/// before it installs ``restoreEchoAndDie(_:)``, and read only by that handler.
+nonisolated(unsafe) private var echoRestoration: (descriptor: Int32, settings: termios)?
+
+/// A signal handler: puts the terminal's echo back, then dies of the signal as it would have.
+/// Only async-signal-safe calls (`tcsetattr`, `signal`, `raise`).
+private func restoreEchoAndDie(_ number: Int32) {
+    if var restoration = echoRestoration {
+        tcsetattr(restoration.descriptor, TCSANOW, &restoration.settings)
+    }
+    signal(number, SIG_DFL)
+    raise(number)
 }
 
 extension String {

@@ -1,10 +1,17 @@
 import Foundation
 import Testing
 import WebAuthOAuth
+import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore
 
 @testable import WebAuthCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `webauth login`, `status`, `token` and `logout` run as real processes against a real OpenID
 /// provider on loopback (``HostileProvider`` with its default, strict behaviour: discovery,
@@ -118,6 +125,42 @@ struct TokenCommandsProcessTests {
             let all = try await sandbox.run(["status"])
             #expect(all.status == 12, "the keyring profile cannot be read: \(all.stderr)")
         }
+    }
+
+    @Test func interruptingTheHiddenSecretPromptLeavesTheTerminalEchoing() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        // A pseudo-terminal as standard input, as a person at a terminal has.
+        var primary: Int32 = -1
+        var secondary: Int32 = -1
+        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
+        defer {
+            close(primary)
+            close(secondary)
+        }
+        let errorLog = sandbox.root + "/stderr.log"
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(sandbox.environment) { $1 }
+        let process = try Subprocess(
+            executable: CLIProcess.executable.path,
+            arguments: [
+                "login", "--issuer", "https://issuer.example", "--client-id", "c", "--client-secret", "-", "--store",
+                "file",
+            ],
+            environment: environment, standardInput: .descriptor(secondary), standardError: .file(errorLog))
+        var settings = termios()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let prompted = (try? String(contentsOfFile: errorLog, encoding: .utf8))?.contains("Client secret") == true
+            if prompted, tcgetattr(secondary, &settings) == 0, settings.c_lflag & tcflag_t(ECHO) == 0 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(settings.c_lflag & tcflag_t(ECHO) == 0, "echo is off while the secret is typed")
+        process.send(SIGINT)
+        let status = await process.exitStatus()
+        #expect(Subprocess.exitCode(of: status) == nil, "ended by the signal")
+        #expect(tcgetattr(secondary, &settings) == 0)
+        #expect(settings.c_lflag & tcflag_t(ECHO) != 0, "echo is back on after Ctrl-C")
     }
 
     @Test func tokenRefreshesInsideMinValidityAndKeepsTheRotatedRefreshToken() async throws {
