@@ -1,14 +1,6 @@
 import Foundation
 import WebAuthTokenStore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Which store each profile was saved in, so later commands with `--store automatic` go
 /// straight to it instead of asking the keyring first.
 ///
@@ -19,8 +11,9 @@ import WebAuthTokenStore
 /// {"profiles":{"default":"file","work":"keyring"},"version":1}
 /// ```
 ///
-/// Writes are atomic (temporary file, rename) under `flock` on `.profiles.lock`; a missing or
-/// unreadable index just means "not known", and commands then look in every store.
+/// Writes are atomic and durable (``PrivateFile``: temporary file, `fsync`, rename) under
+/// `flock` on `.profiles.lock`; a missing or unreadable index just means "not known", and
+/// commands then look in every store.
 struct ProfileIndex: Sendable {
     /// The index file.
     let path: String
@@ -82,19 +75,6 @@ struct ProfileIndex: Sendable {
         guard let data = try? encoder.encode(contents) else {
             throw TokenStoreError(code: .encodingFailed, message: "the profile index could not be encoded")
         }
-        let temporary = path + ".tmp-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw Self.failure("cannot create \(temporary)") }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        let wrote = fchmod(descriptor, 0o600) == 0 && writeFully(descriptor, Array(data))
-        close(descriptor)
-        guard wrote else { throw Self.failure("cannot write \(temporary)") }
-        guard rename(temporary, path) == 0 else { throw Self.failure("cannot rename \(temporary) to \(path)") }
-        renamed = true
-    }
-
-    private static func failure(_ what: String) -> TokenStoreError {
-        TokenStoreError(code: .fileSystem, message: "\(what): \(String(cString: strerror(errno)))")
+        try PrivateFile.write(data, to: path)
     }
 }

@@ -23,7 +23,7 @@ import Logging
 ///   regular file owned by the user with no group or world permissions is refused
 ///   (``TokenStoreError/Code/insecureFile``), and links are not followed.
 /// - **Atomic:** each write goes to a fresh temporary file in the same directory (named
-///   `.<profile>.json.tmp-<random>`), is `fsync`ed, renamed over the old file, and the
+///   `.<profile>.json.tmp-<random digits>`), is `fsync`ed, renamed over the old file, and the
 ///   directory is `fsync`ed; a process killed at any moment leaves the old file or the new one.
 ///   Temporary files a killed writer left behind are removed by the profile's next write.
 /// - **Locked:** every write and ``update(profile:_:)`` holds `flock` on `.<profile>.lock` in
@@ -142,7 +142,6 @@ public struct FileTokenStore: TokenStore {
 
     private func filePath(_ profile: String) -> String { "\(directory)/\(profile).json" }
     private func lockPath(_ profile: String) -> String { "\(directory)/.\(profile).lock" }
-    private func temporaryPrefix(_ profile: String) -> String { ".\(profile).json.tmp-" }
 
     private func readEntry(profile: String) throws(TokenStoreError) -> StoredTokens? {
         let path = filePath(profile)
@@ -177,57 +176,14 @@ public struct FileTokenStore: TokenStore {
         return try StoredTokens.decode(data, profile: profile)
     }
 
-    /// Temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync` the directory.
+    /// Through ``PrivateFile``: temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync`
+    /// the directory.
     private func writeEntry(_ tokens: StoredTokens, profile: String) throws(TokenStoreError) {
-        removeStaleTemporaryFiles(profile: profile)
-        let data = try tokens.encoded()
-        let temporary = "\(directory)/\(temporaryPrefix(profile))\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw TokenStoreError.system("cannot create \(temporary)") }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do {
-            defer { close(descriptor) }
-            // The umask can only narrow the mode given to open; fchmod makes it exactly 0600
-            // before a byte is written.
-            guard fchmod(descriptor, 0o600) == 0 else { throw TokenStoreError.system("cannot fchmod \(temporary)") }
-            if let number = writeAll(descriptor, data) {
-                throw TokenStoreError.system("cannot write \(temporary)", errno: number)
-            }
-            guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(temporary)") }
-        }
-        guard rename(temporary, filePath(profile)) == 0 else {
-            throw TokenStoreError.system("cannot rename \(temporary) to \(filePath(profile))")
-        }
-        renamed = true
-        try syncDirectory()
+        try PrivateFile.write(try tokens.encoded(), to: filePath(profile))
     }
 
     private func remove(profile: String) throws(TokenStoreError) -> Bool {
-        removeStaleTemporaryFiles(profile: profile)
-        guard unlink(filePath(profile)) == 0 else {
-            if errno == ENOENT { return false }
-            throw TokenStoreError.system("cannot remove \(filePath(profile))")
-        }
-        try syncDirectory()
-        return true
-    }
-
-    /// Removes what a writer killed mid-write left. Only called with the profile's lock held,
-    /// so no live writer's file is among them.
-    private func removeStaleTemporaryFiles(profile: String) {
-        let prefix = temporaryPrefix(profile)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.hasPrefix(prefix) {
-            unlink("\(directory)/\(name)")
-        }
-    }
-
-    private func syncDirectory() throws(TokenStoreError) {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw TokenStoreError.system("cannot open \(directory)") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(directory)") }
+        try PrivateFile.remove(filePath(profile))
     }
 
     // MARK: - The directory

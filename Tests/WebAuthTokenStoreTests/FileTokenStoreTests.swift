@@ -42,6 +42,23 @@ import WebAuthTokenStore
         #expect(names == [".default.lock", ".work.lock", "work.json"])
     }
 
+    @Test func aWriteClearsItsOwnLeftoversAndNoOtherProfiles() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path + "/tokens"
+        let store = try FileTokenStore(directory: directory)
+        // What a writer of profile "a" killed mid-write leaves, and the file a live writer of
+        // profile "a.json.tmp-b" (a valid name) has open right now: only the first is stale.
+        let stale = directory + "/.a.json.tmp-123"
+        let othersInFlight = directory + "/.a.json.tmp-b.json.tmp-456"
+        for path in [stale, othersInFlight] {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+        }
+        try await store.save(entry(1), profile: "a")
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: othersInFlight))
+    }
+
     @Test func updateRemovesAndKeeps() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
