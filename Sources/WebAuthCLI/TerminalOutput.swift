@@ -12,8 +12,8 @@ import Synchronization
 /// What `webauth` tells the person, on standard error.
 ///
 /// On a terminal, waits show a status line that redraws in place with a spinner and the
-/// elapsed time, and a few words are colored — unless `NO_COLOR` is set (to anything but the
-/// empty string) or `TERM` is `dumb`. When standard error is a pipe or a file, every message is
+/// elapsed time (not with `TERM=dumb`), and a few words are colored — unless `NO_COLOR` is set
+/// (to anything but the empty string) or `TERM` is `dumb`. When standard error is a pipe or a file, every message is
 /// a plain line and nothing is colored or redrawn, so logs stay readable.
 ///
 /// ```swift
@@ -24,7 +24,7 @@ import Synchronization
 /// terminal.success("Signed in.")
 /// ```
 final class TerminalOutput: Sendable {
-    /// Whether standard error is a terminal.
+    /// Whether standard error is a terminal that can redraw a line (not `TERM=dumb`).
     let isInteractive: Bool
     /// Whether messages are colored.
     let usesColor: Bool
@@ -46,8 +46,9 @@ final class TerminalOutput: Sendable {
         descriptor: Int32 = STDERR_FILENO, environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.descriptor = descriptor
-        isInteractive = isatty(descriptor) == 1
-        usesColor = Self.colorAllowed(isTerminal: isInteractive, environment: environment)
+        let isTerminal = isatty(descriptor) == 1
+        isInteractive = isTerminal && environment["TERM"] != "dumb"
+        usesColor = Self.colorAllowed(isTerminal: isTerminal, environment: environment)
     }
 
     /// Whether colors may be used: only on a terminal, never with `NO_COLOR` set to a non-empty

@@ -299,6 +299,16 @@ struct TokenCommandsUnitTests {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// What `descriptor` has to read right now (a redrawing status line never lets ``drain(_:)``
+    /// see a quiet moment).
+    private func readAvailable(_ descriptor: Int32) -> [UInt8] {
+        var state = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&state, 1, 0) > 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(descriptor, &buffer, buffer.count)
+        return count > 0 ? Array(buffer[..<count]) : []
+    }
+
     @Test func onATerminalTheStatusLineSpinsAndIsClearedAfterwards() async throws {
         var primary: Int32 = -1
         var secondary: Int32 = -1
@@ -311,14 +321,24 @@ struct TokenCommandsUnitTests {
         #expect(terminal.isInteractive)
         #expect(terminal.usesColor)
         let status = terminal.startStatus("Waiting for approval")
-        try await Task.sleep(for: .milliseconds(400))
+        // The spinner turns by itself: wait until it has drawn two different frames.
+        var bytes: [UInt8] = []
+        var written: String { String(decoding: bytes, as: UTF8.self) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while TerminalOutput.frames.filter({ written.contains($0) }).count < 2, ContinuousClock.now < deadline {
+            bytes += readAvailable(primary)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(TerminalOutput.frames.filter { written.contains($0) }.count >= 2, "the spinner turned")
+        #expect(written.range(of: #"Waiting for approval \([0-9]+ s\)"#, options: .regularExpression) != nil)
         terminal.line("a message while waiting")
         status.stop()
-        let written = drain(primary)
-        #expect(written.range(of: #"Waiting for approval \([0-9]+ s\)"#, options: .regularExpression) != nil)
-        #expect(TerminalOutput.frames.contains { written.contains($0) }, "a spinner frame was drawn")
+        bytes += Array(drain(primary).utf8)
         #expect(written.contains("\r\u{1B}[2Ka message while waiting"), "lines go above the status line")
         #expect(written.hasSuffix("\r\u{1B}[2K"), "stopping clears the line")
+
+        let dumb = TerminalOutput(descriptor: secondary, environment: ["TERM": "dumb"])
+        #expect(!dumb.isInteractive && !dumb.usesColor, "a dumb terminal gets plain lines")
     }
 
     @Test func offATerminalTheStatusIsOnePlainLine() throws {
