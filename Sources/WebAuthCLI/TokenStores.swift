@@ -142,19 +142,7 @@ struct TokenStores: Sendable {
     /// The store a new sign-in is saved in: `--store`'s, or for `automatic` the keyring when one
     /// answers within a few seconds, else the file store.
     func storeForSaving() async throws -> any TokenStore {
-        switch selection {
-        case .file:
-            return try fileStore()
-        case .keyring:
-            let store = try keyringStore()
-            try await store.checkAvailability()
-            return store
-        case .automatic:
-            if let store = try? keyringStore(), (try? await store.checkAvailability()) != nil {
-                return store
-            }
-            return try fileStore()
-        }
+        try await selection.makeStore(environment: environment, lockTimeout: lockTimeout, logger: logger)
     }
 
     /// Saves `entry` for `profile` in `store`. With `automatic`, an entry the keyring does not

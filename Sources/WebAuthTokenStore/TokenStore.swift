@@ -12,7 +12,7 @@ import WebAuthOAuth
 /// rotated refresh token: the second one, once it holds the lock, sees what the first one wrote.
 ///
 /// ```swift
-/// let store = try TokenStoreSelection.automatic.makeStore()
+/// let store = try await TokenStoreSelection.automatic.makeStore()
 /// let current = try await store.update(profile: "default") { stored in
 ///     guard var stored, stored.tokens.isExpired(margin: .seconds(60)) else { return stored }
 ///     stored.tokens = try await client.refresh(stored.tokens)  // the rotated refresh token

@@ -32,25 +32,28 @@ public enum TokenStoreSelection: String, Sendable, Hashable, CaseIterable, Custo
     ///   - environment: The environment to read `XDG_STATE_HOME`, `HOME`, `PATH` and
     ///     `DBUS_SESSION_BUS_ADDRESS` from; `secret-tool` runs with it.
     ///   - directory: The file store's directory; default ``FileTokenStore/defaultDirectory(environment:)``.
+    ///   - lockTimeout: How long a write waits for another process holding the profile.
     ///   - logger: Where a fallback from the keyring to files is logged (at debug level).
     public func makeStore(
         environment: [String: String] = ProcessInfo.processInfo.environment, directory: String? = nil,
-        logger: Logger = Logger(label: "webauth.tokenstore")
+        lockTimeout: Duration = .seconds(30), logger: Logger = Logger(label: "webauth.tokenstore")
     ) async throws -> any TokenStore {
         let fileStore = { () throws(TokenStoreError) -> FileTokenStore in
             try FileTokenStore(
-                directory: directory ?? FileTokenStore.defaultDirectory(environment: environment), logger: logger)
+                directory: directory ?? FileTokenStore.defaultDirectory(environment: environment),
+                lockTimeout: lockTimeout, logger: logger)
         }
         switch self {
         case .file:
             return try fileStore()
         case .keyring:
-            let store = try SecretServiceTokenStore(environment: environment, logger: logger)
+            let store = try SecretServiceTokenStore(environment: environment, lockTimeout: lockTimeout, logger: logger)
             try await store.checkAvailability()
             return store
         case .automatic:
             do {
-                let store = try SecretServiceTokenStore(environment: environment, logger: logger)
+                let store = try SecretServiceTokenStore(
+                    environment: environment, lockTimeout: lockTimeout, logger: logger)
                 try await store.checkAvailability()
                 return store
             } catch {
