@@ -8,10 +8,12 @@ import WebAuthTokenStore
     import Musl
 #endif
 
-/// The code a child process runs (see ``ChildProcess``). In the ordinary test run, with no role
-/// set, it does nothing.
+/// The code a child process runs (see ``ChildProcess``). Enabled only in such a child, where
+/// the role is set; in the ordinary test run it shows as skipped.
 @Suite struct ChildRole {
-    @Test func childProcessEntryPoint() async throws {
+    @Test(
+        .enabled(if: ProcessInfo.processInfo.environment[ChildProcess.roleVariable] != nil, "runs in child processes"))
+    func childProcessEntryPoint() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let role = environment[ChildProcess.roleVariable],
             let directory = environment["WEBAUTH_TOKENSTORE_TEST_DIRECTORY"]

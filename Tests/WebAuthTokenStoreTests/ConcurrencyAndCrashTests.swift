@@ -67,7 +67,11 @@ import WebAuthTokenStore
         try await store.save(entry(0), profile: "crash")
         var lastSeen = 0
         var leftTemporaryFiles = 0
-        for round in 0..<30 {
+        // At least 30 rounds, and more (up to 200) until a kill has landed in the middle of a
+        // write at least once — seen as the temporary file it leaves — so the claim is tested.
+        var round = 0
+        while round < 30 || (leftTemporaryFiles == 0 && round < 200) {
+            defer { round += 1 }
             let child = try ChildProcess.start(
                 role: "crash-writer", directory: temporary.path, log: temporary.path + "/child.log")
             // Once it has written at least once this round, let it run a random while, then kill it.
@@ -98,6 +102,7 @@ import WebAuthTokenStore
             let names = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
             leftTemporaryFiles += names.filter { $0.contains(".tmp-") }.count
         }
+        #expect(leftTemporaryFiles > 0, "no kill landed mid-write in \(round) rounds")
         // The next write clears what the killed writers left.
         try await store.save(entry(lastSeen + 1), profile: "crash")
         let names = try FileManager.default.contentsOfDirectory(atPath: temporary.path)

@@ -64,10 +64,18 @@ import WebAuthTokenStore
         defer { temporary.remove() }
         let store = try FileTokenStore(directory: temporary.path)
         #expect(try await store.update(profile: "p") { _ in entry(1) } == entry(1))
-        // Returning what it was given writes nothing.
-        let before = permissions(of: temporary.path + "/p.json")
+        // Returning what it was given writes nothing: the very same file (an atomic write would
+        // have put a new one in its place).
+        func inode(_ path: String) -> ino_t? {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_ino : nil
+        }
+        let before = try #require(inode(temporary.path + "/p.json"))
         #expect(try await store.update(profile: "p") { $0 } == entry(1))
-        #expect(permissions(of: temporary.path + "/p.json")?.mode == before?.mode)
+        #expect(inode(temporary.path + "/p.json") == before)
+        _ = try await store.update(profile: "p") { _ in entry(2) }
+        #expect(inode(temporary.path + "/p.json") != before, "a write does replace the file")
+        _ = try await store.update(profile: "p") { _ in entry(1) }
         // An error from the body leaves the entry alone.
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
@@ -131,8 +139,8 @@ import WebAuthTokenStore
         } throws: { ($0 as? TokenStoreError)?.code == .insecureDirectory }
     }
 
-    @Test func directoryOfAnotherUserIsRefused() throws {
-        guard geteuid() == 0 else { return }  // only root can give a directory away
+    @Test(.enabled(if: geteuid() == 0, "only root can give a directory to another user"))
+    func directoryOfAnotherUserIsRefused() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let directory = temporary.path + "/tokens"
