@@ -68,10 +68,11 @@ struct URLSessionTransportTests {
         // The work's task must never be cancelled (FoundationNetworking's cancellation handler can
         // deadlock); the request is stopped through `onGiveUp` instead.
         let (gaveUp, gaveUpContinuation) = AsyncStream.makeStream(of: Void.self)
-        let workSawCancellation = Mutex<Bool?>(nil)
+        // The work reports, when it ends, whether it saw its task cancelled.
+        let (workEnded, workEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
         let slowWork: @Sendable () async throws -> Int = {
             try? await Task.sleep(for: .seconds(2))
-            workSawCancellation.withLock { $0 = Task.isCancelled }
+            workEndedContinuation.yield(Task.isCancelled)
             return 1
         }
         await #expect(throws: HTTPTransportError.self) {
@@ -79,8 +80,8 @@ struct URLSessionTransportTests {
         }
         var calls = gaveUp.makeAsyncIterator()
         #expect(await calls.next() != nil, "onGiveUp was called")
-        try await Task.sleep(for: .seconds(3))
-        #expect(workSawCancellation.withLock { $0 } == false, "the work ran to its end, uncancelled")
+        var ends = workEnded.makeAsyncIterator()
+        #expect(await ends.next() == false, "the work ran to its end, uncancelled")
 
         // A result in time: nothing is given up.
         let calledOnSuccess = Mutex(false)
