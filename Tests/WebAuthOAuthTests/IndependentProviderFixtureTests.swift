@@ -18,7 +18,7 @@ struct IndependentProviderFixtureTests {
     // MARK: - Discovery
 
     @Test func discoveryNamesTheIssuerAndEveryEndpoint() async throws {
-        let (directory, port) = try await IndependentProvider.withProvider { provider in
+        let (directory, jwksURI, keyID) = try await IndependentProvider.withProvider { provider in
             let issuer = "http://127.0.0.1:\(provider.port)/o"
             #expect(provider.issuer.absoluteString == issuer)
 
@@ -56,11 +56,15 @@ struct IndependentProviderFixtureTests {
             #expect(keys.count == 1)
             #expect(keys.first?["kty"] as? String == "RSA")
             #expect(keys.first?["alg"] as? String == "RS256")
-            #expect((keys.first?["kid"] as? String)?.isEmpty == false)
-            return (provider.dataDirectory, provider.port)
+            let keyID = try #require(keys.first?["kid"] as? String)
+            #expect(!keyID.isEmpty)
+            return (provider.dataDirectory, provider.jwksURI, keyID)
         }
-        // Stopped: nothing listens on the port, and the launch's directory is gone.
-        #expect(!RawHTTPClient.isListening(port: port))
+        // Stopped: this launch no longer answers — a provider of another test may have been
+        // given the port since, but not this launch's key — and its directory is gone.
+        let after = try? await FixtureHTTP.json(jwksURI)
+        let servedKeys = (after?.object["keys"] as? [[String: Any]] ?? []).compactMap { $0["kid"] as? String }
+        #expect(!servedKeys.contains(keyID))
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
