@@ -64,20 +64,22 @@ struct OpenCommandProcessTests {
     }
 
     @Test func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
-        let launcher = try TestBrowsers.makeChromiumLauncherScript()
-        defer { launcher.terminate() }
-        try await AuthorizationPageServer.withServer { server in
-            let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=cli-state"
-            let (status, stdout, stderr) = try await CLIProcess.run(
-                ["open", "--loopback", "--timeout", "45", template], environment: ["BROWSER": launcher.scriptPath])
-            #expect(status == 0, "stderr: \(stderr)")
-            let lines = stdout.split(separator: "\n")
-            #expect(lines.count == 1)
-            let callbackURL = try #require(URL(string: String(lines[0])))
-            #expect(callbackURL.path == "/callback")
-            #expect(callbackURL.query?.contains("state=cli-state") == true)
-            #expect(stderr.contains("Ctrl-C cancels"))
-            #expect(!stderr.contains("code="), "the code is not echoed to the terminal")
+        try await BrowserTurns.withTurn {
+            let launcher = try TestBrowsers.makeChromiumLauncherScript()
+            defer { launcher.terminate() }
+            try await AuthorizationPageServer.withServer { server in
+                let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=cli-state"
+                let (status, stdout, stderr) = try await CLIProcess.run(
+                    ["open", "--loopback", "--timeout", "45", template], environment: ["BROWSER": launcher.scriptPath])
+                #expect(status == 0, "stderr: \(stderr)")
+                let lines = stdout.split(separator: "\n")
+                #expect(lines.count == 1)
+                let callbackURL = try #require(URL(string: String(lines[0])))
+                #expect(callbackURL.path == "/callback")
+                #expect(callbackURL.query?.contains("state=cli-state") == true)
+                #expect(stderr.contains("Ctrl-C cancels"))
+                #expect(!stderr.contains("code="), "the code is not echoed to the terminal")
+            }
         }
     }
 
@@ -188,18 +190,20 @@ struct OpenCommandProcessTests {
     }
 
     @Test func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
-        // A real (headless) Chromium as the person's browser shows the login page; nobody fills it
-        // in here, so the test interrupts, as a person would, and checks the demo ends cleanly.
-        let launcher = try TestBrowsers.makeChromiumLauncherScript()
-        defer { launcher.terminate() }
-        let process = try CLIProcess(["demo", "--timeout", "120"], environment: ["BROWSER": launcher.scriptPath])
-        let stderr = try await process.waitForStandardError(containing: "Ctrl-C cancels", timeout: .seconds(60))
-        #expect(stderr.contains("sign in as demo, password demo-password, then approve"))
-        #expect(stderr.contains("Opening the sign-in page with chromium-headless"))
-        let port = try listeningPort(in: stderr)
-        process.send(SIGINT)
-        let status = try await process.waitForExit()
-        #expect(status == ExitStatus.interrupted, "stderr: \(process.standardError)")
-        #expect(await loopbackListenerIsGone(port: port, path: "/callback"))
+        try await BrowserTurns.withTurn {
+            // A real (headless) Chromium as the person's browser shows the login page; nobody fills it
+            // in here, so the test interrupts, as a person would, and checks the demo ends cleanly.
+            let launcher = try TestBrowsers.makeChromiumLauncherScript()
+            defer { launcher.terminate() }
+            let process = try CLIProcess(["demo", "--timeout", "120"], environment: ["BROWSER": launcher.scriptPath])
+            let stderr = try await process.waitForStandardError(containing: "Ctrl-C cancels", timeout: .seconds(60))
+            #expect(stderr.contains("sign in as demo, password demo-password, then approve"))
+            #expect(stderr.contains("Opening the sign-in page with chromium-headless"))
+            let port = try listeningPort(in: stderr)
+            process.send(SIGINT)
+            let status = try await process.waitForExit()
+            #expect(status == ExitStatus.interrupted, "stderr: \(process.standardError)")
+            #expect(await loopbackListenerIsGone(port: port, path: "/callback"))
+        }
     }
 }

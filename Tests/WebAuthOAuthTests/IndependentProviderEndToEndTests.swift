@@ -22,6 +22,10 @@ struct IndependentProviderEndToEndTests {
 
     /// Signs in with `client` in a headless Chromium, playing the person on the provider's pages.
     private func signIn(_ client: OAuthClient, at provider: IndependentProvider) async throws -> TokenSet {
+        try await BrowserTurns.withTurn { try await signInWithChromium(client, at: provider) }
+    }
+
+    private func signInWithChromium(_ client: OAuthClient, at provider: IndependentProvider) async throws -> TokenSet {
         let driver = try ChromiumPageDriver()
         defer { driver.tearDown() }
         let environment = driver.environment(receivers: [LoopbackReceiver()])
@@ -115,44 +119,46 @@ struct IndependentProviderEndToEndTests {
     }
 
     @Test func theDeviceFlowCompletesWhenThePersonApprovesInABrowser() async throws {
-        try await IndependentProvider.withProvider { provider in
-            let client = try OAuthClient(
-                configuration: ClientConfiguration(
-                    issuer: provider.issuer, clientID: provider.deviceClientID, scopes: ["openid", "profile"]),
-                requestTimeout: .seconds(20))
-            let authorization = try await client.startDeviceAuthorization()
-            #expect(authorization.verificationURI == provider.deviceVerificationURI)
-            let complete = try #require(authorization.verificationURIComplete)
-            let polling = Task { () throws(OAuthError) -> TokenSet in
-                try await client.pollDeviceAuthorization(authorization)
-            }
+        try await BrowserTurns.withTurn {
+            try await IndependentProvider.withProvider { provider in
+                let client = try OAuthClient(
+                    configuration: ClientConfiguration(
+                        issuer: provider.issuer, clientID: provider.deviceClientID, scopes: ["openid", "profile"]),
+                    requestTimeout: .seconds(20))
+                let authorization = try await client.startDeviceAuthorization()
+                #expect(authorization.verificationURI == provider.deviceVerificationURI)
+                let complete = try #require(authorization.verificationURIComplete)
+                let polling = Task { () throws(OAuthError) -> TokenSet in
+                    try await client.pollDeviceAuthorization(authorization)
+                }
 
-            // The person, on another device: a browser on the verification page.
-            let driver = try ChromiumPageDriver()
-            defer { driver.tearDown() }
-            let session = WebAuthenticationSession(
-                url: complete, callback: .loopback(path: uniqueCallbackPath()),
-                environment: driver.environment(receivers: [LoopbackReceiver()]))
-            session.prefersEphemeralWebBrowserSession = true
-            session.timeout = .seconds(120)
-            let browsing = Task { try? await session.authenticate() }
-            defer {
+                // The person, on another device: a browser on the verification page.
+                let driver = try ChromiumPageDriver()
+                defer { driver.tearDown() }
+                let session = WebAuthenticationSession(
+                    url: complete, callback: .loopback(path: uniqueCallbackPath()),
+                    environment: driver.environment(receivers: [LoopbackReceiver()]))
+                session.prefersEphemeralWebBrowserSession = true
+                session.timeout = .seconds(120)
+                let browsing = Task { try? await session.authenticate() }
+                defer {
+                    session.cancel()
+                    polling.cancel()
+                }
+                let page = try await driver.page()
+                try await provider.signIn(on: page)
+                try await page.waitForPage(path: IndependentProvider.DevicePages.userCodePath)
+                try await page.click(IndependentProvider.DevicePages.verifyButton)
+                try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.confirmPathPrefix)
+                try await page.click(IndependentProvider.DevicePages.acceptButton)
+
+                let tokens = try await polling.value
+                #expect(!tokens.accessToken.isEmpty)
+                #expect(tokens.refreshToken != nil)
+                #expect(tokens.scopes == ["openid", "profile"])
                 session.cancel()
-                polling.cancel()
+                _ = await browsing.value
             }
-            let page = try await driver.page()
-            try await provider.signIn(on: page)
-            try await page.waitForPage(path: IndependentProvider.DevicePages.userCodePath)
-            try await page.click(IndependentProvider.DevicePages.verifyButton)
-            try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.confirmPathPrefix)
-            try await page.click(IndependentProvider.DevicePages.acceptButton)
-
-            let tokens = try await polling.value
-            #expect(!tokens.accessToken.isEmpty)
-            #expect(tokens.refreshToken != nil)
-            #expect(tokens.scopes == ["openid", "profile"])
-            session.cancel()
-            _ = await browsing.value
         }
     }
 

@@ -222,62 +222,66 @@ struct IndependentProviderFixtureTests {
     }
 
     @Test func theDeviceFlowIsApprovedInABrowser() async throws {
-        try await IndependentProvider.withProvider { provider in
-            let authorization = try await FixtureHTTP.postForm(
-                provider.deviceAuthorizationEndpoint, ["client_id": provider.deviceClientID, "scope": "openid profile"])
-            #expect(authorization.status == 200, "\(authorization.text)\n\(provider.recentLog())")
-            let deviceCode = try #require(authorization["device_code"])
-            let userCode = try #require(authorization["user_code"])
-            #expect(authorization["verification_uri"] == provider.deviceVerificationURI.absoluteString)
-            #expect(authorization.int("interval") == 1)
-            let complete = try #require(authorization["verification_uri_complete"].flatMap(URL.init(string:)))
-            #expect(complete.absoluteString == "\(provider.deviceVerificationURI.absoluteString)?user_code=\(userCode)")
+        try await BrowserTurns.withTurn {
+            try await IndependentProvider.withProvider { provider in
+                let authorization = try await FixtureHTTP.postForm(
+                    provider.deviceAuthorizationEndpoint,
+                    ["client_id": provider.deviceClientID, "scope": "openid profile"])
+                #expect(authorization.status == 200, "\(authorization.text)\n\(provider.recentLog())")
+                let deviceCode = try #require(authorization["device_code"])
+                let userCode = try #require(authorization["user_code"])
+                #expect(authorization["verification_uri"] == provider.deviceVerificationURI.absoluteString)
+                #expect(authorization.int("interval") == 1)
+                let complete = try #require(authorization["verification_uri_complete"].flatMap(URL.init(string:)))
+                #expect(
+                    complete.absoluteString == "\(provider.deviceVerificationURI.absoluteString)?user_code=\(userCode)")
 
-            let poll: [String: String] = [
-                "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": deviceCode,
-                "client_id": provider.deviceClientID,
-            ]
-            let pending = try await FixtureHTTP.postForm(provider.tokenEndpoint, poll)
-            #expect(pending.status == 400)
-            #expect(pending["error"] == "authorization_pending")
+                let poll: [String: String] = [
+                    "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": deviceCode,
+                    "client_id": provider.deviceClientID,
+                ]
+                let pending = try await FixtureHTTP.postForm(provider.tokenEndpoint, poll)
+                #expect(pending.status == 400)
+                #expect(pending["error"] == "authorization_pending")
 
-            // The person opens the verification page on another device: here, a session whose
-            // callback never comes, cancelled once the device is approved.
-            let driver = try ChromiumPageDriver()
-            defer { driver.tearDown() }
-            let session = WebAuthenticationSession(
-                url: complete, callback: .loopback(path: uniqueCallbackPath()),
-                environment: driver.environment(receivers: [LoopbackReceiver()]))
-            session.prefersEphemeralWebBrowserSession = true
-            session.timeout = .seconds(120)
-            let outcome = Task { () -> Result<URL, WebAuthenticationSessionError> in
-                do throws(WebAuthenticationSessionError) {
-                    return .success(try await session.authenticate())
-                } catch {
-                    return .failure(error)
+                // The person opens the verification page on another device: here, a session whose
+                // callback never comes, cancelled once the device is approved.
+                let driver = try ChromiumPageDriver()
+                defer { driver.tearDown() }
+                let session = WebAuthenticationSession(
+                    url: complete, callback: .loopback(path: uniqueCallbackPath()),
+                    environment: driver.environment(receivers: [LoopbackReceiver()]))
+                session.prefersEphemeralWebBrowserSession = true
+                session.timeout = .seconds(120)
+                let outcome = Task { () -> Result<URL, WebAuthenticationSessionError> in
+                    do throws(WebAuthenticationSessionError) {
+                        return .success(try await session.authenticate())
+                    } catch {
+                        return .failure(error)
+                    }
                 }
+                defer { session.cancel() }  // if the test stops early, so does the browser
+
+                let page = try await driver.page()
+                try await provider.signIn(on: page)
+                try await page.waitForPage(path: IndependentProvider.DevicePages.userCodePath)
+                #expect(try await page.evaluate("document.querySelector('input[name=user_code]').value") == userCode)
+                try await page.click(IndependentProvider.DevicePages.verifyButton)
+                try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.confirmPathPrefix)
+                try await page.click(IndependentProvider.DevicePages.acceptButton)
+                try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.statusPathPrefix)
+                #expect(try await page.text(of: "h1")?.contains("Authorized") == true)
+
+                let tokens = try await FixtureHTTP.postForm(provider.tokenEndpoint, poll)
+                #expect(tokens.status == 200, "\(tokens.text)\n\(provider.recentLog())")
+                #expect(tokens["access_token"] != nil)
+                #expect(tokens["refresh_token"] != nil)
+                #expect(tokens["scope"] == "openid profile")
+
+                session.cancel()
+                let ended = await outcome.value
+                #expect(ended.fixtureFailureCode == .canceledLogin)
             }
-            defer { session.cancel() }  // if the test stops early, so does the browser
-
-            let page = try await driver.page()
-            try await provider.signIn(on: page)
-            try await page.waitForPage(path: IndependentProvider.DevicePages.userCodePath)
-            #expect(try await page.evaluate("document.querySelector('input[name=user_code]').value") == userCode)
-            try await page.click(IndependentProvider.DevicePages.verifyButton)
-            try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.confirmPathPrefix)
-            try await page.click(IndependentProvider.DevicePages.acceptButton)
-            try await page.waitForPage(pathContaining: IndependentProvider.DevicePages.statusPathPrefix)
-            #expect(try await page.text(of: "h1")?.contains("Authorized") == true)
-
-            let tokens = try await FixtureHTTP.postForm(provider.tokenEndpoint, poll)
-            #expect(tokens.status == 200, "\(tokens.text)\n\(provider.recentLog())")
-            #expect(tokens["access_token"] != nil)
-            #expect(tokens["refresh_token"] != nil)
-            #expect(tokens["scope"] == "openid profile")
-
-            session.cancel()
-            let ended = await outcome.value
-            #expect(ended.fixtureFailureCode == .canceledLogin)
         }
     }
 
@@ -295,6 +299,10 @@ struct IndependentProviderFixtureTests {
     /// Runs a session with a loopback callback in a real headless Chromium, signs in as the test
     /// user and grants consent, and returns the callback.
     static func signInWithChromium(to provider: IndependentProvider, clientID: String) async throws -> BrowserLogin {
+        try await BrowserTurns.withTurn { try await browserLogin(to: provider, clientID: clientID) }
+    }
+
+    private static func browserLogin(to provider: IndependentProvider, clientID: String) async throws -> BrowserLogin {
         let state = randomURLSafe(16)
         let nonce = randomURLSafe(16)
         let verifier = randomURLSafe(32)
