@@ -8,65 +8,65 @@ import WebAuthOAuth
 @Suite("Embedded provider: fault switches")
 struct FaultSwitchTests {
     @Test func aSlowTokenEndpointMakesTheClientTimeOut() async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        // A timeout far below the delay, yet long enough for discovery on a loaded machine.
-        let client = try makeClient(provider, requestTimeout: .seconds(10))
-        let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
-        provider.setFault(.delay(.seconds(120)), for: .token)
+        try await EmbeddedProvider.withTestProvider { provider in
+            // A timeout far below the delay, yet long enough for discovery on a loaded machine.
+            let client = try makeClient(provider, requestTimeout: .seconds(10))
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.setFault(.delay(.seconds(120)), for: .token)
 
-        let error = await oauthError { try await client.refresh(tokens) }
-        #expect(error?.code == .timedOut)
-        // The delayed request had no effect: once the fault is gone, the refresh token works.
-        provider.setFault(nil, for: .token)
-        #expect(try await client.refresh(tokens).refreshToken != tokens.refreshToken)
+            let error = await oauthError { try await client.refresh(tokens) }
+            #expect(error?.code == .timedOut)
+            // The delayed request had no effect: once the fault is gone, the refresh token works.
+            provider.setFault(nil, for: .token)
+            #expect(try await client.refresh(tokens).refreshToken != tokens.refreshToken)
+        }
     }
 
     @Test func anErrorResponseBecomesATypedServerError() async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        let client = try makeClient(provider)
-        let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
-        provider.setFault(
-            .error("temporarily_unavailable", description: "maintenance", status: 503).times(1), for: .token)
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try makeClient(provider)
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.setFault(
+                .error("temporarily_unavailable", description: "maintenance", status: 503).times(1), for: .token)
 
-        let error = await oauthError { try await client.refresh(tokens) }
-        #expect(error?.code == .server)
-        #expect(error?.serverError?.code == .temporarilyUnavailable)
-        #expect(error?.serverError?.rawDescription == "maintenance")
-        #expect(provider.requests(to: .token).last?.status == 503)
-        // Once only: the next request is answered normally.
-        #expect(provider.fault(for: .token) == nil)
-        _ = try await client.refresh(tokens)
+            let error = await oauthError { try await client.refresh(tokens) }
+            #expect(error?.code == .server)
+            #expect(error?.serverError?.code == .temporarilyUnavailable)
+            #expect(error?.serverError?.rawDescription == "maintenance")
+            #expect(provider.requests(to: .token).last?.status == 503)
+            // Once only: the next request is answered normally.
+            #expect(provider.fault(for: .token) == nil)
+            _ = try await client.refresh(tokens)
+        }
     }
 
     @Test func anErrorOnTheAuthorizationEndpointComesBackAsARedirect() async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        provider.setFault(.error("server_error", description: "the provider is unwell"), for: .authorization)
-        let error = await oauthError {
-            try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+        try await EmbeddedProvider.withTestProvider { provider in
+            provider.setFault(.error("server_error", description: "the provider is unwell"), for: .authorization)
+            let error = await oauthError {
+                try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+            }
+            // The client checked state and iss on the error redirect before reporting it.
+            #expect(error?.code == .server)
+            #expect(error?.serverError?.code == .serverError)
+            #expect(provider.requests(to: .login).isEmpty)
         }
-        // The client checked state and iss on the error redirect before reporting it.
-        #expect(error?.code == .server)
-        #expect(error?.serverError?.code == .serverError)
-        #expect(provider.requests(to: .login).isEmpty)
     }
 
     @Test func aGarbageBodyIsAnInvalidResponse() async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        let client = try makeClient(provider)
-        let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
-        provider.setFault(.garbageBody, for: .userInfo)
-        #expect(await oauthError { try await client.userInfo(for: tokens) }?.code == .invalidResponse)
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try makeClient(provider)
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.setFault(.garbageBody, for: .userInfo)
+            #expect(await oauthError { try await client.userInfo(for: tokens) }?.code == .invalidResponse)
 
-        provider.setFault(.garbageBody, for: .openIDConfiguration)
-        provider.setFault(.garbageBody, for: .authorizationServerMetadata)
-        let fresh = try makeClient(provider)
-        #expect(await oauthError { try await fresh.metadata() }?.code == .invalidMetadata)
-        provider.removeAllFaults()
-        #expect(try await fresh.metadata().issuer == provider.issuer.absoluteString)
+            provider.setFault(.garbageBody, for: .openIDConfiguration)
+            provider.setFault(.garbageBody, for: .authorizationServerMetadata)
+            let fresh = try makeClient(provider)
+            #expect(await oauthError { try await fresh.metadata() }?.code == .invalidMetadata)
+            provider.removeAllFaults()
+            #expect(try await fresh.metadata().issuer == provider.issuer.absoluteString)
+        }
     }
 
     @Test(arguments: [
@@ -82,27 +82,27 @@ struct FaultSwitchTests {
     func wrongIDTokenClaimsAreRejectedByTheClient(
         _ overrides: EmbeddedProvider.IDTokenClaimOverrides, _ problem: IDTokenProblem
     ) async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        provider.overrideIDTokenClaims(overrides)
-        let error = await oauthError {
-            try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
-        }
-        #expect(error?.code == .invalidIDToken)
-        #expect(error?.idTokenProblem == problem)
+        try await EmbeddedProvider.withTestProvider { provider in
+            provider.overrideIDTokenClaims(overrides)
+            let error = await oauthError {
+                try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+            }
+            #expect(error?.code == .invalidIDToken)
+            #expect(error?.idTokenProblem == problem)
 
-        provider.overrideIDTokenClaims(nil)
-        let tokens = try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
-        #expect(tokens.idTokenClaims?.subject == EmbeddedProvider.User.demo.subject)
+            provider.overrideIDTokenClaims(nil)
+            let tokens = try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+            #expect(tokens.idTokenClaims?.subject == EmbeddedProvider.User.demo.subject)
+        }
     }
 
     @Test func aChangedSubjectOnRefreshIsRejected() async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        let client = try makeClient(provider)
-        let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
-        provider.overrideIDTokenClaims(.init(subject: "someone-else"))
-        let error = await oauthError { try await client.refresh(tokens) }
-        #expect(error?.idTokenProblem == .identityChanged)
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try makeClient(provider)
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.overrideIDTokenClaims(.init(subject: "someone-else"))
+            let error = await oauthError { try await client.refresh(tokens) }
+            #expect(error?.idTokenProblem == .identityChanged)
+        }
     }
 }

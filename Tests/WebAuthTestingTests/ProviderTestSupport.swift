@@ -97,6 +97,22 @@ func jsonObject(_ response: RawHTTPClient.Response) throws -> [String: Any] {
 extension EmbeddedProvider {
     /// A provider with a short device polling interval and the demo client, plus a
     /// confidential client `backend` / `backend-secret`.
+    /// Runs `body` with a provider from ``startForTests(_:)`` and shuts it down — delayed
+    /// answers included — before returning, however `body` ends.
+    static func withTestProvider(
+        _ change: @Sendable (inout Configuration) -> Void = { _ in }, isolation: isolated (any Actor)? = #isolation,
+        _ body: (EmbeddedProvider) async throws -> Void
+    ) async throws {
+        let provider = try await startForTests(change)
+        do {
+            try await body(provider)
+        } catch {
+            await provider.shutdown()
+            throw error
+        }
+        await provider.shutdown()
+    }
+
     static func startForTests(_ change: (inout Configuration) -> Void = { _ in }) async throws -> EmbeddedProvider {
         var configuration = Configuration(devicePollingInterval: .seconds(1))
         configuration.clients.append(

@@ -137,19 +137,20 @@ struct ScriptedUserAgentTests {
     }
 
     @Test func anErrorPageIsReportedWithItsMessage() async throws {
-        let provider = try await EmbeddedProvider.startForTests()
-        defer { Task { await provider.shutdown() } }
-        let client = try OAuthClient(
-            configuration: ClientConfiguration(issuer: provider.issuer, clientID: "not-registered", scopes: ["openid"]))
-        let error = await oauthError {
-            try await client.signIn(environment: .standard(browser: ScriptedUserAgent())) { session in
-                session.timeout = .seconds(60)
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try OAuthClient(
+                configuration: ClientConfiguration(
+                    issuer: provider.issuer, clientID: "not-registered", scopes: ["openid"]))
+            let error = await oauthError {
+                try await client.signIn(environment: .standard(browser: ScriptedUserAgent())) { session in
+                    session.timeout = .seconds(60)
+                }
             }
+            #expect(error?.code == .session)
+            #expect(
+                error?.sessionError?.message.contains(
+                    "the provider answered HTTP 400: No application is registered with this client ID.") == true)
         }
-        #expect(error?.code == .session)
-        #expect(
-            error?.sessionError?.message.contains(
-                "the provider answered HTTP 400: No application is registered with this client ID.") == true)
     }
 
     @Test func theRedirectFollowingBrowserStillWorksAgainstTheAuthorizationPageServer() async throws {
