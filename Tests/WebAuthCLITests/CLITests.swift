@@ -38,7 +38,7 @@ struct CLIParsingTests {
         #expect(try command.makeCallback() == .https(host: "example.com", path: "/oauth"))
     }
 
-    @Test func everyErrorKindHasItsOwnStatus() {
+    @Test func errorKindsMapToTheirDocumentedStatuses() {
         let cases: [(WebAuthenticationSessionError, Int32)] = [
             (.canceled(.user), ExitStatus.cancelledByUser),
             (.canceled(.program), ExitStatus.interrupted),
@@ -70,7 +70,8 @@ struct OpenCommandProcessTests {
             try await AuthorizationPageServer.withServer { server in
                 let template = server.authorizeURL.absoluteString + "?redirect_uri={redirect_uri}&state=cli-state"
                 let (status, stdout, stderr) = try await CLIProcess.run(
-                    ["open", "--loopback", "--timeout", "45", template], environment: ["BROWSER": launcher.scriptPath])
+                    ["open", "--loopback", "--timeout", "45", "--verbose", template],
+                    environment: ["BROWSER": launcher.scriptPath])
                 #expect(status == 0, "stderr: \(stderr)")
                 let lines = stdout.split(separator: "\n")
                 #expect(lines.count == 1)
@@ -78,7 +79,8 @@ struct OpenCommandProcessTests {
                 #expect(callbackURL.path == "/callback")
                 #expect(callbackURL.query?.contains("state=cli-state") == true)
                 #expect(stderr.contains("Ctrl-C cancels"))
-                #expect(!stderr.contains("code="), "the code is not echoed to the terminal")
+                #expect(stderr.contains("session finished"), "the debug log is on")
+                #expect(!stderr.contains("code="), "the code is not echoed to the terminal, nor logged")
             }
         }
     }

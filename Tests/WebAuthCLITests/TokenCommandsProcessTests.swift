@@ -111,6 +111,21 @@ struct TokenCommandsProcessTests {
         }
     }
 
+    @Test func aVerboseLoginLogsNoSecret() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--verbose"]))
+            #expect(login.status == 0, "stderr: \(login.stderr)")
+            #expect(login.stderr.contains("OAuth token answered"), "the debug log is on: \(login.stderr)")
+            let entry = try #require(try sandbox.storedEntry())
+            let deviceCodes = provider.tokenRequests.compactMap { $0.formValue("device_code") }
+            #expect(!deviceCodes.isEmpty)
+            #expect(!containsSecret(login.stderr, of: entry))
+            #expect(!deviceCodes.contains { login.stderr.contains($0) }, "the device code stays out of the log")
+        }
+    }
+
     @Test func statusOfOneProfileIgnoresAKeyringItDoesNotLiveIn() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
