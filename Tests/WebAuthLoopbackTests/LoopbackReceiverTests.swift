@@ -239,18 +239,20 @@ struct LoopbackReceiverTests {
     }
 
     @Test func slowClientIsClosedAfterReadTimeoutAndTheCallbackStillWorks() async throws {
-        let listener = try await listen(configuration: .init(readTimeout: .milliseconds(300)))
+        // Long enough for the real callback to arrive whole on a loaded machine (the whole test
+        // suite runs at once, browsers included), short beside the stalled clients' deadline.
+        let listener = try await listen(configuration: .init(readTimeout: .seconds(3)))
         let partial = Array("GET /callback?code=slow HTTP/1.1\r\nHost: \(listener.hostField)\r\n".utf8)
 
         // A client that stalls mid-head is closed by the server, without an answer, well before
-        // its own 10-second deadline.
-        let slow = try await TestClient.connect(port: listener.port, deadline: .seconds(10), sending: partial)
+        // its own 20-second deadline.
+        let slow = try await TestClient.connect(port: listener.port, deadline: .seconds(20), sending: partial)
         let slowReply = try await slow.finish()
         #expect(!slowReply.clientTimedOut)
         #expect(slowReply.bytes.isEmpty)
 
         // While another stalled client is open, the real callback is answered and delivered.
-        let stalled = try await TestClient.connect(port: listener.port, deadline: .seconds(10), sending: partial)
+        let stalled = try await TestClient.connect(port: listener.port, deadline: .seconds(20), sending: partial)
         let reply = try await TestClient.exchange(
             TestClient.get("/callback?code=fast", host: listener.hostField), port: listener.port)
         #expect(reply.status == 200)
