@@ -49,6 +49,44 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test func aResponseOverTheLimitIsCutOffWithOrWithoutALength() async throws {
+        let limit = 64 * 1024
+        let big = [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20)
+        // The same bytes in chunks with no length: the limit must hold while reading.
+        var chunked = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for start in stride(from: 0, to: big.count, by: 16 * 1024) {
+            chunked +=
+                Array((String(16 * 1024, radix: 16) + "\r\n").utf8) + big[start..<start + 16 * 1024]
+                + Array("\r\n".utf8)
+        }
+        chunked += Array("0\r\n\r\n".utf8)
+        let exact = [UInt8](repeating: UInt8(ascii: "b"), count: limit)
+        let answer: LoopbackHTTPServer.Handler = { [chunked] request in
+            switch request.path {
+            case "/length": ServerResponse(status: 200, body: big)
+            case "/chunked": .raw(chunked, status: 200)
+            default: ServerResponse(status: 200, body: exact)
+            }
+        }
+        try await LoopbackHTTPServer.withServer(handler: answer) { server in
+            let transport = URLSessionTransport()
+            for path in ["/length", "/chunked"] {
+                let request = HTTPRequest(
+                    method: "GET", url: server.url(path), timeout: .seconds(60), maximumResponseSize: limit)
+                do throws(HTTPTransportError) {
+                    _ = try await transport.send(request)
+                    Issue.record("\(path): an oversized response was taken")
+                } catch {
+                    #expect(error.code == .responseTooLarge, "\(path): \(error)")
+                }
+            }
+            let atLimit = try await transport.send(
+                HTTPRequest(method: "GET", url: server.url("/exact"), timeout: .seconds(60), maximumResponseSize: limit)
+            )
+            #expect(atLimit.body.count == limit)
+        }
+    }
+
     @Test func theDeadlineHoldsEvenForWorkThatIgnoresCancellation() async throws {
         let finished = Mutex(false)
         await #expect(throws: HTTPTransportError.self) {

@@ -9,6 +9,10 @@ import Synchronization
 /// configuration — no cookies, no cache, no credential storage — that never follows redirects
 /// and never answers authentication challenges.
 ///
+/// The response is read as it arrives, and the exchange is stopped as soon as it announces or
+/// sends more than ``HTTPRequest/maximumResponseSize`` bytes: a hostile endpoint cannot make
+/// the client hold more than that.
+///
 /// A `401` with `WWW-Authenticate` (RFC 6749 §5.2's answer to wrong client credentials) is
 /// returned as a response with that status and header and no body: FoundationNetworking cannot
 /// deliver the body of a challenged response without answering the challenge, and on Linux
@@ -32,36 +36,28 @@ public final class URLSessionTransport: HTTPTransport {
 
     deinit { session.invalidateAndCancel() }
 
-    /// Sends `request` and reads the whole response, within the request's timeout and size limit.
+    /// Sends `request` and reads the response, within the request's timeout and size limit.
     public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         urlRequest.timeoutInterval = request.timeout.timeInterval
         urlRequest.httpShouldHandleCookies = false
-        // Marks the request so the delegate can tell which one a challenge belongs to. The main
-        // document URL is never sent (it only steers cookie policy, and cookies are off), so the
-        // marker stays on this side of the connection.
-        let marker = SessionDelegate.marker()
-        urlRequest.mainDocumentURL = marker
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
         let endpoint = request.url.redactedForLogs
-        let (data, response): (Data, URLResponse)
+        let task = session.dataTask(with: urlRequest)
+        let exchange: Exchange.Outcome
         do {
-            (data, response) = try await withDeadline(
-                request.timeout, onGiveUp: { [session] in Self.cancelTasks(markedWith: marker, in: session) },
-                { [session, urlRequest] in try await session.data(for: urlRequest) })
+            exchange = try await withDeadline(
+                request.timeout, onGiveUp: { task.cancel() },
+                { [delegate] in try await delegate.run(task, limit: request.maximumResponseSize) })
         } catch let error as HTTPTransportError {
-            delegate.forget(marker)
             throw error.code == .timedOut
                 ? HTTPTransportError(code: .timedOut, message: "\(endpoint) did not answer within \(request.timeout)")
                 : error
         } catch let error as URLError {
-            if let challenged = delegate.challengedResponse(for: marker) {
-                return challenged
-            }
             switch error.code {
             case .timedOut:
                 throw HTTPTransportError(
@@ -73,47 +69,90 @@ public final class URLSessionTransport: HTTPTransport {
                     code: .connectionFailed, message: "cannot reach \(endpoint): \(error.code.rawValue) (URLError)")
             }
         } catch {
-            delegate.forget(marker)
             throw HTTPTransportError(code: .connectionFailed, message: "cannot reach \(endpoint)")
         }
-        delegate.forget(marker)
-        guard let http = response as? HTTPURLResponse else {
-            throw HTTPTransportError(code: .connectionFailed, message: "\(endpoint) gave no HTTP response")
-        }
-        if (300..<400).contains(http.statusCode) {
-            throw HTTPTransportError(code: .redirected, message: "\(endpoint) answered \(http.statusCode), a redirect")
-        }
-        guard data.count <= request.maximumResponseSize else {
+        switch exchange {
+        case .challenged(let response):
+            return response
+        case .tooLarge(let size):
             throw HTTPTransportError(
                 code: .responseTooLarge,
-                message: "\(endpoint) sent \(data.count) bytes; at most \(request.maximumResponseSize) are accepted")
-        }
-        return HTTPResponse(status: http.statusCode, headerFields: http.headerFieldList, body: data)
-    }
-
-    /// Cancels the session's tasks for the request marked `marker`, from a queue of its own
-    /// (`URLSessionTask.cancel()` waits for the session's queue).
-    private static func cancelTasks(markedWith marker: URL, in session: URLSession) {
-        session.getAllTasks { tasks in
-            let marked = tasks.filter {
-                $0.originalRequest?.mainDocumentURL == marker
+                message:
+                    "\(endpoint) sent \(size.map { "\($0)" } ?? "more than \(request.maximumResponseSize)") bytes; "
+                    + "at most \(request.maximumResponseSize) are accepted")
+        case .completed(let response, let data):
+            if (300..<400).contains(response.statusCode) {
+                throw HTTPTransportError(
+                    code: .redirected, message: "\(endpoint) answered \(response.statusCode), a redirect")
             }
-            DispatchQueue.global().async {
-                for task in marked { task.cancel() }
-            }
+            return HTTPResponse(status: response.statusCode, headerFields: response.headerFieldList, body: data)
         }
     }
 }
 
-/// Refuses every redirect, so a 3xx reaches ``URLSessionTransport`` as it is, and cancels every
-/// authentication challenge, keeping the challenged response for the transport to return.
-private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let challenged = Mutex<[URL: HTTPResponse]>([:])
+/// One request under way: its continuation, and the response as it arrives.
+private struct Exchange {
+    /// How an exchange ended, when it did not fail.
+    enum Outcome: Sendable {
+        /// The whole response.
+        case completed(HTTPURLResponse, Data)
+        /// A `401` with a challenge, recorded when the challenge was refused.
+        case challenged(HTTPResponse)
+        /// Stopped for announcing (with its size) or sending more than the limit.
+        case tooLarge(Int64?)
+    }
 
-    /// A URL no other request carries, to tell requests apart.
-    static func marker() -> URL {
-        guard let url = URL(string: "urn:uuid:\(UUID().uuidString)") else { preconditionFailure("a UUID URN is a URL") }
-        return url
+    var continuation: CheckedContinuation<Outcome, any Error>
+    var limit: Int
+    var response: HTTPURLResponse?
+    var data = Data()
+    var stopped: Outcome?
+}
+
+/// Runs data tasks for ``URLSessionTransport``: collects each response up to its limit,
+/// refuses every redirect (so a 3xx reaches the transport as it is), and cancels every
+/// authentication challenge, keeping the challenged response for the transport to return.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+
+    /// Starts `task` and returns how it ended; throws its error (a `URLError`) otherwise.
+    func run(_ task: URLSessionDataTask, limit: Int) async throws -> Exchange.Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            exchanges.withLock { $0[task.taskIdentifier] = Exchange(continuation: continuation, limit: limit) }
+            task.resume()
+        }
+    }
+
+    /// Stops `task` because of `outcome`, from a queue of its own (`URLSessionTask.cancel()` can
+    /// wait for the session's queues, which are busy delivering this very callback).
+    private func stop(_ task: URLSessionTask, because outcome: Exchange.Outcome) {
+        exchanges.withLock { $0[task.taskIdentifier]?.stopped = outcome }
+        DispatchQueue.global().async { task.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let tooLarge = exchanges.withLock { exchanges -> Bool in
+            exchanges[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
+            guard let limit = exchanges[dataTask.taskIdentifier]?.limit else { return false }
+            return response.expectedContentLength > Int64(limit)
+        }
+        // FoundationNetworking ignores the disposition (its documented bug): cancel the task.
+        if tooLarge { stop(dataTask, because: .tooLarge(response.expectedContentLength)) }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overLimit = exchanges.withLock { exchanges -> Bool in
+            guard var exchange = exchanges[dataTask.taskIdentifier], exchange.stopped == nil else { return false }
+            guard exchange.data.count + data.count <= exchange.limit else { return true }
+            exchange.data.append(data)
+            exchanges[dataTask.taskIdentifier] = exchange
+            return false
+        }
+        if overLimit { stop(dataTask, because: .tooLarge(nil)) }
     }
 
     func urlSession(
@@ -127,21 +166,24 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        if let marker = task.originalRequest?.mainDocumentURL,
-            let response = challenge.failureResponse as? HTTPURLResponse
-        {
+        if let response = challenge.failureResponse as? HTTPURLResponse {
             let recorded = HTTPResponse(status: response.statusCode, headerFields: response.headerFieldList)
-            challenged.withLock { $0[marker] = recorded }
+            exchanges.withLock { $0[task.taskIdentifier]?.stopped = .challenged(recorded) }
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
-    func challengedResponse(for marker: URL) -> HTTPResponse? {
-        challenged.withLock { $0.removeValue(forKey: marker) }
-    }
-
-    func forget(_ marker: URL) {
-        _ = challenged.withLock { $0.removeValue(forKey: marker) }
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let stopped = exchange.stopped {
+            exchange.continuation.resume(returning: stopped)
+        } else if let error {
+            exchange.continuation.resume(throwing: error)
+        } else if let response = exchange.response {
+            exchange.continuation.resume(returning: .completed(response, exchange.data))
+        } else {
+            exchange.continuation.resume(throwing: URLError(.badServerResponse))
+        }
     }
 }
 
