@@ -88,7 +88,9 @@ struct EmbeddedProviderFlowTests {
     }
 
     @Test func withoutRotationTheRefreshTokenStays() async throws {
-        try await EmbeddedProvider.withTestProvider({ $0.rotatesRefreshTokens = false }) { provider in
+        var configuration = EmbeddedProvider.testConfiguration
+        configuration.rotatesRefreshTokens = false
+        try await EmbeddedProvider.withTestProvider(configuration) { provider in
             let client = try makeClient(provider)
             let first = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
             let second = try await client.refresh(first)
@@ -148,7 +150,9 @@ struct EmbeddedProviderFlowTests {
     }
 
     @Test func withoutConsentTheCodeFollowsTheLogin() async throws {
-        try await EmbeddedProvider.withTestProvider({ $0.requiresConsent = false }) { provider in
+        var configuration = EmbeddedProvider.testConfiguration
+        configuration.requiresConsent = false
+        try await EmbeddedProvider.withTestProvider(configuration) { provider in
             let tokens = try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
             #expect(tokens.idTokenClaims != nil)
             #expect(provider.requests(to: .consent).isEmpty)

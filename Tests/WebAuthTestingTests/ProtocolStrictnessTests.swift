@@ -332,7 +332,9 @@ struct ProtocolStrictnessTests {
     }
 
     @Test func pollingFasterThanTheIntervalIsSlowDown() async throws {
-        try await EmbeddedProvider.withTestProvider({ $0.devicePollingInterval = .seconds(30) }) { provider in
+        var configuration = EmbeddedProvider.testConfiguration
+        configuration.devicePollingInterval = .seconds(30)
+        try await EmbeddedProvider.withTestProvider(configuration) { provider in
             let start = try await provider.postForm(
                 .deviceAuthorization, [("client_id", "webauth-demo"), ("scope", "openid")])
             let device = try jsonObject(start)
@@ -360,7 +362,9 @@ struct ProtocolStrictnessTests {
     }
 
     @Test func anExpiredDeviceCodeIsExpiredToken() async throws {
-        try await EmbeddedProvider.withTestProvider({ $0.deviceCodeLifetime = .seconds(1) }) { provider in
+        var configuration = EmbeddedProvider.testConfiguration
+        configuration.deviceCodeLifetime = .seconds(1)
+        try await EmbeddedProvider.withTestProvider(configuration) { provider in
             let device = try jsonObject(
                 try await provider.postForm(.deviceAuthorization, [("client_id", "webauth-demo")]))
             let deviceCode = try #require(device["device_code"] as? String)
@@ -425,7 +429,9 @@ struct ProtocolStrictnessTests {
         limits.pendingAuthorizations = 8
         limits.browsers = 8
         limits.loggedRequests = 10
-        try await EmbeddedProvider.withTestProvider({ [limits] in $0.limits = limits }) { provider in
+        var configuration = EmbeddedProvider.testConfiguration
+        configuration.limits = limits
+        try await EmbeddedProvider.withTestProvider(configuration) { provider in
             // 40 browsers each start an authorization and walk away.
             for _ in 0..<40 {
                 #expect(try await HandBrowser().get(RawAuthorization().url(provider)).status == 200)

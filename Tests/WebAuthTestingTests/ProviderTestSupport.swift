@@ -95,32 +95,24 @@ func jsonObject(_ response: RawHTTPClient.Response) throws -> [String: Any] {
 }
 
 extension EmbeddedProvider {
-    /// A provider with a short device polling interval and the demo client, plus a
-    /// confidential client `backend` / `backend-secret`.
-    /// Runs `body` with a provider from ``startForTests(_:)`` and shuts it down — delayed
-    /// answers included — before returning, however `body` ends.
-    static func withTestProvider(
-        _ change: @Sendable (inout Configuration) -> Void = { _ in }, isolation: isolated (any Actor)? = #isolation,
-        _ body: (EmbeddedProvider) async throws -> Void
-    ) async throws {
-        let provider = try await startForTests(change)
-        do {
-            try await body(provider)
-        } catch {
-            await provider.shutdown()
-            throw error
-        }
-        await provider.shutdown()
-    }
-
-    static func startForTests(_ change: (inout Configuration) -> Void = { _ in }) async throws -> EmbeddedProvider {
+    /// The tests' provider: the demo client, a short device polling interval, and a
+    /// confidential client `backend` / `backend-secret…`.
+    static var testConfiguration: Configuration {
         var configuration = Configuration(devicePollingInterval: .seconds(1))
         configuration.clients.append(
             Client(
                 id: "backend", secret: "backend-secret: with symbols & more", name: "Back end",
                 redirectURIs: [URL(string: "http://127.0.0.1/callback")!]))
-        change(&configuration)
-        return try await start(configuration)
+        return configuration
+    }
+
+    /// Runs `body` with a provider started with `configuration` and shuts it down — delayed
+    /// answers included — before returning, however `body` ends.
+    static func withTestProvider(
+        _ configuration: Configuration = testConfiguration, isolation: isolated (any Actor)? = #isolation,
+        _ body: (EmbeddedProvider) async throws -> Void
+    ) async throws {
+        try await withProvider(configuration, body)
     }
 
     /// Authorizes through the pages with `browser` (the login form if it comes, then the
