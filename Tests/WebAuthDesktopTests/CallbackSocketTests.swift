@@ -128,7 +128,7 @@
                 let setup = try RegisteredDesktop(schemes: ["com.example.forged"])
                 defer { setup.remove() }
                 let rule = AcceptanceRule(state: "real-state")
-                let listener = try await setup.receiver(readTimeout: .milliseconds(1500)).listen(
+                let listener = try await setup.receiver(readTimeout: .seconds(3)).listen(
                     for: .customScheme("com.example.forged"), accepting: rule.rule)
                 let socket = setup.socketDirectory.socketPath(forScheme: "com.example.forged")
 
