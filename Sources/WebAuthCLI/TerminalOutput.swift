@@ -13,8 +13,8 @@ import Synchronization
 ///
 /// On a terminal, waits show a status line that redraws in place with a spinner and the
 /// elapsed time (not with `TERM=dumb`), and a few words are colored — unless `NO_COLOR` is set
-/// (to anything but the empty string) or `TERM` is `dumb`. When standard error is a pipe or a file, every message is
-/// a plain line and nothing is colored or redrawn, so logs stay readable.
+/// (to anything but the empty string) or `TERM` is `dumb`. When standard error is a pipe or a
+/// file, every message is a plain line and nothing is colored or redrawn, so logs stay readable.
 ///
 /// ```swift
 /// let terminal = TerminalOutput()

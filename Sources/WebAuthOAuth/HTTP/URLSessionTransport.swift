@@ -146,10 +146,13 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overLimit = exchanges.withLock { exchanges -> Bool in
-            guard var exchange = exchanges[dataTask.taskIdentifier], exchange.stopped == nil else { return false }
-            guard exchange.data.count + data.count <= exchange.limit else { return true }
-            exchange.data.append(data)
-            exchanges[dataTask.taskIdentifier] = exchange
+            let id = dataTask.taskIdentifier
+            guard let limit = exchanges[id]?.limit, let received = exchanges[id]?.data.count,
+                exchanges[id]?.stopped == nil
+            else { return false }
+            guard received + data.count <= limit else { return true }
+            // Appended in place: no copy of what arrived so far.
+            exchanges[id]?.data.append(data)
             return false
         }
         if overLimit { stop(dataTask, because: .tooLarge(nil)) }
