@@ -111,3 +111,23 @@ func jsonObject(_ text: String) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
     return try #require(object as? [String: Any], "not a JSON object: \(text)")
 }
+
+/// A pseudo-terminal pair: what a program sees as its terminal (``secondary``) and the side a
+/// test reads and types on (``primary``). ``closeBoth()`` when done.
+struct PseudoTerminal {
+    let primary: Int32
+    let secondary: Int32
+
+    init() throws {
+        var primary: Int32 = -1
+        var secondary: Int32 = -1
+        guard openpty(&primary, &secondary, nil, nil, nil) == 0 else { throw CLITestError("openpty failed") }
+        self.primary = primary
+        self.secondary = secondary
+    }
+
+    func closeBoth() {
+        close(primary)
+        close(secondary)
+    }
+}

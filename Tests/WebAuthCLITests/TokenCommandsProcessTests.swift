@@ -146,13 +146,9 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         // A pseudo-terminal as standard input, as a person at a terminal has.
-        var primary: Int32 = -1
-        var secondary: Int32 = -1
-        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
-        defer {
-            close(primary)
-            close(secondary)
-        }
+        let pty = try PseudoTerminal()
+        defer { pty.closeBoth() }
+        let secondary = pty.secondary
         let errorLog = sandbox.root + "/stderr.log"
         var environment = ProcessInfo.processInfo.environment
         environment.merge(sandbox.environment) { $1 }

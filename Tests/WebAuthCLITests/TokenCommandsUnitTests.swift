@@ -310,13 +310,9 @@ struct TokenCommandsUnitTests {
     }
 
     @Test func onATerminalTheStatusLineSpinsAndIsClearedAfterwards() async throws {
-        var primary: Int32 = -1
-        var secondary: Int32 = -1
-        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
-        defer {
-            close(primary)
-            close(secondary)
-        }
+        let pty = try PseudoTerminal()
+        defer { pty.closeBoth() }
+        let (primary, secondary) = (pty.primary, pty.secondary)
         let terminal = TerminalOutput(descriptor: secondary, environment: [:])
         #expect(terminal.isInteractive)
         #expect(terminal.usesColor)

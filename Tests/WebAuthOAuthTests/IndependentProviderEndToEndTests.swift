@@ -135,11 +135,7 @@ struct IndependentProviderEndToEndTests {
                 // The person, on another device: a browser on the verification page.
                 let driver = try ChromiumPageDriver()
                 defer { driver.tearDown() }
-                let session = WebAuthenticationSession(
-                    url: complete, callback: .loopback(path: uniqueCallbackPath()),
-                    environment: driver.environment(receivers: [LoopbackReceiver()]))
-                session.prefersEphemeralWebBrowserSession = true
-                session.timeout = .seconds(120)
+                let session = driver.browsingSession(to: complete, loopbackReceiver: LoopbackReceiver())
                 let browsing = Task { try? await session.authenticate() }
                 defer {
                     session.cancel()

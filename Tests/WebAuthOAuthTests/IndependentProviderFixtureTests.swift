@@ -248,18 +248,8 @@ struct IndependentProviderFixtureTests {
                 // callback never comes, cancelled once the device is approved.
                 let driver = try ChromiumPageDriver()
                 defer { driver.tearDown() }
-                let session = WebAuthenticationSession(
-                    url: complete, callback: .loopback(path: uniqueCallbackPath()),
-                    environment: driver.environment(receivers: [LoopbackReceiver()]))
-                session.prefersEphemeralWebBrowserSession = true
-                session.timeout = .seconds(120)
-                let outcome = Task { () -> Result<URL, WebAuthenticationSessionError> in
-                    do throws(WebAuthenticationSessionError) {
-                        return .success(try await session.authenticate())
-                    } catch {
-                        return .failure(error)
-                    }
-                }
+                let session = driver.browsingSession(to: complete, loopbackReceiver: LoopbackReceiver())
+                let outcome = Task { await WebAuthTestSupport.outcome(of: session) }
                 defer { session.cancel() }  // if the test stops early, so does the browser
 
                 let page = try await driver.page()
@@ -329,13 +319,7 @@ struct IndependentProviderFixtureTests {
         session.prefersEphemeralWebBrowserSession = true
         session.timeout = .seconds(120)
         session.acceptsCallback = { url in query("state", in: url) == state }
-        let outcome = Task { () -> Result<URL, WebAuthenticationSessionError> in
-            do throws(WebAuthenticationSessionError) {
-                return .success(try await session.authenticate())
-            } catch {
-                return .failure(error)
-            }
-        }
+        let outcome = Task { await WebAuthTestSupport.outcome(of: session) }
         defer { session.cancel() }  // if the test stops early, so does the browser
 
         let page = try await driver.page()

@@ -83,6 +83,19 @@ package final class ChromiumPageDriver: Sendable {
         SessionEnvironment(browser: browser(extraArguments: extraArguments), receivers: receivers)
     }
 
+    /// A session that shows `url` in this driver's browser — ephemeral, two minutes at most,
+    /// with a loopback callback (on `loopbackReceiver`) nobody calls — for tests that drive a
+    /// page (a device verification page, say) rather than wait for a callback. Cancel it when
+    /// done.
+    package func browsingSession(to url: URL, loopbackReceiver: any CallbackReceiver) -> WebAuthenticationSession {
+        let session = WebAuthenticationSession(
+            url: url, callback: .loopback(path: uniqueCallbackPath()),
+            environment: environment(receivers: [loopbackReceiver]))
+        session.prefersEphemeralWebBrowserSession = true
+        session.timeout = .seconds(120)
+        return session
+    }
+
     /// The browsers launched so far, oldest first.
     package var instances: [ChromiumInstance] { launched.instances.withLock { $0 } }
 

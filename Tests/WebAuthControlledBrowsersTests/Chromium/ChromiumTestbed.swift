@@ -115,15 +115,6 @@ struct ChromiumTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs `session` and returns how it ended.
-func outcome(of session: WebAuthenticationSession) async -> Result<URL, WebAuthenticationSessionError> {
-    do {
-        return .success(try await session.authenticate())
-    } catch {
-        return .failure(error)
-    }
-}
-
 /// Whether process `pid` no longer exists (it exited and was reaped: no zombie either).
 func processIsGone(_ pid: pid_t) -> Bool {
     kill(pid, 0) == -1 && errno == ESRCH

@@ -1,0 +1,12 @@
+import Foundation
+import WebAuthCore
+
+/// Runs `session` and returns how it ended, for tests that check a failure as closely as a
+/// success.
+package func outcome(of session: WebAuthenticationSession) async -> Result<URL, WebAuthenticationSessionError> {
+    do {
+        return .success(try await session.authenticate())
+    } catch {
+        return .failure(error)
+    }
+}
