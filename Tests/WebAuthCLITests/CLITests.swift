@@ -63,7 +63,8 @@ struct OpenCommandProcessTests {
         return try #require(Int(stderr[range.upperBound...].prefix { $0.isNumber }))
     }
 
-    @Test func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
+    @Test(TestFixture.chromium.required)
+    func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
         try await BrowserTurns.withTurn {
             let launcher = try TestBrowsers.makeChromiumLauncherScript()
             defer { launcher.terminate() }
@@ -191,7 +192,8 @@ struct OpenCommandProcessTests {
         #expect(steps.allSatisfy { ($0["milliseconds"] as? Double).map { $0 >= 0 } == true })
     }
 
-    @Test func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
+    @Test(TestFixture.chromium.required)
+    func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
         try await BrowserTurns.withTurn {
             // A real (headless) Chromium as the person's browser shows the login page; nobody fills it
             // in here, so the test interrupts, as a person would, and checks the demo ends cleanly.

@@ -13,7 +13,9 @@ import WebAuthTestSupport
 /// The independent provider itself (Tests/Fixtures/django-provider), checked by hand — plain
 /// HTTP requests and a real headless Chromium — without the OAuth client these tests exist for.
 /// If these fail, so will every end-to-end test built on the provider.
-@Suite("Independent OAuth provider fixture", .serialized, .timeLimit(.minutes(3)))
+@Suite(
+    "Independent OAuth provider fixture", .serialized, .timeLimit(.minutes(3)), TestFixture.djangoProvider.required,
+    TestFixture.chromium.required)
 struct IndependentProviderFixtureTests {
     // MARK: - Discovery
 

@@ -36,14 +36,6 @@ package struct PrivateKeyring: Sendable {
         environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"].contains($0.key) }
     }
 
-    /// Whether the programs it needs are installed (`.ci/run` installs them).
-    package static var isInstalled: Bool {
-        let programs = [
-            "/usr/bin/dbus-run-session", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool", "/usr/bin/dbus-send",
-        ]
-        return programs.allSatisfy { access($0, X_OK) == 0 }
-    }
-
     /// Starts a keyring whose home is `home` (an existing directory the caller removes).
     package static func start(in home: String, within limit: Duration = .seconds(60)) async throws
         -> PrivateKeyring
