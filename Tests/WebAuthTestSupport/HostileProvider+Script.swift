@@ -154,6 +154,9 @@ extension HostileProvider {
         /// Whether the gate is open.
         package var isOpen: Bool { state.withLock { $0.isOpen } }
 
+        /// How many requests are waiting at the gate now.
+        package var waitingCount: Int { state.withLock { $0.waiters.count } }
+
         /// Opens the gate: held requests proceed, later ones do not wait.
         package func open() {
             let waiters = state.withLock { state in

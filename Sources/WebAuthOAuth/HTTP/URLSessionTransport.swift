@@ -238,8 +238,9 @@ func withDeadline<Value: Sendable>(
     }
 }
 
-/// A continuation resumed by whichever result comes first; later ones are dropped.
-private final class OneShot<Value: Sendable>: Sendable {
+/// A continuation resumed by whichever result comes first; later ones are dropped. The deadline
+/// gives up only when its timeout wins this race, so a result in time can never be given up.
+final class OneShot<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var early: Result<Value, any Error>?
