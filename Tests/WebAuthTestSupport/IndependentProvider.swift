@@ -358,8 +358,9 @@ public final class IndependentProvider: Sendable {
         .deletingLastPathComponent()  // Tests
         .appendingPathComponent("Fixtures/django-provider/manage.py").path
 
-    /// The command that installs what the provider needs.
-    public static let installCommand = "scripts/test (or: python3 -m pip install -r Tests/Fixtures/requirements.txt)"
+    /// The command that installs what the provider needs (`Tests/Fixtures/requirements.txt`, into
+    /// the virtual environment ``TestFixture/pythonEnvironment``), then runs the tests.
+    public static let installCommand = "scripts/test"
 
     /// ``TestFixture/python``, or an error naming what to install.
     private static func findPython() throws -> String {
