@@ -20,24 +20,32 @@ public struct TestFixture: Sendable, CustomStringConvertible {
     public let name: String
     /// How to install it by hand.
     public let installation: String
-    /// Why it is not usable here, or `nil` when it is.
-    public let problem: String?
+    /// Finds out, once, why the fixture is not usable here (`nil`: it is). Asynchronous, so a
+    /// probe that runs a program holds no thread of the concurrency pool while it waits.
+    private let probe: Task<String?, Never>
 
     /// The fixture's name.
     public var description: String { name }
 
+    /// Why the fixture is not usable on this machine, or `nil` when it is.
+    public var problem: String? {
+        get async { await probe.value }
+    }
+
     /// Whether the fixture is usable on this machine.
-    public var isAvailable: Bool { problem == nil }
+    public var isAvailable: Bool {
+        get async { await problem == nil }
+    }
 
     /// The trait for a test or suite that needs this fixture (see the type's documentation).
     public var required: ConditionTrait {
-        .enabled("needs \(name)") { try checkAvailability() }
+        .enabled("needs \(name)") { try await checkAvailability() }
     }
 
     /// `true` when usable; otherwise a one-time note and `false` (skip), or under `CI=true` an
     /// error (fail).
-    func checkAvailability(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
-        guard let problem else { return true }
+    func checkAvailability(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Bool {
+        guard let problem = await problem else { return true }
         if environment["CI"] == "true" {
             throw TestFixtureMissing(fixture: self, problem: problem)
         }
@@ -53,43 +61,48 @@ public struct TestFixture: Sendable, CustomStringConvertible {
     /// The fixtures already announced as missing in this process.
     private static let announced = Mutex<Set<String>>([])
 
-    /// Creates a fixture description.
-    init(name: String, installation: String, problem: String?) {
+    /// Creates a fixture whose `problem` is found on first use.
+    init(name: String, installation: String, problem: @escaping @Sendable () async -> String?) {
         self.name = name
         self.installation = installation
-        self.problem = problem
+        self.probe = Task { await problem() }
     }
 
     // MARK: - The fixtures
 
     /// Debian's `chromium` (or Chrome) on `PATH`.
-    public static let chromium = TestFixture(
-        name: "Chromium", installation: "apt-get install chromium",
-        problem: TestBrowsers.chromiumPath() == nil ? "no chromium on PATH" : nil)
+    public static let chromium = TestFixture(name: "Chromium", installation: "apt-get install chromium") {
+        TestBrowsers.chromiumPath() == nil ? "no chromium on PATH" : nil
+    }
 
     /// Firefox ESR 128 or newer on `PATH`.
-    public static let firefox = TestFixture(
-        name: "Firefox", installation: "apt-get install firefox-esr",
-        problem: missingPrograms(["firefox-esr"], alternatives: ["firefox"]))
+    public static let firefox = TestFixture(name: "Firefox", installation: "apt-get install firefox-esr") {
+        missingPrograms(["firefox-esr"], alternatives: ["firefox"])
+    }
 
     /// The desktop's `xdg-open` and `xdg-mime`, and `update-desktop-database`.
     public static let desktopTools = TestFixture(
-        name: "the desktop tools (xdg-utils)", installation: "apt-get install xdg-utils desktop-file-utils",
-        problem: missingPrograms(["xdg-open", "xdg-mime", "update-desktop-database"]))
+        name: "the desktop tools (xdg-utils)", installation: "apt-get install xdg-utils desktop-file-utils"
+    ) { missingPrograms(["xdg-open", "xdg-mime", "update-desktop-database"]) }
 
     /// A private D-Bus session with gnome-keyring-daemon, driven through `secret-tool`.
     public static let keyring = TestFixture(
         name: "a keyring (gnome-keyring, dbus, secret-tool)",
-        installation: "apt-get install gnome-keyring dbus libsecret-tools",
-        problem: missingPrograms(["dbus-run-session", "dbus-send", "gnome-keyring-daemon", "secret-tool"]))
+        installation: "apt-get install gnome-keyring dbus libsecret-tools"
+    ) { missingPrograms(["dbus-run-session", "dbus-send", "gnome-keyring-daemon", "secret-tool"]) }
 
     /// Python with django-oauth-toolkit, for the independent provider in
     /// `Tests/Fixtures/django-provider`.
     public static let djangoProvider = pythonFixture(
-        name: "the independent provider (django-oauth-toolkit)", modules: ["django", "oauth2_provider", "oauthlib"])
+        name: "the independent provider (django-oauth-toolkit 3.4.1, oauthlib 3)",
+        check: """
+            import django, oauth2_provider, oauthlib
+            assert oauth2_provider.__version__ == "3.4.1" and oauthlib.__version__.startswith("3.")
+            """)
 
     /// Python with oauthlib, for the OAuth 1.0a provider in `Tests/Fixtures/oauth1-provider`.
-    public static let oauth1Provider = pythonFixture(name: "the OAuth 1.0a provider (oauthlib)", modules: ["oauthlib"])
+    public static let oauth1Provider = pythonFixture(
+        name: "the OAuth 1.0a provider (oauthlib)", check: "import oauthlib")
 
     // MARK: - Python
 
@@ -115,20 +128,20 @@ public struct TestFixture: Sendable, CustomStringConvertible {
         .deletingLastPathComponent()  // Tests
         .deletingLastPathComponent()
 
-    private static func pythonFixture(name: String, modules: [String]) -> TestFixture {
+    /// A fixture that holds when ``python`` runs `check` without an error.
+    private static func pythonFixture(name: String, check: String) -> TestFixture {
         let installation =
             "python3 -m venv .build/test-python && .build/test-python/bin/pip install -r Tests/Fixtures/requirements.txt"
-        guard let python else { return TestFixture(name: name, installation: installation, problem: "no python3") }
-        let imports = "import " + modules.joined(separator: ", ")
-        let problem: String?
-        do {
-            let completion = try Subprocess.runToCompletion(
-                python, ["-c", imports], environment: ProcessInfo.processInfo.environment)
-            problem = completion.status == 0 ? nil : "\(python) cannot \(imports)"
-        } catch {
-            problem = "\(python) does not run: \(error)"
+        return TestFixture(name: name, installation: installation) {
+            guard let python else { return "no python3" }
+            do {
+                let process = try Subprocess(executable: python, arguments: ["-c", check], newProcessGroup: false)
+                let status = await process.exitStatus()
+                return Subprocess.exitCode(of: status) == 0 ? nil : "\(python) lacks it"
+            } catch {
+                return "\(python) does not run: \(error)"
+            }
         }
-        return TestFixture(name: name, installation: installation, problem: problem)
     }
 
     /// Which of `programs` are not on `PATH` (any one of `alternatives` may stand in for the first).
