@@ -119,9 +119,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// The human form of one profile.
     static func describe(_ row: Row, now: Date) -> String {
-        var lines = ["\(row.profile)  (\(row.kind): \(row.location))"]
+        // Values from the provider (subject, scopes) and from the store go through UntrustedText.
+        var lines = [UntrustedText("\(row.profile)  (\(row.kind): \(row.location))").displayed()]
         func add(_ label: String, _ value: String) {
-            lines.append("  " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+            lines.append(
+                "  " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + UntrustedText(value).displayed())
         }
         guard let entry = row.entry else {
             add("error", row.problem?.description ?? "unreadable")

@@ -15,6 +15,30 @@ import WebAuthTokenStore
 
 @Suite("webauth token commands: decisions, parsing and statuses")
 struct TokenCommandsUnitTests {
+    // MARK: Output
+
+    @Test func jsonOutputEscapesWhatCouldSteerATerminalAndKeepsTheValue() throws {
+        let hostile = "sub\u{1B}]0;t\u{07}\u{7F}\u{9B}2J\u{202E}\u{2028}\u{200B}\u{E0001}ok José"
+        let data = try JSONSerialization.data(withJSONObject: ["subject": hostile], options: [.sortedKeys])
+        let safe = CommandOutput.terminalSafe(json: String(decoding: data, as: UTF8.self))
+        let steering = safe.unicodeScalars.filter {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+                || [0x200B, 0x202E, 0x2028, 0xE0001].contains($0.value)
+        }
+        #expect(steering.isEmpty, "raw: \(steering.map { String($0.value, radix: 16) })")
+        #expect(safe.contains(#"\u202e"#) && safe.contains(#"\udb40\udc01"#))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(safe.utf8)) as? [String: String])
+        #expect(parsed["subject"] == hostile, "the value is exactly the provider's")
+    }
+
+    @Test func anExpiryNoDateCanTrap() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: 1e300), now: now).hasPrefix("expires "))
+        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: -1e300), now: now).hasPrefix("expired"))
+        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: .nan), now: now) == "no expiry given")
+        #expect(StatusCommand.expiry(now.addingTimeInterval(90.4), now: now).contains("(in 1 min)"))
+    }
+
     // MARK: How login signs in
 
     @Test func flagsDecideFirstThenTheDisplayThenTheProvider() {

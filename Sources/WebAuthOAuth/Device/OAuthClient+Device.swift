@@ -22,7 +22,7 @@ extension OAuthClient {
             parameters, to: endpoint, endpoint: .deviceAuthorization, authentication: ClientCredentials(configuration))
         // The user code is shown to the person as it is: it must be plain, printable text.
         guard !response.userCode.isEmpty, response.userCode.count <= 64,
-            response.userCode.printable(replacingWith: "?", limit: 64) == response.userCode
+            response.userCode.unicodeScalars.allSatisfy(UntrustedText.isShowable)
         else {
             throw OAuthError(
                 code: .invalidResponse, message: "the device authorization's user code is not printable text")
