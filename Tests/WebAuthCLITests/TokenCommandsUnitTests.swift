@@ -249,7 +249,7 @@ struct TokenCommandsUnitTests {
              "tokens":{"accessToken":"at-1","tokenType":"Bearer","refreshToken":"rt-1","scopes":["openid"],
                        "receivedAt":"2027-01-15T08:00:00Z","expiresAt":"2030-03-17T17:46:40Z"}}
             """#
-        let entry = try StoredTokens.decode(Data(old.utf8), profile: "old")
+        let entry = try StoredTokens.decode(Data(old.utf8), profile: "old", location: "old.json")
         #expect(entry.configuration == nil)
         #expect(entry.tokens.refreshToken == "rt-1")
         #expect(
@@ -259,7 +259,7 @@ struct TokenCommandsUnitTests {
         let configuration = ClientConfiguration(
             issuer: URL(string: "https://issuer.example")!, clientID: "client-1", clientSecret: "kept")
         let new = StoredTokens(tokens: entry.tokens, configuration: configuration)
-        let decoded = try StoredTokens.decode(try new.encoded(), profile: "new")
+        let decoded = try StoredTokens.decode(try new.encoded(), profile: "new", location: "new.json")
         #expect(decoded.configuration == configuration)
         #expect(!decoded.description.contains("kept"), "the description never shows the secret")
     }
