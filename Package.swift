@@ -110,6 +110,7 @@ let package = Package(
             name: "WebAuthCLI",
             dependencies: [
                 "WebAuth",
+                "WebAuthProcess",
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
                 "WebAuthTesting",

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import WebAuth
 import WebAuthOAuth
+import WebAuthProcess
 import WebAuthTokenStore
 
 /// `webauth login`: signs a profile in with OAuth 2.0 / OpenID Connect and stores the tokens.
@@ -252,7 +253,7 @@ enum LoginSecret {
                     + "prefer --client-secret - or WEBAUTH_CLIENT_SECRET")
             return value
         case nil:
-            return environment["WEBAUTH_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+            return environment[SecretEnvironment.clientSecret].flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 
