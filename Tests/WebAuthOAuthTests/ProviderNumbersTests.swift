@@ -18,6 +18,15 @@ struct ProviderNumbersTests {
             transport: transport, clock: clock.oauthClock)
     }
 
+    /// What `body` returned or threw.
+    private func outcome<Value>(_ body: () async throws(OAuthError) -> Value) async -> Result<Value, OAuthError> {
+        do throws(OAuthError) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// What a value must become: a lifetime in seconds, or a refusal.
     enum Expected: Sendable, CustomStringConvertible {
         case lifetime(TimeInterval)
@@ -53,13 +62,9 @@ struct ProviderNumbersTests {
         let clock = ManualClock()
         let now = clock.oauthClock.now()
         let client = try client(transport, clock: clock)
-        let outcome: Result<TokenSet, OAuthError>
-        do throws(OAuthError) {
-            outcome = .success(try await client.refresh(TokenSet(accessToken: "a", refreshToken: "r")))
-        } catch {
-            outcome = .failure(error)
-        }
-        switch outcome {
+        switch await outcome({ () async throws(OAuthError) in
+            try await client.refresh(TokenSet(accessToken: "a", refreshToken: "r"))
+        }) {
         case .success(let tokens):
             guard case .lifetime(let seconds) = expected else {
                 Issue.record("expires_in \(value) was taken: \(tokens)")
@@ -105,13 +110,7 @@ struct ProviderNumbersTests {
         let transport = ScriptedTransport { _ in .json(200, body) }
         let clock = ManualClock()
         let client = try client(transport, clock: clock)
-        let outcome: Result<DeviceAuthorization, OAuthError>
-        do throws(OAuthError) {
-            outcome = .success(try await client.startDeviceAuthorization())
-        } catch {
-            outcome = .failure(error)
-        }
-        switch outcome {
+        switch await outcome({ () async throws(OAuthError) in try await client.startDeviceAuthorization() }) {
         case .success(let authorization):
             guard case .lifetime(let seconds) = expected else {
                 Issue.record("\(field) \(value) was taken: \(authorization)")
