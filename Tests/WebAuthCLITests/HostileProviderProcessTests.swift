@@ -173,7 +173,7 @@ struct HostileProviderProcessTests {
         }
     }
 
-    @Test func aHostileVerificationURIIsShownCleanOrRefused() async throws {
+    @Test func aHostileVerificationURIIsShownPercentEncoded() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await HostileProvider.withProvider { provider in
@@ -183,12 +183,16 @@ struct HostileProviderProcessTests {
                     "verification_uri": .string(page), "verification_uri_complete": .string(page + "?c=1"),
                 ]
             }
+            // URL percent-encodes what a URL may not hold, so the page is shown encoded.
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             Self.expectClean(login.stdout, login.stderr)
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stderr.contains("/device%1B%5D0;owned%07"), "\(login.stderr)")
             let bidi = provider.issuer + "/device\u{202E}moc.live"
             provider.script { $0.device.extraMembers = ["verification_uri": .string(bidi)] }
             let second = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             Self.expectClean(second.stdout, second.stderr)
+            #expect(second.stderr.contains("/device%E2%80%AEmoc.live"), "\(second.stderr)")
         }
     }
 
