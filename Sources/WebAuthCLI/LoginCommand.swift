@@ -145,7 +145,7 @@ struct LoginCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try clientConfiguration(
             secret: try LoginSecret.resolve(clientSecret, environment: environment, terminal: terminal))
-        var logger = Logger(label: "webauth")
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = verbose ? .debug : .critical
         let client = try OAuthClient(configuration: configuration, logger: logger)
 

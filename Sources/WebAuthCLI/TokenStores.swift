@@ -75,7 +75,7 @@ struct TokenStores: Sendable {
         self.selection = selection
         self.environment = environment
         self.index = ProfileIndex(environment: environment)
-        var logger = Logger(label: "webauth.tokenstore")
+        var logger = Logger(label: "webauth.tokenstore", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = .warning
         self.logger = logger
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Testing
 import WebAuth
 import WebAuthOAuth
@@ -29,6 +30,21 @@ struct TokenCommandsUnitTests {
         #expect(safe.contains(#"\u202e"#) && safe.contains(#"\udb40\udc01"#))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(safe.utf8)) as? [String: String])
         #expect(parsed["subject"] == hostile, "the value is exactly the provider's")
+    }
+
+    @Test func logLinesCannotSteerTheTerminal() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0, descriptor: ends[1]) })
+        logger.logLevel = .debug
+        logger.debug("answered \u{1B}]0;t\u{07}", metadata: ["value": "x\u{202E}y\u{2028}z"])
+        close(ends[1])
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = read(ends[0], &bytes, bytes.count)
+        let line = String(decoding: bytes[..<max(count, 0)], as: UTF8.self)
+        #expect(line.hasSuffix(" debug webauth : value=x?y?z answered ?]0;t?\n"), "\(line)")
+        #expect(!line.dropLast().unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" || $0 == "\u{2028}" })
     }
 
     @Test func anExpiryNoDateCanTrap() {
