@@ -117,6 +117,56 @@ struct HostileProviderProcessTests {
         return (status, process.standardOutput, process.standardError)
     }
 
+    @Test func openShowsAnErrorRedirectCleanOnTheTerminalAndTheLoopbackPage() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let browser = try Self.recordingBrowser(in: sandbox)
+        try await HostileProvider.withProvider { provider in
+            provider.script {
+                $0.authorize.requirePKCE = false
+                $0.authorize.response = .error(
+                    code: Self.hostile, description: Self.hostile, uri: "https://evil.example/" + Self.hostile)
+            }
+            let template =
+                provider.authorizationEndpoint.absoluteString
+                + "?response_type=code&client_id=c&state=s&redirect_uri={redirect_uri}"
+            let process = try CLIProcess(
+                ["open", "--loopback", "--browser", browser, "--json", template], environment: sandbox.environment)
+            let given = try await Self.waitForFile(sandbox.root + "/browser-url")
+            let url = try #require(URL(string: given))
+            let answer = try await RawHTTPClient.get(
+                port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
+            let redirect = try #require(answer.header("Location"))
+            let location = try #require(URLComponents(string: redirect))
+            let page = try await RawHTTPClient.get(
+                port: try #require(location.port), target: location.path + "?" + (location.percentEncodedQuery ?? ""))
+            #expect(try await process.waitForExit(timeout: .seconds(60)) == 0, "\(process.standardError)")
+            // The page's body: the head has its CRLFs.
+            let body = page.raw.components(separatedBy: "\r\n\r\n").dropFirst().joined()
+            Self.expectClean(process.standardOutput, process.standardError, body)
+            #expect(body.contains("?]0;owned??[2J?]52;c;b3duZWQ=??rev??31m?end"), "\(body)")
+            let callback = try #require(try jsonObject(process.standardOutput)["callback_url"] as? String)
+            let error = URLComponents(string: callback)?.queryItems?.first { $0.name == "error" }?.value
+            #expect(error == Self.hostile, "the callback URL is handed on exactly")
+        }
+    }
+
+    /// A browser that records its environment (`browser-env`) and the URL it was given
+    /// (`browser-url`) in the sandbox, and does nothing else.
+    private static func recordingBrowser(in sandbox: ProfileSandbox) throws -> String {
+        let browser = sandbox.root + "/fake-browser"
+        let script = """
+            #!/bin/sh
+            env > "\(sandbox.root)/browser-env.tmp" && mv "\(sandbox.root)/browser-env.tmp" "\(sandbox.root)/browser-env"
+            printf '%s' "$1" > "\(sandbox.root)/browser-url.tmp" && mv "\(sandbox.root)/browser-url.tmp" "\(sandbox.root)/browser-url"
+            """
+        guard
+            FileManager.default.createFile(
+                atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o700])
+        else { throw CLITestError("cannot write \(browser)") }
+        return browser
+    }
+
     @Test func scopeSubjectAndUserInfoAreShownCleanAndStoredExactly() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -261,16 +311,7 @@ struct HostileProviderProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         let secret = "s3cret-from-the-environment"
-        // A browser that records its environment and the URL it was given.
-        let browser = sandbox.root + "/fake-browser"
-        let script = """
-            #!/bin/sh
-            env > "\(sandbox.root)/browser-env.tmp" && mv "\(sandbox.root)/browser-env.tmp" "\(sandbox.root)/browser-env"
-            printf '%s' "$1" > "\(sandbox.root)/browser-url"
-            """
-        #expect(
-            FileManager.default.createFile(
-                atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o700]))
+        let browser = try Self.recordingBrowser(in: sandbox)
         try await HostileProvider.withProvider { provider in
             // The provider insists on the secret: the sign-in completes only if webauth had it.
             provider.script { $0.token.clientSecret = secret }
