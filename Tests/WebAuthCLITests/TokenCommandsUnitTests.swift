@@ -32,6 +32,32 @@ struct TokenCommandsUnitTests {
         #expect(parsed["subject"] == hostile, "the value is exactly the provider's")
     }
 
+    /// Every line `TerminalOutput` writes — lines, notes, successes, errors and their fixes, a
+    /// status line, an emphasized code — goes through UntrustedText; only its own styles remain.
+    @Test func terminalOutputShowsOutsideTextClean() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let hostile = "N\u{1B}]52;c;aGk=\u{07}\u{202E}\u{2028}\u{9B}"
+        let terminal = TerminalOutput(descriptor: ends[1], environment: ["TERM": "xterm"])
+        terminal.line("name " + hostile)
+        terminal.line("code ", emphasizing: hostile)
+        terminal.note("email " + hostile)
+        terminal.success("Signed in as " + hostile)
+        terminal.error("refused " + hostile, fix: "fix " + hostile)
+        terminal.startStatus("waiting " + hostile).stop()
+        close(ends[1])
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        let count = read(ends[0], &bytes, bytes.count)
+        let written = String(decoding: bytes[..<max(count, 0)], as: UTF8.self)
+        #expect(written.split(separator: "\n").count == 7, "\(written)")
+        #expect(written.components(separatedBy: "N?]52;c;aGk=????").count == 8, "\(written)")
+        #expect(
+            !written.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value >= 0x7F && $0.value <= 0x9F }
+        )
+        #expect(!written.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{2028}" })
+    }
+
     @Test func logLinesCannotSteerTheTerminal() throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
