@@ -132,14 +132,7 @@ struct HostileProviderProcessTests {
                 + "?response_type=code&client_id=c&state=s&redirect_uri={redirect_uri}"
             let process = try CLIProcess(
                 ["open", "--loopback", "--browser", browser, "--json", template], environment: sandbox.environment)
-            let given = try await Self.waitForFile(sandbox.root + "/browser-url")
-            let url = try #require(URL(string: given))
-            let answer = try await RawHTTPClient.get(
-                port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
-            let redirect = try #require(answer.header("Location"))
-            let location = try #require(URLComponents(string: redirect))
-            let page = try await RawHTTPClient.get(
-                port: try #require(location.port), target: location.path + "?" + (location.percentEncodedQuery ?? ""))
+            let page = try await Self.browseAsRecorded(sandbox, provider)
             #expect(try await process.waitForExit(timeout: .seconds(60)) == 0, "\(process.standardError)")
             // The page's body: the head has its CRLFs.
             let body = page.raw.components(separatedBy: "\r\n\r\n").dropFirst().joined()
@@ -149,6 +142,20 @@ struct HostileProviderProcessTests {
             let error = URLComponents(string: callback)?.queryItems?.first { $0.name == "error" }?.value
             #expect(error == Self.hostile, "the callback URL is handed on exactly")
         }
+    }
+
+    /// Plays the browser the recording browser stands for: opens the URL it was given at the
+    /// provider, follows the redirect to the loopback listener and returns the listener's page.
+    private static func browseAsRecorded(
+        _ sandbox: ProfileSandbox, _ provider: HostileProvider
+    ) async throws -> RawHTTPClient.Response {
+        let given = try await waitForFile(sandbox.root + "/browser-url")
+        let url = try #require(URL(string: given))
+        let answer = try await RawHTTPClient.get(port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
+        let redirect = try #require(answer.header("Location"))
+        let location = try #require(URLComponents(string: redirect))
+        return try await RawHTTPClient.get(
+            port: try #require(location.port), target: location.path + "?" + (location.percentEncodedQuery ?? ""))
     }
 
     /// A browser that records its environment (`browser-env`) and the URL it was given
@@ -325,14 +332,7 @@ struct HostileProviderProcessTests {
             #expect(!recorded.contains(secret), "the secret reached the browser")
 
             // Finish the sign-in as the browser would have.
-            let given = try await Self.waitForFile(sandbox.root + "/browser-url")
-            let url = try #require(URL(string: given))
-            let answer = try await RawHTTPClient.get(
-                port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
-            let redirect = try #require(answer.header("Location"))
-            let location = try #require(URLComponents(string: redirect))
-            _ = try await RawHTTPClient.get(
-                port: try #require(location.port), target: location.path + "?" + (location.percentEncodedQuery ?? ""))
+            _ = try await Self.browseAsRecorded(sandbox, provider)
             let status = try await process.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "the sign-in used the secret: \(process.standardError)")
             #expect(try sandbox.storedEntry()?.configuration?.clientSecret == secret)
