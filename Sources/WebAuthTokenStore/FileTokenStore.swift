@@ -173,7 +173,7 @@ public struct FileTokenStore: TokenStore {
                 throw TokenStoreError.system("cannot read \(path)")
             }
         }
-        return try StoredTokens.decode(data, profile: profile)
+        return try StoredTokens.decode(data, profile: profile, location: path)
     }
 
     /// Through ``PrivateFile``: temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync`

@@ -17,8 +17,19 @@ final class CLIProcess: Sendable {
     init(_ arguments: [String], environment: [String: String] = [:], keepStandardInputOpen: Bool = false) throws {
         var base = ProcessInfo.processInfo.environment
         for name in ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "WEBAUTH_BROWSER"] { base[name] = nil }
+        let environment = base.merging(environment) { $1 }
+        // Subprocess keeps secret-bearing variables from every child; `env` hands the ones a
+        // test sets to webauth alone, as a person's shell would.
+        let secrets = environment.filter { SecretEnvironment.names.contains($0.key) && !$0.value.isEmpty }
+        let (executable, fullArguments) =
+            secrets.isEmpty
+            ? (Self.executable.path, arguments)
+            : (
+                "/usr/bin/env",
+                secrets.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [Self.executable.path] + arguments
+            )
         process = try Subprocess(
-            executable: Self.executable.path, arguments: arguments, environment: base.merging(environment) { $1 },
+            executable: executable, arguments: fullArguments, environment: environment,
             standardInput: keepStandardInputOpen ? .pipe : .null, standardOutput: .pipe, standardError: .pipe,
             newProcessGroup: false)
         let output = self.output

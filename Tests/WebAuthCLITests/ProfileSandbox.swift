@@ -57,7 +57,7 @@ struct ProfileSandbox {
     /// The stored entry of `profile`, read straight from its file.
     func storedEntry(_ profile: String = "default") throws -> StoredTokens? {
         guard let data = FileManager.default.contents(atPath: entryPath(profile)) else { return nil }
-        return try StoredTokens.decode(data, profile: profile)
+        return try StoredTokens.decode(data, profile: profile, location: entryPath(profile))
     }
 
     /// The permission bits of `path`.

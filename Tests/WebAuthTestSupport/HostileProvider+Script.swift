@@ -439,6 +439,9 @@ extension HostileProvider {
         package var userCode = "WDJB-MJHT"
         /// Whether the response has `verification_uri_complete`.
         package var includeVerificationURIComplete = true
+        /// Members that replace or add to the response's (a value of `.null` is sent as `null`),
+        /// such as `"expires_in": .double(1e300)` or a hostile `verification_uri`.
+        package var extraMembers: [String: JSONValue] = [:]
 
         /// The default: pending once, then success.
         package init() {}
