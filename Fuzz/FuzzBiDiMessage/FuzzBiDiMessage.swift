@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthControlledBrowsers
 
 /// What Firefox sends over WebDriver BiDi: one WebSocket text message, read as the answer to a

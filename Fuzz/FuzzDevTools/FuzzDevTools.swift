@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthControlledBrowsers
 
 /// What Chromium writes on the DevTools pipe: NUL-separated JSON messages, cut into reads of

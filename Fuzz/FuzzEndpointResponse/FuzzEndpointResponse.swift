@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthOAuth
 
 /// The OAuth client's reading of what its endpoints answer: token, error, device authorization
@@ -55,7 +55,8 @@ enum FuzzEndpointResponse {
                     code: secrets.code, verifier: secrets.verifier,
                     redirectURI: URL(string: "http://127.0.0.1:49152/callback")!, nonce: nil)
             case 1:
-                _ = try await client.refresh(TokenSet(accessToken: "old-access-token", refreshToken: secrets.refreshToken))
+                _ = try await client.refresh(
+                    TokenSet(accessToken: "old-access-token", refreshToken: secrets.refreshToken))
             case 2:
                 _ = try await client.startDeviceAuthorization()
             case 3:

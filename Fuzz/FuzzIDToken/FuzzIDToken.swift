@@ -1,6 +1,6 @@
 import Crypto
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthOAuth
 
 /// ID token validation as the OAuth client does it: the JWT's header, signature and claims
@@ -32,7 +32,8 @@ enum FuzzIDToken {
                 token = String(decoding: parts[1], as: UTF8.self)
             } else {
                 jwks = Data(#"{"keys":[]}"#.utf8)
-                let signingInput = Data(parts[0]).base64URLEncodedString() + "." + Data(parts[1]).base64URLEncodedString()
+                let signingInput =
+                    Data(parts[0]).base64URLEncodedString() + "." + Data(parts[1]).base64URLEncodedString()
                 let signature = HMAC<SHA256>.authenticationCode(
                     for: Data(signingInput.utf8), using: SymmetricKey(data: Data(clientSecret.utf8)))
                 token = signingInput + "." + Data(signature).base64URLEncodedString()
@@ -63,6 +64,7 @@ struct RoutingTransport: HTTPTransport {
 
     func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         guard let body = documents[request.url.absoluteString] else { return HTTPResponse(status: 404) }
-        return HTTPResponse(status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")], body: body)
+        return HTTPResponse(
+            status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")], body: body)
     }
 }

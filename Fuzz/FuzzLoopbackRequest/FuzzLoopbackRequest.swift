@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthCore
 import WebAuthLoopback
 
@@ -33,7 +33,8 @@ enum FuzzLoopbackRequest {
             }
             if body.isEmpty { piecewise = pieces.feed([]) }
             FuzzHarness.require(outcome == piecewise, "the outcome depends on how the bytes arrived")
-            FuzzHarness.require(whole.feed(Array("GET / HTTP/1.1\r\n\r\n".utf8)) == outcome || outcome == .needMoreData,
+            FuzzHarness.require(
+                whole.feed(Array("GET / HTTP/1.1\r\n\r\n".utf8)) == outcome || outcome == .needMoreData,
                 "a final outcome changed when more bytes came")
 
             guard case .head(let head) = outcome else { return }

@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthCLI
 
 /// The profile index (`profiles.json`) as `webauth` reads it.

@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthCore
 import WebAuthDesktop
 

@@ -1,5 +1,5 @@
-import FuzzHarness
 import Foundation
+import FuzzHarness
 import WebAuthTokenStore
 
 /// A stored token entry as the file store and the keyring store read it back.
@@ -18,7 +18,8 @@ enum FuzzTokenEntry {
                     return
                 }
                 let again = try? StoredTokens.decode(encoded, profile: "fuzz")
-                FuzzHarness.require(again?.tokens.accessToken == entry.tokens.accessToken, "an entry that does not read back")
+                FuzzHarness.require(
+                    again?.tokens.accessToken == entry.tokens.accessToken, "an entry that does not read back")
             } catch {
                 FuzzHarness.require("\(error)".contains("\"fuzz\""), "a failure that does not name the profile")
             }
