@@ -124,6 +124,34 @@ let package = Package(
             dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthProcess"],
             path: "Benchmarks/webauth-benchmarks"
         ),
+        // Fuzz targets (libFuzzer with `scripts/fuzz`; in an ordinary build they replay the
+        // files named on their command line): one per kind of outside input.
+        .target(name: "FuzzHarness", path: "Fuzz/FuzzHarness"),
+        .executableTarget(
+            name: "FuzzLoopbackRequest", dependencies: ["FuzzHarness", "WebAuthLoopback", "WebAuthCore"],
+            path: "Fuzz/FuzzLoopbackRequest"),
+        .executableTarget(
+            name: "FuzzAuthorizationResponse", dependencies: ["FuzzHarness", "WebAuthOAuth", "WebAuthCore"],
+            path: "Fuzz/FuzzAuthorizationResponse"),
+        .executableTarget(
+            name: "FuzzEndpointResponse", dependencies: ["FuzzHarness", "WebAuthOAuth"],
+            path: "Fuzz/FuzzEndpointResponse"),
+        .executableTarget(
+            name: "FuzzIDToken",
+            dependencies: ["FuzzHarness", "WebAuthOAuth", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Fuzz/FuzzIDToken"),
+        .executableTarget(
+            name: "FuzzDevTools", dependencies: ["FuzzHarness", "WebAuthControlledBrowsers"], path: "Fuzz/FuzzDevTools"),
+        .executableTarget(
+            name: "FuzzBiDiMessage", dependencies: ["FuzzHarness", "WebAuthControlledBrowsers"],
+            path: "Fuzz/FuzzBiDiMessage"),
+        .executableTarget(
+            name: "FuzzSchemeSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
+            path: "Fuzz/FuzzSchemeSocket"),
+        .executableTarget(
+            name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
+        .executableTarget(
+            name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthCLI"], path: "Fuzz/FuzzProfileIndex"),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
         // launcher script); re-exports WebAuthTesting. Not a product.
         .target(
@@ -187,6 +215,7 @@ let package = Package(
                 "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,7 @@ import WebAuthTokenStore
 /// Writes are atomic and durable (``PrivateFile``: temporary file, `fsync`, rename) under
 /// `flock` on `.profiles.lock`; a missing or unreadable index just means "not known", and
 /// commands then look in every store.
-struct ProfileIndex: Sendable {
+package struct ProfileIndex: Sendable {
     /// The index file.
     let path: String
     /// The directory holding it.
@@ -51,11 +51,16 @@ struct ProfileIndex: Sendable {
         try await change { $0.profiles[profile] = nil }
     }
 
+    /// The profiles and stores the bytes of an index file name; `nil` when they are not an
+    /// index this version reads.
+    package static func entries(decoding data: Data) -> [String: TokenStoreKind]? {
+        (try? JSONDecoder().decode(Contents.self, from: data))?.profiles
+    }
+
     private func read() -> Contents {
-        guard let data = FileManager.default.contents(atPath: path),
-            let contents = try? JSONDecoder().decode(Contents.self, from: data)
+        guard let data = FileManager.default.contents(atPath: path), let profiles = Self.entries(decoding: data)
         else { return Contents() }
-        return contents
+        return Contents(profiles: profiles)
     }
 
     private func change(_ body: (inout Contents) -> Void) async throws {

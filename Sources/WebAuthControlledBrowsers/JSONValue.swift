@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Numbers are `Double`s; integral ones are written without a fraction (`42`, not `42.0`), as
 /// both protocols expect for ids and counts.
-enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -14,7 +14,7 @@ enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -31,7 +31,7 @@ enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -49,7 +49,7 @@ enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Parses `data`, or returns `nil` when it is not JSON.
-    static func parse(_ data: Data) -> JSONValue? {
+    package static func parse(_ data: Data) -> JSONValue? {
         try? JSONDecoder().decode(JSONValue.self, from: data)
     }
 
@@ -61,7 +61,7 @@ enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         return (try? encoder.encode(self)) ?? Data("null".utf8)
     }
 
-    var description: String { String(decoding: serialized, as: UTF8.self) }
+    package var description: String { String(decoding: serialized, as: UTF8.self) }
 
     subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
@@ -99,11 +99,11 @@ enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
-    init(stringLiteral value: String) { self = .string(value) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(integerLiteral value: Int) { self = .number(Double(value)) }
-    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(integerLiteral value: Int) { self = .number(Double(value)) }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

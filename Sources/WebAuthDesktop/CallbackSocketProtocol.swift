@@ -25,7 +25,7 @@ public enum CallbackSocketProtocol {
 
     /// A URL as it came over the socket, checked: valid UTF-8, no spaces or control characters,
     /// parses as a URL with a scheme, and is not too long. Returns the URL or why not.
-    static func parseURL(_ bytes: [UInt8]) -> Result<URL, Rejection> {
+    package static func parseURL(_ bytes: [UInt8]) -> Result<URL, Rejection> {
         guard !bytes.isEmpty else { return .failure(Rejection("no URL was sent")) }
         guard bytes.count <= maximumURLLength else {
             return .failure(Rejection("the URL is longer than \(maximumURLLength / 1024) KiB"))
@@ -41,8 +41,8 @@ public enum CallbackSocketProtocol {
     }
 
     /// Why a URL was refused, without the URL's query or fragment.
-    struct Rejection: Error, Equatable, CustomStringConvertible {
-        var description: String
+    package struct Rejection: Error, Equatable, CustomStringConvertible {
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// The few POSIX calls the callback socket needs, on plain file descriptors.
-enum UnixSocket {
+package enum UnixSocket {
     /// A failed call, with a sentence that names what was being done.
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -107,7 +107,7 @@ enum UnixSocket {
     }
 
     /// How reading a line ended.
-    enum LineResult: Equatable {
+    package enum LineResult: Equatable {
         /// The bytes before the first `\n`.
         case line([UInt8])
         /// The peer closed (or sent nothing more) before a `\n`; the bytes received.
@@ -121,7 +121,7 @@ enum UnixSocket {
     }
 
     /// Reads up to the first `\n`, at most `limit` bytes before it, until `deadline`.
-    static func readLine(_ descriptor: Int32, limit: Int, deadline: ContinuousClock.Instant) -> LineResult {
+    package static func readLine(_ descriptor: Int32, limit: Int, deadline: ContinuousClock.Instant) -> LineResult {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {

@@ -1,34 +1,34 @@
 /// One header field of a request head, as sent: the name keeps its case, the value is trimmed
 /// of surrounding spaces and tabs.
-struct HTTPHeaderField: Sendable, Hashable {
+package struct HTTPHeaderField: Sendable, Hashable {
     /// The field name as sent, such as `Host`.
-    var name: String
+    package var name: String
     /// The field value without leading or trailing whitespace.
-    var value: String
+    package var value: String
 }
 
 /// The head of an HTTP/1.x request: request line and header fields.
-struct HTTPRequestHead: Sendable, Hashable {
+package struct HTTPRequestHead: Sendable, Hashable {
     /// The method, case-sensitive as RFC 9110 §9.1 says, such as `GET`.
-    var method: String
+    package var method: String
     /// The request target in origin form (`/path?query`), exactly as sent.
-    var target: String
+    package var target: String
     /// The minor version: 0 for `HTTP/1.0`, 1 for `HTTP/1.1`.
-    var minorVersion: Int
+    package var minorVersion: Int
     /// The header fields in the order they were sent.
-    var headers: [HTTPHeaderField]
+    package var headers: [HTTPHeaderField]
     /// Whether the request announces a body: a `Transfer-Encoding` field, or a `Content-Length`
     /// greater than zero.
-    var declaresBody: Bool
+    package var declaresBody: Bool
 
     /// The values of every field called `name`, compared case-insensitively (RFC 9110 §5.1).
-    func values(forName name: String) -> [String] {
+    package func values(forName name: String) -> [String] {
         let wanted = name.lowercased()
         return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
     }
 
     /// The target's path: everything before the first `?`.
-    var path: Substring {
+    package var path: Substring {
         target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
     }
 }
@@ -51,9 +51,9 @@ struct HTTPRequestHead: Sendable, Hashable {
 /// Empty lines before the request line are skipped (RFC 9112 §2.2). Everything up to and
 /// including the final empty line counts towards `maxHeadBytes`. Bytes after the head are
 /// ignored: one request per connection.
-struct HTTPRequestHeadParser {
+package struct HTTPRequestHeadParser {
     /// What the bytes fed so far amount to.
-    enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The head is not complete yet.
         case needMoreData
         /// A complete, well-formed head.
@@ -65,7 +65,7 @@ struct HTTPRequestHeadParser {
     }
 
     /// The largest head accepted, request line and fields and the final empty line included.
-    let maxHeadBytes: Int
+    package let maxHeadBytes: Int
 
     private var buffer: [UInt8] = []
     /// Where the search for the end of the head resumes.
@@ -74,13 +74,13 @@ struct HTTPRequestHeadParser {
     private var final: Outcome?
 
     /// Creates a parser for heads of at most `maxHeadBytes` bytes.
-    init(maxHeadBytes: Int) {
+    package init(maxHeadBytes: Int) {
         self.maxHeadBytes = max(16, maxHeadBytes)
     }
 
     /// Adds bytes that arrived and says what the request now amounts to. Once the answer is no
     /// longer ``Outcome/needMoreData`` it stays the same whatever else is fed.
-    mutating func feed(_ bytes: some Sequence<UInt8>) -> Outcome {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) -> Outcome {
         if let final { return final }
         // Never hold more than the limit plus the few bytes that tell a head ending just
         // past it from one ending at it.

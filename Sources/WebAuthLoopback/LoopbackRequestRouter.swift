@@ -15,9 +15,9 @@ import WebAuthCore
 ///
 /// A `HEAD` request for the callback path is a ``Route/probe``: it is answered but never taken
 /// as the callback, since a browser following a redirect always sends `GET`.
-struct LoopbackRequestRouter: Sendable {
+package struct LoopbackRequestRouter: Sendable {
     /// What a request is.
-    enum Route: Sendable, Hashable {
+    package enum Route: Sendable, Hashable {
         /// Not the callback: answer with this status. The reason is for debug logs.
         case reject(HTTPStatus, reason: String)
         /// A `HEAD` request for the callback path.
@@ -36,7 +36,7 @@ struct LoopbackRequestRouter: Sendable {
     let path: String
 
     /// A router for `callback`, which must be a loopback callback pinned to its bound port.
-    init?(callback: Callback) {
+    package init?(callback: Callback) {
         guard let endpoint = callback.loopbackEndpoint else { return nil }
         self.callback = callback
         self.host = endpoint.host
@@ -51,7 +51,7 @@ struct LoopbackRequestRouter: Sendable {
     var redirectURI: URL? { URL(string: redirectBase + path) }
 
     /// What `head` is.
-    func route(_ head: HTTPRequestHead) -> Route {
+    package func route(_ head: HTTPRequestHead) -> Route {
         guard head.method == "GET" || head.method == "HEAD" else {
             return .reject(.methodNotAllowed, reason: "method \(head.method) not allowed")
         }
@@ -81,7 +81,7 @@ struct LoopbackRequestRouter: Sendable {
 
     /// The OAuth error of a callback URL (RFC 6749 §4.1.2.1): `error` and `error_description`,
     /// decoded as `application/x-www-form-urlencoded`; `nil` without an `error` parameter.
-    static func authorizationError(in url: URL) -> (error: String, description: String?)? {
+    package static func authorizationError(in url: URL) -> (error: String, description: String?)? {
         guard let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery else {
             return nil
         }

@@ -2,7 +2,7 @@ import Foundation
 import WebAuthCore
 
 /// The few HTTP statuses the loopback listener answers with.
-enum HTTPStatus: Int, Sendable, Hashable {
+package enum HTTPStatus: Int, Sendable, Hashable {
     case ok = 200
     case badRequest = 400
     case notFound = 404

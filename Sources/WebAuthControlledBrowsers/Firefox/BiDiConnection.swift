@@ -160,25 +160,17 @@ final class BiDiConnection: Sendable {
     }
 
     private func handle(_ text: String, events: AsyncStream<Event>.Continuation) {
-        guard let message = JSONValue.parse(Data(text.utf8)) else {
-            logger.debug("BiDi: a message that is not JSON was ignored")
-            return
-        }
-        if let id = message["id"]?.intValue {
-            if message["type"]?.stringValue == "error" {
-                let method = state.withLock { $0.pending[id]?.method } ?? "command"
-                resolve(
-                    id,
-                    with: .failure(
-                        CommandError(
-                            method: method, code: message["error"]?.stringValue ?? "unknown error",
-                            message: message["message"]?.stringValue ?? "")))
-            } else {
-                resolve(id, with: .success(message["result"] ?? .null))
-            }
-        } else if message["type"]?.stringValue == "event", let method = message["method"]?.stringValue {
-            events.yield(Event(method: method, params: message["params"] ?? .null))
-        } else if message["type"]?.stringValue == "error" {
+        switch BiDiMessage.parse(text) {
+        case nil:
+            logger.debug("BiDi: a message that is not a reply, an event or an error was ignored")
+        case .success(let id, let result):
+            resolve(id, with: .success(result))
+        case .failure(let id, let code, let message):
+            let method = state.withLock { $0.pending[id]?.method } ?? "command"
+            resolve(id, with: .failure(CommandError(method: method, code: code, message: message)))
+        case .event(let method, let params):
+            events.yield(Event(method: method, params: params))
+        case .unattributedError(let message):
             logger.debug("BiDi error without a command id", metadata: ["message": "\(message["message"] ?? .null)"])
         }
     }

@@ -60,7 +60,7 @@ public struct PKCE: Sendable, Hashable, CustomStringConvertible {
 
 extension Data {
     /// Base64url without padding (RFC 4648 §5, RFC 7515 Appendix C).
-    func base64URLEncodedString() -> String {
+    package func base64URLEncodedString() -> String {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One message Chromium sent over the DevTools pipe: the reply to a command, or an event.
-enum DevToolsMessage: Sendable, Hashable {
+package enum DevToolsMessage: Sendable, Hashable {
     /// The answer to command `id`: its result, or the protocol's error.
     case reply(id: Int, Result<[String: JSONValue], DevToolsError>)
     /// Something happened: `method` such as `Fetch.requestPaused`, in the session `sessionID`
@@ -9,7 +9,7 @@ enum DevToolsMessage: Sendable, Hashable {
     case event(DevToolsEvent)
 
     /// Parses one NUL-free JSON text. Returns `nil` for JSON that is neither a reply nor an event.
-    static func parse(_ data: Data) -> DevToolsMessage? {
+    package static func parse(_ data: Data) -> DevToolsMessage? {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
         let sessionID = value["sessionId"]?.stringValue
         if let id = value["id"]?.intValue {
@@ -36,7 +36,7 @@ enum DevToolsMessage: Sendable, Hashable {
 }
 
 /// An event from the browser, such as `Target.targetDestroyed`.
-struct DevToolsEvent: Sendable, Hashable {
+package struct DevToolsEvent: Sendable, Hashable {
     /// The event's name, `Domain.event`.
     var method: String
     /// Its parameters.
@@ -46,7 +46,7 @@ struct DevToolsEvent: Sendable, Hashable {
 }
 
 /// Why a DevTools command got no result.
-enum DevToolsError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum DevToolsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The browser answered with a protocol error.
     case commandFailed(code: Int, message: String)
     /// The pipe is closed (the browser exited, or we closed it); `reason` says which.
@@ -54,7 +54,7 @@ enum DevToolsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No answer came within the time allowed.
     case timedOut(method: String, after: Duration)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .commandFailed(let code, let message): "the browser refused the command (\(code): \(message))"
         case .closed(let reason): "the DevTools pipe is closed: \(reason)"
@@ -64,14 +64,17 @@ enum DevToolsError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Splits the byte stream from the browser into messages at each NUL byte. Pure.
-struct DevToolsMessageFramer: Sendable {
+package struct DevToolsMessageFramer: Sendable {
     /// The longest message accepted; anything longer means the stream is not what we expect.
     static let maximumMessageSize = 64 * 1024 * 1024
 
     private var pending: [UInt8] = []
 
     /// Whether the stream broke the size limit; no more messages come out once it has.
-    private(set) var overflowed = false
+    package private(set) var overflowed = false
+
+    /// A framer with nothing pending.
+    package init() {}
 
     /// Adds `bytes` and returns the messages they complete, in order.
     mutating func append(_ bytes: UnsafeRawBufferPointer) -> [Data] {
@@ -97,7 +100,7 @@ struct DevToolsMessageFramer: Sendable {
     }
 
     /// Adds `bytes` (a convenience for tests).
-    mutating func append(_ bytes: [UInt8]) -> [Data] {
+    package mutating func append(_ bytes: [UInt8]) -> [Data] {
         bytes.withUnsafeBytes { append($0) }
     }
 }
