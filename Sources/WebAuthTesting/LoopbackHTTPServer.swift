@@ -71,8 +71,12 @@ package final class LoopbackHTTPServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // A safety net against connections a client opens and never finishes.
-                    channel.eventLoop.scheduleTask(in: lifetime) { channel.close(promise: nil) }
+                    // A safety net against connections a client opens and never finishes,
+                    // cancelled when the connection closes: it holds the channel until it runs,
+                    // and a busy server would otherwise keep every connection of the last
+                    // `connectionLifetime` in memory.
+                    let limit = channel.eventLoop.scheduleTask(in: lifetime) { channel.close(promise: nil) }
+                    channel.closeFuture.whenComplete { _ in limit.cancel() }
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }

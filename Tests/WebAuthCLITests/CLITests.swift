@@ -57,12 +57,6 @@ struct CLIParsingTests {
 
 @Suite("webauth open, run as a process", .serialized)
 struct OpenCommandProcessTests {
-    private func listeningPort(in stderr: String) throws -> Int {
-        let marker = "Listening for the callback at http://127.0.0.1:"
-        let range = try #require(stderr.range(of: marker))
-        return try #require(Int(stderr[range.upperBound...].prefix { $0.isNumber }))
-    }
-
     @Test(TestFixture.chromium.required)
     func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
         try await BrowserTurns.withTurn {
