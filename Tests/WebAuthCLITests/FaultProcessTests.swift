@@ -170,7 +170,7 @@ struct FaultProcessTests {
         }
     }
 
-    @Test(.enabled(if: PrivateKeyring.isInstalled), .timeLimit(.minutes(3)))
+    @Test(TestFixture.keyring.required, .timeLimit(.minutes(3)))
     func theKeyringDaemonDyingMidRefreshKeepsTheRotatedTokensInFiles() async throws {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -214,7 +214,7 @@ struct FaultProcessTests {
         await keyring.stop()
     }
 
-    @Test(.enabled(if: TestBrowsers.chromiumPath() != nil), .timeLimit(.minutes(3)))
+    @Test(TestFixture.chromium.required, .timeLimit(.minutes(3)))
     func theBrowserKilledMidFlowExitsFiveAndLeavesNoProcessProfileOrSocket() async throws {
         try await BrowserTurns.withTurn {
             var sandbox = try ProfileSandbox()
