@@ -136,18 +136,20 @@ public struct FileTokenStore: TokenStore {
             let reservation = try PrivateFile.Reservation(
                 for: filePath(profile), bytes: Self.reservedBytes(replacing: current))
             let new: StoredTokens?
+            let data: Data?
             do {
                 new = try await body(current)
+                data = new != current ? try new?.encoded() : nil
             } catch {
                 reservation.discard()
                 throw error
             }
-            guard let new, new != current else {
+            guard let new, let data else {
                 reservation.discard()
                 if new == nil, current != nil { _ = try remove(profile: profile) }
                 return new
             }
-            try reservation.commit(try new.encoded())
+            try reservation.commit(data)
             return new
         }
     }

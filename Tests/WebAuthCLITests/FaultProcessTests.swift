@@ -154,6 +154,7 @@ struct FaultProcessTests {
             // waits for it holding the profile's lock.
             provider.setFault(.delay(.seconds(600)).times(1), for: .token)
             let refreshing = try sandbox.start(Self.refreshArguments)
+            defer { refreshing.send(SIGKILL) }  // if the test stops early
             let deadline = ContinuousClock.now + .seconds(60)
             while provider.fault(for: .token) != nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
@@ -233,6 +234,7 @@ struct FaultProcessTests {
                     arguments += ["--browser-arg=\(argument)"]
                 }
                 let open = try sandbox.start(arguments + [page])
+                defer { open.send(SIGTERM) }  // if the test stops early: webauth closes its browser
                 let shown = await provider.waitForRequests(to: .openIDConfiguration, timeout: .seconds(60))
                 try #require(!shown.isEmpty, "the page was not loaded: \(open.standardError)")
                 let port = try listeningPort(in: open.standardError)
