@@ -35,8 +35,10 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
 
     /// `error` and the safe description, for example `access_denied: The user said no`.
     public var description: String {
-        if let safeDescription, !safeDescription.isEmpty { return "\(code): \(safeDescription)" }
-        return code.rawValue
+        // The code is the server's text too: it loses control characters like the description.
+        let safeCode = code.rawValue.safeForDisplay
+        if let safeDescription, !safeDescription.isEmpty { return "\(safeCode): \(safeDescription)" }
+        return safeCode
     }
 
     /// An `error` value. The RFC 6749, RFC 8628 and OpenID Connect codes are static members;
