@@ -110,6 +110,7 @@ let package = Package(
             name: "WebAuthCLI",
             dependencies: [
                 "WebAuth",
+                "WebAuthProcess",
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
                 "WebAuthTesting",
@@ -208,7 +209,12 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
-        .testTarget(name: "WebAuthCLITests", dependencies: ["WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess"]),
+        .testTarget(
+            name: "WebAuthCLITests",
+            dependencies: [
+                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

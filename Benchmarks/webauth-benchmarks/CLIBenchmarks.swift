@@ -86,7 +86,8 @@ enum CLIBenchmarks {
         var steps: [Step]
     }
 
-    private static func temporaryDirectory() throws -> String {
+    /// A new private directory under the temporary directory, for one benchmark's files.
+    static func temporaryDirectory() throws -> String {
         let temporary = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("webauth-bench-XXXXXX")
         var template = Array(temporary.path.utf8CString)
         guard let path = mkdtemp(&template) else { throw BenchmarkFailure("mkdtemp failed") }

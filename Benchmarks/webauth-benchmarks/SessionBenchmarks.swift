@@ -1,5 +1,7 @@
 // Prints how long the session engine takes at the points a person could notice, with the real
 // loopback listener and real HTTP over loopback. Run: swift run -c release webauth-benchmarks
+// With `soak` first (`webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N]
+// [--minutes N]`) it runs the long leak and lost-token runs of SoakBenchmarks instead.
 import Foundation
 import Synchronization
 import WebAuth
@@ -92,6 +94,11 @@ func strayRequests(port: Int, count: Int) async -> [Int] {
 @main
 enum SessionBenchmarks {
     static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "soak" {
+            let passed = try await SoakBenchmarks.run(SoakBenchmarks.Options(arguments: Array(arguments.dropFirst())))
+            exit(passed ? 0 : 1)
+        }
         // First: the token figures' peak memory counts every child process waited for so far.
         try await printCLIFigures()
 

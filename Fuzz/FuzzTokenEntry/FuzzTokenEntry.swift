@@ -12,12 +12,12 @@ enum FuzzTokenEntry {
         FuzzHarness.run { bytes in
             let data = Data(bytes)
             do {
-                let entry = try StoredTokens.decode(data, profile: "fuzz")
+                let entry = try StoredTokens.decode(data, profile: "fuzz", location: "the fuzzed entry")
                 guard let encoded = try? entry.encoded() else {
                     FuzzHarness.require(false, "an entry that read does not encode")
                     return
                 }
-                let again = try? StoredTokens.decode(encoded, profile: "fuzz")
+                let again = try? StoredTokens.decode(encoded, profile: "fuzz", location: "the fuzzed entry")
                 FuzzHarness.require(
                     again?.tokens.accessToken == entry.tokens.accessToken, "an entry that does not read back")
             } catch {

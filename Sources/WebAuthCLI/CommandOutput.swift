@@ -32,7 +32,7 @@ struct CommandOutput: Sendable {
             object["redirect_uri"] = redirectURI?.absoluteString
             emit(object)
         } else {
-            print(callbackURL.absoluteString)
+            writeFully(STDOUT_FILENO, Array((UntrustedText(callbackURL.absoluteString).displayed() + "\n").utf8))
         }
     }
 
@@ -60,16 +60,35 @@ struct CommandOutput: Sendable {
         emit(["error": object])
     }
 
-    /// Writes `object` as one line of JSON (sorted keys) on standard output.
+    /// Writes `object` as one line of JSON (sorted keys) on standard output. Values stay exact;
+    /// see ``terminalSafe(json:)`` for how they are written.
     func emit(_ object: [String: Any]) {
         guard
             let data = try? JSONSerialization.data(
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
-        writeFully(STDOUT_FILENO, Array(data) + [UInt8(ascii: "\n")])
+        let json = Self.terminalSafe(json: String(decoding: data, as: UTF8.self))
+        writeFully(STDOUT_FILENO, Array((json + "\n").utf8))
+    }
+
+    /// `json` with every character ``UntrustedText`` would not show — DEL, C1 controls, bidi
+    /// and other format characters, line separators, which JSON allows raw in strings — written
+    /// as `\uXXXX` escapes. The JSON value is the same, byte for byte once parsed, but nothing in
+    /// the text can steer a terminal it is printed on. Outside strings JSON has only ASCII
+    /// punctuation, so every such character is inside a string, where the escape is valid.
+    static func terminalSafe(json: String) -> String {
+        var result = ""
+        for scalar in json.unicodeScalars {
+            if UntrustedText.isShowable(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else {
+                for unit in String(scalar).utf16 { result += "\\u" + String(format: "%04x", unit) }
+            }
+        }
+        return result
     }
 
     private func note(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileHandle.standardError.write(Data((UntrustedText(message).displayed() + "\n").utf8))
     }
 }

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import WebAuth
 import WebAuthOAuth
+import WebAuthProcess
 import WebAuthTokenStore
 
 /// `webauth login`: signs a profile in with OAuth 2.0 / OpenID Connect and stores the tokens.
@@ -144,7 +145,7 @@ struct LoginCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try clientConfiguration(
             secret: try LoginSecret.resolve(clientSecret, environment: environment, terminal: terminal))
-        var logger = Logger(label: "webauth")
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = verbose ? .debug : .critical
         let client = try OAuthClient(configuration: configuration, logger: logger)
 
@@ -252,7 +253,7 @@ enum LoginSecret {
                     + "prefer --client-secret - or WEBAUTH_CLIENT_SECRET")
             return value
         case nil:
-            return environment["WEBAUTH_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+            return environment[SecretEnvironment.clientSecret].flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 

@@ -41,6 +41,8 @@ struct LogoutCommand: AsyncParsableCommand {
         case notPossible = "not_possible"
         /// Revoking failed.
         case failed
+        /// The stored entry could not be read, so there was nothing to revoke with.
+        case unreadable
     }
 
     func run() async throws {
@@ -51,7 +53,7 @@ struct LogoutCommand: AsyncParsableCommand {
         var revocationFailure: CommandFailure?
         let kind: TokenStoreKind
         do {
-            guard let (store, _) = try await stores.find(profile: profile) else {
+            guard let (store, _) = try await stores.locate(profile: profile) else {
                 throw CommandFailure.notSignedIn(profile: profile)
             }
             kind = store.kind
@@ -59,10 +61,17 @@ struct LogoutCommand: AsyncParsableCommand {
             // Revoke what is stored under the lock, so a refresh in another process cannot
             // slip a new refresh token in between.
             var outcome: (Revocation, CommandFailure?) = (.failed, nil)
-            try await store.update(profile: profile) { current in
-                guard let current else { throw CommandFailure.notSignedIn(profile: profile) }
-                outcome = await Self.revoke(current, profile: profile)
-                return nil
+            do {
+                try await store.update(profile: profile) { current in
+                    guard let current else { throw CommandFailure.notSignedIn(profile: profile) }
+                    outcome = await Self.revoke(current, profile: profile)
+                    return nil
+                }
+            } catch let error as TokenStoreError where error.code == .corrupt {
+                // An entry nobody can read must still be removable: what it held is lost, so
+                // nothing can be revoked, but the file (and its refresh token) goes.
+                guard try await store.delete(profile: profile) else { throw error }
+                outcome = (.unreadable, nil)
             }
             (revocation, revocationFailure) = outcome
             try? await stores.index.forget(profile)
@@ -84,6 +93,11 @@ struct LogoutCommand: AsyncParsableCommand {
             terminal.note(
                 "the entry does not name its client, so the tokens could not be revoked at the provider; "
                     + "they were deleted here.")
+            terminal.success("Signed out of profile \"\(profile)\".")
+        case .unreadable:
+            terminal.note(
+                "the stored entry could not be read, so nothing could be revoked at the provider; it was deleted "
+                    + "here, and its tokens stay valid there until they expire.")
             terminal.success("Signed out of profile \"\(profile)\".")
         case .failed:
             let failure =

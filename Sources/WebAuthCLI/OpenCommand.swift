@@ -145,7 +145,7 @@ struct OpenCommand: AsyncParsableCommand {
     func run() async throws {
         let callback = try makeCallback()
         let output = CommandOutput(json: json)
-        var logger = Logger(label: "webauth")
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = verbose ? .debug : .critical
 
         let template = url

@@ -70,21 +70,19 @@ struct SignInFlow: Sendable {
 
     /// The code and the page, prominently, on standard error.
     private func showInstructions(for authorization: DeviceAuthorization) {
-        let code = terminal.emphasized(authorization.userCode)
-        var lines = ["", "To sign in, open this page in a browser on any device:", ""]
+        let code = authorization.userCode
+        for line in ["", "To sign in, open this page in a browser on any device:", ""] { terminal.line(line) }
         if let complete = authorization.verificationURIComplete {
-            lines += [
-                "    " + terminal.emphasized(complete.absoluteString), "",
-                "and check that it shows the code  \(code)",
-                "(or open \(authorization.verificationURI.absoluteString) and enter the code).", "",
-            ]
+            terminal.line("    ", emphasizing: complete.absoluteString)
+            terminal.line("")
+            terminal.line("and check that it shows the code  ", emphasizing: code)
+            terminal.line("(or open \(authorization.verificationURI.absoluteString) and enter the code).")
         } else {
-            lines += [
-                "    " + terminal.emphasized(authorization.verificationURI.absoluteString), "",
-                "and enter the code  \(code)", "",
-            ]
+            terminal.line("    ", emphasizing: authorization.verificationURI.absoluteString)
+            terminal.line("")
+            terminal.line("and enter the code  ", emphasizing: code)
         }
-        for line in lines { terminal.line(line) }
+        terminal.line("")
     }
 
     /// Starts the sign-in `start` makes once Ctrl-C and SIGTERM are trapped (so that nothing

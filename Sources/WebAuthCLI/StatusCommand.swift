@@ -119,9 +119,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// The human form of one profile.
     static func describe(_ row: Row, now: Date) -> String {
-        var lines = ["\(row.profile)  (\(row.kind): \(row.location))"]
+        // Values from the provider (subject, scopes) and from the store go through UntrustedText.
+        var lines = [UntrustedText("\(row.profile)  (\(row.kind): \(row.location))").displayed()]
         func add(_ label: String, _ value: String) {
-            lines.append("  " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+            lines.append(
+                "  " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0)
+                    + UntrustedText(value).displayed())
         }
         guard let entry = row.entry else {
             add("error", row.problem?.description ?? "unreadable")
@@ -140,7 +143,10 @@ struct StatusCommand: AsyncParsableCommand {
     /// `expires 2025-01-31T12:00:00Z (in 59 min)`, `expired 2025-…`, or `no expiry given`.
     static func expiry(_ date: Date?, now: Date) -> String {
         guard let date else { return "no expiry given" }
-        let seconds = Int(date.timeIntervalSince(now).rounded())
+        // Bounded before the conversion, so no stored date can make it trap.
+        let interval = date.timeIntervalSince(now)
+        guard interval.isFinite else { return "no expiry given" }
+        let seconds = Int(min(max(interval, -1e15), 1e15).rounded())
         guard seconds > 0 else { return "expired (at \(JSONDate.string(date)))" }
         return "expires \(JSONDate.string(date)) (in \(Self.duration(seconds)))"
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebAuth
 
 #if canImport(Glibc)
     import Glibc
@@ -15,6 +16,10 @@ import Synchronization
 /// elapsed time (not with `TERM=dumb`), and a few words are colored — unless `NO_COLOR` is set
 /// (to anything but the empty string) or `TERM` is `dumb`. When standard error is a pipe or a
 /// file, every message is a plain line and nothing is colored or redrawn, so logs stay readable.
+///
+/// Every text given here goes through ``UntrustedText`` before it is written: whatever part of
+/// a message came from a provider (an `error` code, a scope, a subject, a user code), it cannot
+/// steer the terminal. The only escape sequences written are this type's own styles.
 ///
 /// ```swift
 /// let terminal = TerminalOutput()
@@ -62,22 +67,28 @@ final class TerminalOutput: Sendable {
     // MARK: Lines
 
     /// A plain message line.
-    func line(_ text: String) { write(text) }
+    func line(_ text: String) { write(shown(text)) }
+
+    /// A line of `text` followed by `emphasized`, in bold on a color terminal: for what the
+    /// person must read or type.
+    func line(_ text: String, emphasizing emphasized: String) {
+        write(shown(text) + styled(shown(emphasized), .bold))
+    }
 
     /// A step that worked: `✔ text`, the mark green on a color terminal.
-    func success(_ text: String) { write(styled("✔", .green) + " " + text) }
+    func success(_ text: String) { write(styled("✔", .green) + " " + shown(text)) }
 
     /// Something the person should know: `note: text`.
-    func note(_ text: String) { write(styled("note:", .yellow) + " " + text) }
+    func note(_ text: String) { write(styled("note:", .yellow) + " " + shown(text)) }
 
     /// A failure: `error: text`, and the fix on a line of its own.
     func error(_ text: String, fix: String? = nil) {
-        write(styled("error:", .red) + " " + text)
-        if let fix { write("  " + fix) }
+        write(styled("error:", .red) + " " + shown(text))
+        if let fix { write("  " + shown(fix)) }
     }
 
-    /// `text` in bold on a color terminal, for what the person must read or type.
-    func emphasized(_ text: String) -> String { styled(text, .bold) }
+    /// `text` with nothing that can steer a terminal (see ``UntrustedText``).
+    private func shown(_ text: String) -> String { UntrustedText(text).displayed() }
 
     // MARK: The status line
 
@@ -85,12 +96,12 @@ final class TerminalOutput: Sendable {
     /// redrawn until ``StatusLine/stop()``; otherwise `text` once, as a plain line.
     func startStatus(_ text: String) -> StatusLine {
         guard isInteractive else {
-            write(text)
+            write(shown(text))
             return StatusLine(terminal: self, id: nil)
         }
         let id = state.withLock { state in
             state.nextID += 1
-            state.status = (state.nextID, text, ContinuousClock.now)
+            state.status = (state.nextID, shown(text), ContinuousClock.now)
             return state.nextID
         }
         let ticker = Task { [weak self] in
@@ -103,10 +114,10 @@ final class TerminalOutput: Sendable {
     }
 
     fileprivate func updateStatus(id: Int?, text: String) {
-        guard let id else { return write(text) }
+        guard let id else { return write(shown(text)) }
         state.withLock { state in
             guard state.status?.id == id else { return }
-            state.status?.text = text
+            state.status?.text = shown(text)
             draw(&state)
         }
     }
@@ -149,7 +160,8 @@ final class TerminalOutput: Sendable {
         usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 
-    /// Writes `text` and a newline, above the status line if one is showing.
+    /// Writes `text` (already made safe, styles added) and a newline, above the status line if
+    /// one is showing.
     private func write(_ text: String) {
         state.withLock { state in
             let statusShown = state.status != nil

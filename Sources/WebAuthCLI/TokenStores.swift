@@ -75,7 +75,7 @@ struct TokenStores: Sendable {
         self.selection = selection
         self.environment = environment
         self.index = ProfileIndex(environment: environment)
-        var logger = Logger(label: "webauth.tokenstore")
+        var logger = Logger(label: "webauth.tokenstore", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = .warning
         self.logger = logger
     }
@@ -106,25 +106,42 @@ struct TokenStores: Sendable {
     /// says, else in the file store and then the keyring (if one is configured), and records
     /// where it found the profile.
     func find(profile: String) async throws -> (store: any TokenStore, entry: StoredTokens)? {
+        guard let (store, entry) = try await locate(profile: profile) else { return nil }
+        return (store, try entry.get())
+    }
+
+    /// The store that holds an entry for `profile`, with the entry or, when it is there but does
+    /// not decode, the ``TokenStoreError/Code/corrupt`` error (so `logout` can still remove it);
+    /// `nil` when no store has one. Looks where ``find(profile:)`` does.
+    func locate(
+        profile: String
+    ) async throws -> (store: any TokenStore, entry: Result<StoredTokens, TokenStoreError>)? {
+        func load(_ store: any TokenStore) async throws -> Result<StoredTokens, TokenStoreError>? {
+            do {
+                return try await store.load(profile: profile).map { .success($0) }
+            } catch let error as TokenStoreError where error.code == .corrupt {
+                return .failure(error)
+            }
+        }
         switch selection {
         case .file:
             let store = try fileStore()
-            return try await store.load(profile: profile).map { (store, $0) }
+            return try await load(store).map { (store, $0) }
         case .keyring:
             let store = try keyringStore()
-            return try await store.load(profile: profile).map { (store, $0) }
+            return try await load(store).map { (store, $0) }
         case .automatic:
             let known = index.kind(of: profile)
             if let known {
                 let store = try self.store(of: known)
-                if let entry = try await store.load(profile: profile) { return (store, entry) }
+                if let entry = try await load(store) { return (store, entry) }
             }
             for kind in TokenStoreKind.allCases where kind != known {
-                let entry: StoredTokens?
+                let entry: Result<StoredTokens, TokenStoreError>?
                 let store: any TokenStore
                 do {
                     store = try self.store(of: kind)
-                    entry = try await store.load(profile: profile)
+                    entry = try await load(store)
                 } catch let error as TokenStoreError
                     where error.code == .keyringUnavailable || error.code == .keyringFailed
                 {

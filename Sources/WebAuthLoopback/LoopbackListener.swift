@@ -307,6 +307,15 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.context = context
     }
 
+    /// Lets go of the context when the channel closes: the context holds this handler, so
+    /// keeping it would keep both — and the channel with its buffers — for the life of the
+    /// process, a little for every connection the listener ever accepted.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        self.context = nil
+    }
+
     func channelActive(context: ChannelHandlerContext) {
         guard let id = core.admit(self) else {
             phase = .closed

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// The few HTTP statuses the loopback listener answers with.
 package enum HTTPStatus: Int, Sendable, Hashable {
@@ -59,9 +60,9 @@ struct LoopbackResponse: Sendable, Hashable {
     /// The page for an accepted callback that carries an OAuth error (RFC 6749 §4.1.2.1). Only
     /// `error` and `error_description` are shown, escaped; nothing else from the URL.
     static func authorizationError(_ page: LoopbackReceiver.Page, error: String, description: String?) -> Self {
-        var details = "<p>Error: <code>\(htmlEscaped(truncated(error)))</code></p>"
+        var details = "<p>Error: <code>\(htmlEscaped(shown(error)))</code></p>"
         if let description, !description.isEmpty {
-            details += "<p>\(htmlEscaped(truncated(description)))</p>"
+            details += "<p>\(htmlEscaped(shown(description)))</p>"
         }
         return Self(status: .ok, html: render(page, details: details))
     }
@@ -99,9 +100,11 @@ struct LoopbackResponse: Sendable, Hashable {
             """
     }
 
-    /// At most 300 characters, so a long description cannot flood the page.
-    private static func truncated(_ text: String) -> String {
-        text.count > 300 ? String(text.prefix(300)) + "…" : text
+    /// Text from the provider as ``UntrustedText`` shows it — no control, bidi or other format
+    /// characters, no line separators — at most 300 characters, so it cannot reorder or flood
+    /// the page.
+    private static func shown(_ text: String) -> String {
+        UntrustedText(text).displayed(limit: 300)
     }
 }
 

@@ -69,7 +69,8 @@ package final class Subprocess: Sendable {
     /// - Parameters:
     ///   - executable: An absolute path.
     ///   - arguments: The arguments, not including the program name.
-    ///   - environment: The child's environment.
+    ///   - environment: The child's environment, less the variables ``SecretEnvironment``
+    ///     lists, which are always removed.
     ///   - standardInput: Where standard input comes from. Default `/dev/null`.
     ///   - standardOutput: Where standard output goes. Default `/dev/null`.
     ///   - standardError: Where standard error goes. Default `/dev/null`.
@@ -137,7 +138,8 @@ package final class Subprocess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        // No child ever sees a secret-bearing variable (see SecretEnvironment).
+        let envp = SecretEnvironment.removingSecrets(from: environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }

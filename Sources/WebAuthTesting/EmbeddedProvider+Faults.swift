@@ -42,12 +42,13 @@ extension EmbeddedProvider {
     }
 
     /// A fault an endpoint shows, for testing how a client copes: a delay before answering,
-    /// an error response, or a body that is not JSON.
+    /// an error response, a body that is not JSON, or a connection closed mid-response.
     ///
     /// ```swift
     /// provider.setFault(.delay(.seconds(30)), for: .token)                 // the client times out
     /// provider.setFault(.error("temporarily_unavailable", status: 503), for: .token)
     /// provider.setFault(.garbageBody.times(1), for: .jwks)                 // once, then normal
+    /// provider.setFault(.closedMidResponse, for: .token)                  // the answer breaks off
     /// provider.setFault(nil, for: .token)                                  // back to normal
     /// ```
     public struct Fault: Sendable, Hashable, CustomStringConvertible {
@@ -60,6 +61,11 @@ extension EmbeddedProvider {
             /// out, a redirect carrying `error`, `error_description`, `state` and `iss`; from
             /// the other pages, an error page with `status`.
             case error(status: Int, error: String, description: String?)
+            /// `200 OK` with `Content-Type: application/json` and a `Content-Length` announcing
+            /// more body than follows: the connection closes after the first bytes of it, as when
+            /// a server or a proxy in front of it dies while answering. The request has no effect
+            /// (a code is not used up, a token not issued or rotated).
+            case closedMidResponse
             /// `200 OK` with `Content-Type: application/json` and a body that is not JSON.
             case garbage
         }
@@ -94,6 +100,9 @@ extension EmbeddedProvider {
         /// Answers `200 OK` with a body that is not JSON.
         public static let garbageBody = Fault(answer: .garbage)
 
+        /// Starts a `200 OK` answer and closes the connection partway through its body.
+        public static let closedMidResponse = Fault(answer: .closedMidResponse)
+
         /// The same fault for the next `count` requests only; then the endpoint is normal again.
         public func times(_ count: Int) -> Fault {
             var copy = self
@@ -115,6 +124,7 @@ extension EmbeddedProvider {
             case .normal: break
             case .error(let status, let error, _): parts.append("error \(error) (HTTP \(status))")
             case .garbage: parts.append("garbage body")
+            case .closedMidResponse: parts.append("closed mid-response")
             }
             if delay > .zero { parts.append("delay \(delay)") }
             if let remaining { parts.append("\(remaining) more") }

@@ -10,16 +10,23 @@ struct SigningKey: Sendable {
     let modulus: String
     let exponent: String
 
-    /// Makes a fresh 2048-bit key pair on a thread of its own: RSA key generation takes a
-    /// noticeable while, which must not hold up the concurrency pool.
+    /// Makes a fresh 2048-bit key pair off the concurrency pool, one at a time in the process.
+    ///
+    /// RSA key generation keeps a core busy for a noticeable while (tens of milliseconds in an
+    /// optimized build, far longer in a debug one). Made on a thread each, many providers starting
+    /// at once (a test suite's) would take every core for seconds on end and stall everything else
+    /// in the process; made one after another on one queue, they never take more than one core.
     static func generateInBackground() async throws(EmbeddedProviderError) -> SigningKey {
         let result = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            generationQueue.async {
                 continuation.resume(returning: Result { () throws(EmbeddedProviderError) in try generate() })
             }
         }
         return try result.get()
     }
+
+    /// Where keys are made, one at a time.
+    private static let generationQueue = DispatchQueue(label: "WebAuthTesting.SigningKey.generation")
 
     /// Makes a fresh 2048-bit key pair.
     static func generate() throws(EmbeddedProviderError) -> SigningKey {

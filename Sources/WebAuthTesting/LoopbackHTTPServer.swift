@@ -22,6 +22,10 @@ package final class LoopbackHTTPServer: Sendable {
     /// Answers one request.
     package typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
+    /// Waits out a response's delay; throws when the server shuts down meanwhile. `Task.sleep`
+    /// unless a test steps time by itself.
+    package typealias Sleep = @Sendable (Duration) async throws -> Void
+
     /// Bounds on what the server accepts and how long it keeps a connection.
     package struct Limits: Sendable, Hashable {
         /// The largest request body read; larger ones are answered `413` without calling the
@@ -59,15 +63,20 @@ package final class LoopbackHTTPServer: Sendable {
     ///
     /// Call ``shutdown()`` when done, or use ``withServer(limits:isolation:handler:_:)`` instead.
     package static func start(
-        limits: Limits = Limits(), handler: @escaping Handler
+        limits: Limits = Limits(), sleep: @escaping Sleep = { try await Task.sleep(for: $0) },
+        handler: @escaping Handler
     ) async throws -> LoopbackHTTPServer {
         let lifetime = TimeAmount.nanoseconds(limits.connectionLifetime.nanoseconds)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // A safety net against connections a client opens and never finishes.
-                    channel.eventLoop.scheduleTask(in: lifetime) { channel.close(promise: nil) }
+                    // A safety net against connections a client opens and never finishes,
+                    // cancelled when the connection closes: it holds the channel until it runs,
+                    // and a busy server would otherwise keep every connection of the last
+                    // `connectionLifetime` in memory.
+                    let limit = channel.eventLoop.scheduleTask(in: lifetime) { channel.close(promise: nil) }
+                    channel.closeFuture.whenComplete { _ in limit.cancel() }
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
@@ -84,7 +93,9 @@ package final class LoopbackHTTPServer: Sendable {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await serve(connection, limits: limits, log: log, handler: handler) }
+                        group.addTask {
+                            await serve(connection, limits: limits, sleep: sleep, log: log, handler: handler)
+                        }
                     }
                 }
             }
@@ -164,7 +175,7 @@ package final class LoopbackHTTPServer: Sendable {
 
     /// Reads one request from `connection`, records it, answers it and closes.
     private static func serve(
-        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limits: Limits, log: ServerRequestLog,
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limits: Limits, sleep: Sleep, log: ServerRequestLog,
         handler: Handler
     ) async {
         try? await connection.executeThenClose { inbound, outbound in
@@ -235,7 +246,7 @@ package final class LoopbackHTTPServer: Sendable {
             await log.setStatus(response.status, at: index)
             if response.delay > .zero {
                 // Throws when the server shuts down; the connection then closes unanswered.
-                try await Task.sleep(for: response.delay)
+                try await sleep(response.delay)
             }
             try await outbound.write(response.serialized())
         }

@@ -59,6 +59,12 @@ final class ProviderEngine: Sendable {
         switch (endpoint, fault?.answer) {
         case (nil, _):
             answer = Answer(.text("not found\n", status: 404))
+        case (.some, .closedMidResponse?):
+            // The head promises 512 bytes of body; 16 follow, then the connection closes.
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 512\r\n"
+                + "Cache-Control: no-store\r\nConnection: close\r\n\r\n"
+            answer = Answer(.raw(Array((head + #"{"access_token":"#).utf8), status: 200))
         case (.some, .garbage?):
             answer = Answer(
                 ServerResponse(

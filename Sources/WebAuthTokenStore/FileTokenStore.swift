@@ -26,6 +26,9 @@ import Logging
 ///   `.<profile>.json.tmp-<random digits>`), is `fsync`ed, renamed over the old file, and the
 ///   directory is `fsync`ed; a process killed at any moment leaves the old file or the new one.
 ///   Temporary files a killed writer left behind are removed by the profile's next write.
+/// - **Space first:** ``update(profile:_:)`` creates the temporary file and allocates its space
+///   before it runs its body, so a full disk or a read-only directory fails before a refresh
+///   is sent, not after the provider has rotated the refresh token.
 /// - **Locked:** every write and ``update(profile:_:)`` holds `flock` on `.<profile>.lock` in
 ///   the same directory (see ``TokenStore``). Lock files stay; they hold no data.
 ///
@@ -127,15 +130,33 @@ public struct FileTokenStore: TokenStore {
         try ProfileName.validate(profile)
         return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
             let current = try readEntry(profile: profile)
-            let new = try await body(current)
-            if new == current { return new }
-            if let new {
-                try writeEntry(new, profile: profile)
-            } else {
-                _ = try remove(profile: profile)
+            // The space for the new entry is taken before `body` runs: a full disk or a
+            // read-only directory fails here, before a refresh the provider would answer by
+            // rotating the refresh token — whose new value could then not be kept.
+            let reservation = try PrivateFile.Reservation(
+                for: filePath(profile), bytes: Self.reservedBytes(replacing: current))
+            let new: StoredTokens?
+            do {
+                new = try await body(current)
+            } catch {
+                reservation.discard()
+                throw error
             }
+            guard let new, new != current else {
+                reservation.discard()
+                if new == nil, current != nil { _ = try remove(profile: profile) }
+                return new
+            }
+            try reservation.commit(try new.encoded())
             return new
         }
+    }
+
+    /// The space set aside for the entry that replaces `current`: four times its size, at
+    /// least 64 KiB — more than a refresh adds (a new access, refresh and ID token).
+    static func reservedBytes(replacing current: StoredTokens?) -> Int {
+        let size = (try? current?.encoded().count) ?? 0
+        return max(64 * 1024, 4 * size)
     }
 
     // MARK: - Files
@@ -173,7 +194,7 @@ public struct FileTokenStore: TokenStore {
                 throw TokenStoreError.system("cannot read \(path)")
             }
         }
-        return try StoredTokens.decode(data, profile: profile)
+        return try StoredTokens.decode(data, profile: profile, location: path)
     }
 
     /// Through ``PrivateFile``: temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync`

@@ -18,25 +18,76 @@ package enum PrivateFile {
     /// Temporary files a writer killed mid-write left behind for this `path` are removed first;
     /// call it with the file's lock held, so no live writer's file is among them.
     package static func write(_ data: Data, to path: String) throws(TokenStoreError) {
-        removeStaleTemporaryFiles(of: path)
-        let temporary = temporaryPrefix(of: path) + String(UInt64.random(in: 0...UInt64.max))
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw TokenStoreError.system("cannot create \(temporary)") }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do {
-            defer { close(descriptor) }
-            guard fchmod(descriptor, 0o600) == 0 else { throw TokenStoreError.system("cannot fchmod \(temporary)") }
-            if let number = writeAll(descriptor, data) {
-                throw TokenStoreError.system("cannot write \(temporary)", errno: number)
+        try Reservation(for: path, bytes: 0).commit(data)
+    }
+
+    /// A replacement for a file, made and given its disk space before the new contents exist:
+    /// what cannot be stored (a full disk, a read-only directory) fails here, before anything
+    /// whose result would then be lost — such as a refresh that rotates the refresh token —
+    /// has been done. ``commit(_:)`` writes and renames it over the file; ``discard()`` removes
+    /// it. Either must be called once.
+    package struct Reservation {
+        private let path: String
+        private let temporary: String
+        private let descriptor: Int32
+
+        /// Removes the stale temporary files of `path` (call it with the file's lock held),
+        /// creates a new one 0600 and allocates `bytes` for it (`posix_fallocate`).
+        ///
+        /// - Throws: ``TokenStoreError/Code/fileSystem`` naming the cause, such as "No space
+        ///   left on device" or "Read-only file system".
+        package init(for path: String, bytes: Int) throws(TokenStoreError) {
+            removeStaleTemporaryFiles(of: path)
+            let temporary = temporaryPrefix(of: path) + String(UInt64.random(in: 0...UInt64.max))
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw TokenStoreError.system("cannot create \(temporary)") }
+            guard fchmod(descriptor, 0o600) == 0 else {
+                let error = TokenStoreError.system("cannot fchmod \(temporary)")
+                close(descriptor)
+                unlink(temporary)
+                throw error
             }
-            guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(temporary)") }
+            if bytes > 0 {
+                let number = posix_fallocate(descriptor, 0, off_t(bytes))
+                guard number == 0 else {
+                    close(descriptor)
+                    unlink(temporary)
+                    throw TokenStoreError.system("cannot set aside \(bytes) bytes for \(temporary)", errno: number)
+                }
+            }
+            self.path = path
+            self.temporary = temporary
+            self.descriptor = descriptor
         }
-        guard rename(temporary, path) == 0 else {
-            throw TokenStoreError.system("cannot rename \(temporary) to \(path)")
+
+        /// Writes `data` into the reserved file, cuts it to that length, `fsync`s it, renames it
+        /// over the file and `fsync`s the directory. On failure the temporary file is removed
+        /// and the old file stays as it was.
+        package func commit(_ data: Data) throws(TokenStoreError) {
+            var renamed = false
+            defer { if !renamed { unlink(temporary) } }
+            do {
+                defer { close(descriptor) }
+                if let number = writeAll(descriptor, data) {
+                    throw TokenStoreError.system("cannot write \(temporary)", errno: number)
+                }
+                guard ftruncate(descriptor, off_t(data.count)) == 0 else {
+                    throw TokenStoreError.system("cannot truncate \(temporary)")
+                }
+                guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(temporary)") }
+            }
+            guard rename(temporary, path) == 0 else {
+                throw TokenStoreError.system("cannot rename \(temporary) to \(path)")
+            }
+            renamed = true
+            try syncDirectory(of: path)
         }
-        renamed = true
-        try syncDirectory(of: path)
+
+        /// Removes the reserved file; the old file stays as it was.
+        package func discard() {
+            close(descriptor)
+            unlink(temporary)
+        }
     }
 
     /// Removes the file at `path` and what killed writers left beside it; `false` when there was

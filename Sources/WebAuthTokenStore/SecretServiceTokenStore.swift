@@ -180,7 +180,8 @@ public struct SecretServiceTokenStore: TokenStore {
 
     private func loadEntry(profile: String) async throws(TokenStoreError) -> StoredTokens? {
         guard let data = try await lookup(attributes: attributes(profile)) else { return nil }
-        return try StoredTokens.decode(data, profile: profile)
+        return try StoredTokens.decode(
+            data, profile: profile, location: "the keyring item service=\(Self.service) profile=\(profile)")
     }
 
     private func storeEntry(_ tokens: StoredTokens, profile: String) async throws(TokenStoreError) {

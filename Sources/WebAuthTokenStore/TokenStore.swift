@@ -151,8 +151,11 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         }
     }
 
-    /// Decodes an entry; `profile` names it in the error.
-    package static func decode(_ data: Data, profile: String) throws(TokenStoreError) -> StoredTokens {
+    /// Decodes an entry; `profile` and `location` (the file, or the keyring item) name it in
+    /// the error.
+    package static func decode(_ data: Data, profile: String, location: String) throws(TokenStoreError)
+        -> StoredTokens
+    {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
@@ -160,7 +163,9 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         } catch {
             // The decoder's message can quote the input: say only where it broke.
             throw TokenStoreError(
-                .corrupt, "the stored entry for profile \"\(profile)\" is not valid (\(data.count) bytes)")
+                .corrupt,
+                "the stored entry for profile \"\(profile)\" is unreadable: \(location) is not a valid entry "
+                    + "(\(data.count) bytes)")
         }
     }
 }

@@ -17,8 +17,19 @@ final class CLIProcess: Sendable {
     init(_ arguments: [String], environment: [String: String] = [:], keepStandardInputOpen: Bool = false) throws {
         var base = ProcessInfo.processInfo.environment
         for name in ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "WEBAUTH_BROWSER"] { base[name] = nil }
+        let environment = base.merging(environment) { $1 }
+        // Subprocess keeps secret-bearing variables from every child; `env` hands the ones a
+        // test sets to webauth alone, as a person's shell would.
+        let secrets = environment.filter { SecretEnvironment.names.contains($0.key) && !$0.value.isEmpty }
+        let (executable, fullArguments) =
+            secrets.isEmpty
+            ? (Self.executable.path, arguments)
+            : (
+                "/usr/bin/env",
+                secrets.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [Self.executable.path] + arguments
+            )
         process = try Subprocess(
-            executable: Self.executable.path, arguments: arguments, environment: base.merging(environment) { $1 },
+            executable: executable, arguments: fullArguments, environment: environment,
             standardInput: keepStandardInputOpen ? .pipe : .null, standardOutput: .pipe, standardError: .pipe,
             newProcessGroup: false)
         let output = self.output
@@ -51,9 +62,22 @@ final class CLIProcess: Sendable {
         throw CLITestError("timed out waiting for '\(text)' on stderr; got: \(standardError)")
     }
 
+    /// The process ID.
+    var pid: pid_t { process.pid }
+
     /// Waits for the process to exit (killing it after `timeout`) and returns its exit status
     /// once its output has been read to the end.
     func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        let status = try await waitForEnd(timeout: timeout)
+        guard let code = Subprocess.exitCode(of: status) else {
+            throw CLITestError("webauth was killed: \(Subprocess.describe(status: status))")
+        }
+        return code
+    }
+
+    /// Waits for the process to end however it ends (killing it after `timeout`) and returns
+    /// its wait status once its output has been read to the end.
+    func waitForEnd(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let watchdog = Task { [process] in
             try await Task.sleep(for: timeout)
             await process.terminate()
@@ -61,10 +85,7 @@ final class CLIProcess: Sendable {
         defer { watchdog.cancel() }
         guard let status = await process.waitForExit() else { throw CLITestError("cancelled") }
         await outputDone.value
-        guard let code = Subprocess.exitCode(of: status) else {
-            throw CLITestError("webauth was killed: \(Subprocess.describe(status: status))")
-        }
-        return code
+        return status
     }
 
     /// Runs to completion and returns (status, stdout, stderr).
@@ -75,6 +96,14 @@ final class CLIProcess: Sendable {
         let status = try await process.waitForExit()
         return (status, process.standardOutput, process.standardError)
     }
+}
+
+/// The loopback listener's port, from the line `webauth open` and `login` print on standard error.
+func listeningPort(in stderr: String) throws -> Int {
+    let marker = "Listening for the callback at http://127.0.0.1:"
+    guard let range = stderr.range(of: marker), let port = Int(stderr[range.upperBound...].prefix { $0.isNumber })
+    else { throw CLITestError("no listening port in: \(stderr)") }
+    return port
 }
 
 struct CLITestError: Error, CustomStringConvertible {

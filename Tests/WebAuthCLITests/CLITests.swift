@@ -57,13 +57,8 @@ struct CLIParsingTests {
 
 @Suite("webauth open, run as a process", .serialized)
 struct OpenCommandProcessTests {
-    private func listeningPort(in stderr: String) throws -> Int {
-        let marker = "Listening for the callback at http://127.0.0.1:"
-        let range = try #require(stderr.range(of: marker))
-        return try #require(Int(stderr[range.upperBound...].prefix { $0.isNumber }))
-    }
-
-    @Test func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
+    @Test(TestFixture.chromium.required)
+    func signsInThroughHeadlessChromiumAndPrintsOnlyTheCallbackURL() async throws {
         try await BrowserTurns.withTurn {
             let launcher = try TestBrowsers.makeChromiumLauncherScript()
             defer { launcher.terminate() }
@@ -191,7 +186,8 @@ struct OpenCommandProcessTests {
         #expect(steps.allSatisfy { ($0["milliseconds"] as? Double).map { $0 >= 0 } == true })
     }
 
-    @Test func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
+    @Test(TestFixture.chromium.required)
+    func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
         try await BrowserTurns.withTurn {
             // A real (headless) Chromium as the person's browser shows the login page; nobody fills it
             // in here, so the test interrupts, as a person would, and checks the demo ends cleanly.

@@ -12,9 +12,9 @@ import WebAuthTokenStore
     import Musl
 #endif
 
-@Suite("webauth with the desktop keyring, run as processes")
+@Suite("webauth with the desktop keyring, run as processes", TestFixture.keyring.required)
 struct KeyringProfileTests {
-    @Test(.enabled(if: PrivateKeyring.isInstalled), .timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)))
     func aProfileLivesInTheKeyringAndLaterCommandsFindIt() async throws {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -29,7 +29,7 @@ struct KeyringProfileTests {
         await keyring.stop()
     }
 
-    @Test(.enabled(if: PrivateKeyring.isInstalled), .timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)))
     func entriesTooLargeForTheKeyringGoToFilesInstead() async throws {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }

@@ -15,18 +15,21 @@ import WebAuthTokenStore
 /// means the file store). Removed by ``remove()``.
 struct ProfileSandbox {
     let root: String
+    /// `XDG_STATE_HOME`, where the token files and the profile index live.
+    let stateHome: String
     /// More environment variables, such as a keyring's D-Bus address.
     var extraEnvironment: [String: String] = [:]
 
-    init() throws {
+    /// A sandbox whose state lives in `stateHome` (such as a small file system a test fills),
+    /// else in `state` below its root.
+    init(stateHome: String? = nil) throws {
         var template = Array("/tmp/webauth-cli-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw CLITestError("mkdtemp failed") }
         root = String(cString: made)
+        self.stateHome = stateHome ?? root + "/state"
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
-
-    var stateHome: String { root + "/state" }
     var tokenDirectory: String { stateHome + "/webauth/tokens" }
     var indexPath: String { stateHome + "/webauth/profiles.json" }
 
@@ -57,7 +60,7 @@ struct ProfileSandbox {
     /// The stored entry of `profile`, read straight from its file.
     func storedEntry(_ profile: String = "default") throws -> StoredTokens? {
         guard let data = FileManager.default.contents(atPath: entryPath(profile)) else { return nil }
-        return try StoredTokens.decode(data, profile: profile)
+        return try StoredTokens.decode(data, profile: profile, location: entryPath(profile))
     }
 
     /// The permission bits of `path`.

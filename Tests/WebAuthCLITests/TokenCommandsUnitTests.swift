@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Testing
 import WebAuth
 import WebAuthOAuth
@@ -15,6 +16,71 @@ import WebAuthTokenStore
 
 @Suite("webauth token commands: decisions, parsing and statuses")
 struct TokenCommandsUnitTests {
+    // MARK: Output
+
+    @Test func jsonOutputEscapesWhatCouldSteerATerminalAndKeepsTheValue() throws {
+        let hostile = "sub\u{1B}]0;t\u{07}\u{7F}\u{9B}2J\u{202E}\u{2028}\u{200B}\u{E0001}ok José"
+        let data = try JSONSerialization.data(withJSONObject: ["subject": hostile], options: [.sortedKeys])
+        let safe = CommandOutput.terminalSafe(json: String(decoding: data, as: UTF8.self))
+        let steering = safe.unicodeScalars.filter {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+                || [0x200B, 0x202E, 0x2028, 0xE0001].contains($0.value)
+        }
+        #expect(steering.isEmpty, "raw: \(steering.map { String($0.value, radix: 16) })")
+        #expect(safe.contains(#"\u202e"#) && safe.contains(#"\udb40\udc01"#))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(safe.utf8)) as? [String: String])
+        #expect(parsed["subject"] == hostile, "the value is exactly the provider's")
+    }
+
+    /// Every line `TerminalOutput` writes — lines, notes, successes, errors and their fixes, a
+    /// status line, an emphasized code — goes through UntrustedText; only its own styles remain.
+    @Test func terminalOutputShowsOutsideTextClean() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let hostile = "N\u{1B}]52;c;aGk=\u{07}\u{202E}\u{2028}\u{9B}"
+        let terminal = TerminalOutput(descriptor: ends[1], environment: ["TERM": "xterm"])
+        terminal.line("name " + hostile)
+        terminal.line("code ", emphasizing: hostile)
+        terminal.note("email " + hostile)
+        terminal.success("Signed in as " + hostile)
+        terminal.error("refused " + hostile, fix: "fix " + hostile)
+        terminal.startStatus("waiting " + hostile).stop()
+        close(ends[1])
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        let count = read(ends[0], &bytes, bytes.count)
+        let written = String(decoding: bytes[..<max(count, 0)], as: UTF8.self)
+        #expect(written.split(separator: "\n").count == 7, "\(written)")
+        #expect(written.components(separatedBy: "N?]52;c;aGk=????").count == 8, "\(written)")
+        #expect(
+            !written.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value >= 0x7F && $0.value <= 0x9F }
+        )
+        #expect(!written.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{2028}" })
+    }
+
+    @Test func logLinesCannotSteerTheTerminal() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0, descriptor: ends[1]) })
+        logger.logLevel = .debug
+        logger.debug("answered \u{1B}]0;t\u{07}", metadata: ["value": "x\u{202E}y\u{2028}z"])
+        close(ends[1])
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = read(ends[0], &bytes, bytes.count)
+        let line = String(decoding: bytes[..<max(count, 0)], as: UTF8.self)
+        #expect(line.hasSuffix(" debug webauth : value=x?y?z answered ?]0;t?\n"), "\(line)")
+        #expect(!line.dropLast().unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" || $0 == "\u{2028}" })
+    }
+
+    @Test func anExpiryNoDateCanTrap() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: 1e300), now: now).hasPrefix("expires "))
+        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: -1e300), now: now).hasPrefix("expired"))
+        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: .nan), now: now) == "no expiry given")
+        #expect(StatusCommand.expiry(now.addingTimeInterval(90.4), now: now).contains("(in 1 min)"))
+    }
+
     // MARK: How login signs in
 
     @Test func flagsDecideFirstThenTheDisplayThenTheProvider() {
@@ -225,7 +291,7 @@ struct TokenCommandsUnitTests {
              "tokens":{"accessToken":"at-1","tokenType":"Bearer","refreshToken":"rt-1","scopes":["openid"],
                        "receivedAt":"2027-01-15T08:00:00Z","expiresAt":"2030-03-17T17:46:40Z"}}
             """#
-        let entry = try StoredTokens.decode(Data(old.utf8), profile: "old")
+        let entry = try StoredTokens.decode(Data(old.utf8), profile: "old", location: "old.json")
         #expect(entry.configuration == nil)
         #expect(entry.tokens.refreshToken == "rt-1")
         #expect(
@@ -235,7 +301,7 @@ struct TokenCommandsUnitTests {
         let configuration = ClientConfiguration(
             issuer: URL(string: "https://issuer.example")!, clientID: "client-1", clientSecret: "kept")
         let new = StoredTokens(tokens: entry.tokens, configuration: configuration)
-        let decoded = try StoredTokens.decode(try new.encoded(), profile: "new")
+        let decoded = try StoredTokens.decode(try new.encoded(), profile: "new", location: "new.json")
         #expect(decoded.configuration == configuration)
         #expect(!decoded.description.contains("kept"), "the description never shows the secret")
     }

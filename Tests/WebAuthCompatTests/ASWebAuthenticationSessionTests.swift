@@ -104,7 +104,7 @@
     /// Starting, cancelling and keeping alive, with a "browser" that opens nothing (the desktop or
     /// the test delivers the callback) in a temporary desktop.
     extension CompatIntegrationTests {
-        @Suite("ASWebAuthenticationSession semantics", .serialized)
+        @Suite("ASWebAuthenticationSession semantics", .serialized, TestFixture.desktopTools.required)
         struct CompatSessionTests {
             final class Anchors: NSObject, ASWebAuthenticationPresentationContextProviding {
                 let anchor: ASPresentationAnchor
@@ -172,16 +172,23 @@
                 defer { setup.remove() }
                 let received = Mailbox<Completion>()
                 let provider = Anchors()
+                // Only the completion handler holds this: once it is gone, the handler is gone
+                // too, and nothing can ever call it.
+                final class HeldByTheHandler: Sendable {}
+                var held: HeldByTheHandler? = HeldByTheHandler()
+                weak let handlerWitness = held
                 let session = ASWebAuthenticationSession(
                     url: URL(string: "http://127.0.0.1:9/")!, callbackURLScheme: "com.example.cancel"
-                ) {
-                    url, error in received.put(Completion(url: url, error: error))
+                ) { [held] url, error in
+                    withExtendedLifetime(held) { received.put(Completion(url: url, error: error)) }
                 }
+                held = nil
                 session.presentationContextProvider = provider
+                #expect(handlerWitness != nil, "the session holds its handler until it ends")
                 session.cancel()
+                #expect(handlerWitness == nil, "cancelled before starting, the session let go of its handler")
                 #expect(!session.canStart)
                 #expect(start(session, in: setup) == false)
-                try await Task.sleep(for: .milliseconds(200))
                 #expect(received.all.isEmpty)
                 #expect(!setup.socketExists(forScheme: "com.example.cancel"))
             }

@@ -129,16 +129,6 @@
         }
     }
 
-    /// Waits until `condition` holds or `timeout` passes; returns whether it held.
-    func eventually(within timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
-
     /// A random token, as a provider would issue.
     func randomToken() -> String {
         UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()

@@ -163,7 +163,9 @@
     }
 
     extension CompatIntegrationTests {
-        @Suite("Seed 000: the SwiftUI article's view model, on Linux", .serialized)
+        @Suite(
+            "Seed 000: the SwiftUI article's view model, on Linux", .serialized, TestFixture.desktopTools.required,
+            TestFixture.chromium.required)
         struct Seed000Tests {
             /// Writes the article's `anilist_api.json` (plus the local server) into a new bundle directory.
             private func configurationBundle(in desktop: TemporaryDesktop, server: URL) throws -> Bundle {

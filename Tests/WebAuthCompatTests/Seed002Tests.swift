@@ -59,7 +59,9 @@
     }
 
     extension CompatIntegrationTests {
-        @Suite("Seed 002: Apple's article, on Linux", .serialized)
+        @Suite(
+            "Seed 002: Apple's article, on Linux", .serialized, TestFixture.desktopTools.required,
+            TestFixture.chromium.required)
         struct Seed002Tests {
             @Test func theArticlesSessionSignsInThroughHeadlessChromiumAndTheDesktop() async throws {
                 let setup = try SeedDesktop(schemes: ["exampleauth"])

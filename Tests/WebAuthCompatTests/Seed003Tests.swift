@@ -77,7 +77,9 @@
     }
 
     extension CompatIntegrationTests {
-        @Suite("Seed 003: open-URL through NotificationCenter, on Linux", .serialized)
+        @Suite(
+            "Seed 003: open-URL through NotificationCenter, on Linux", .serialized,
+            TestFixture.desktopTools.required, TestFixture.chromium.required)
         struct Seed003Tests {
             @Test func theOpenURLNotificationFinishesTheWaitingScreen() async throws {
                 let scheme = "com.example.instagram-login"

@@ -170,7 +170,9 @@
     }
 
     extension CompatIntegrationTests {
-        @Suite("Seed 004: SFAuthenticationSession, on Linux", .serialized)
+        @Suite(
+            "Seed 004: SFAuthenticationSession, on Linux", .serialized, TestFixture.desktopTools.required,
+            TestFixture.chromium.required)
         struct Seed004Tests {
             private let flows: any Seed004Flows = Seed004()
 

@@ -13,7 +13,7 @@
 
     /// The receiver's Unix socket with the real handler program and the real `xdg-open`.
     extension DesktopIntegrationTests {
-        @Suite("Callback socket and handler")
+        @Suite("Callback socket and handler", TestFixture.desktopTools.required)
         struct CallbackSocketTests {
             @Test func xdgOpenDeliversTheURLThroughTheHandlerToTheWaitingSession() async throws {
                 let setup = try RegisteredDesktop(schemes: ["com.example.socket"])

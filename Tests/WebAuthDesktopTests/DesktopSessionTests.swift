@@ -12,7 +12,7 @@
     /// Chromium as the person's browser hands the redirect to the real `xdg-open`, which runs the real
     /// handler, which forwards it over the receiver's socket.
     extension DesktopIntegrationTests {
-        @Suite("Sessions through the desktop", .serialized)
+        @Suite("Sessions through the desktop", .serialized, TestFixture.desktopTools.required)
         struct DesktopSessionTests {
             /// A session with headless Chromium (handing `schemes` from `server` to `setup`'s desktop) and
             /// the desktop receiver.
@@ -25,7 +25,8 @@
                 return (SessionEnvironment(browser: browser, receivers: [setup.receiver()]), launcher)
             }
 
-            @Test func headlessChromiumHandsTheRedirectToTheDesktopAndTheSessionGetsIt() async throws {
+            @Test(TestFixture.chromium.required)
+            func headlessChromiumHandsTheRedirectToTheDesktopAndTheSessionGetsIt() async throws {
                 let scheme = "com.example.desktop"
                 let setup = try RegisteredDesktop(schemes: [scheme])
                 defer { setup.remove() }
@@ -60,7 +61,8 @@
                 }
             }
 
-            @Test func twoSessionsOnDifferentSchemesEachGetTheirOwnCallback() async throws {
+            @Test(TestFixture.chromium.required)
+            func twoSessionsOnDifferentSchemesEachGetTheirOwnCallback() async throws {
                 let schemes = ["com.example.first", "com.example.second"]
                 let setup = try RegisteredDesktop(schemes: schemes)
                 defer { setup.remove() }
@@ -173,7 +175,7 @@
     }
 
     extension DesktopIntegrationTests {
-        @Suite("webauth scheme, run as a process")
+        @Suite("webauth scheme, run as a process", TestFixture.desktopTools.required)
         struct SchemeCommandTests {
             @Test func registerStatusAndUnregister() async throws {
                 let setup = try RegisteredDesktop()

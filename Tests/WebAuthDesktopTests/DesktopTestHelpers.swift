@@ -70,16 +70,6 @@
         return (permissions & 0o777, type == .typeSocket, type == .typeDirectory)
     }
 
-    /// Waits until `condition` holds or `timeout` passes; returns whether it held.
-    func eventually(within timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return await condition()
-    }
-
     /// The first URL a listener yields, or `nil` when it finishes first or `timeout` passes.
     func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(60)) async -> URL? {
         await withTaskGroup(of: URL?.self) { group in

@@ -133,7 +133,7 @@
     }
 
     extension DesktopIntegrationTests {
-        @Suite("Registering schemes with the desktop (real xdg-mime)")
+        @Suite("Registering schemes with the desktop (real xdg-mime)", TestFixture.desktopTools.required)
         struct SchemeRegistryTests {
             @Test func registeringMakesTheHandlerTheDefaultAndUnregisteringUndoesIt() async throws {
                 let setup = try RegisteredDesktop()

@@ -399,6 +399,26 @@ struct LoopbackReceiverTests {
         await listener.close()
     }
 
+    @Test func providerTextOnTheErrorPageLosesControlBidiAndSeparatorCharacters() async throws {
+        let listener = try await listen(accepting: Self.stateIsExpected)
+        // error: ESC ] 0 ; title BEL and a bidi override; description: U+202E, U+2028, a C1 CSI
+        // and a zero-width space, all percent-encoded as a hostile provider would send them.
+        let target =
+            "/callback?error=denied%1B%5D0%3Btitle%07%E2%80%AE&error_description=abc%E2%80%AEdef%E2%80%A8ghi%C2%9B2J%E2%80%8B"
+            + "&state=expected"
+        let reply = try await TestClient.exchange(TestClient.get(target, host: listener.hostField), port: listener.port)
+        #expect(reply.status == 200)
+        for scalar in ["\u{1B}", "\u{07}", "\u{202E}", "\u{2028}", "\u{9B}", "\u{200B}"] as [Unicode.Scalar] {
+            #expect(
+                !reply.body.unicodeScalars.contains(scalar), "U+\(String(scalar.value, radix: 16)) reached the page")
+        }
+        #expect(reply.body.contains("denied?]0;title??"))
+        #expect(reply.body.contains("abc?def?ghi?2J?"))
+        // The callback itself is delivered as it came.
+        #expect(await listener.firstCallback()?.query == String(target.dropFirst("/callback?".count)))
+        await listener.close()
+    }
+
     @Test func connectionFloodDoesNotLockOutTheBrowser() async throws {
         let listener = try await listen(configuration: .init(readTimeout: .seconds(30)))
         let port = listener.port

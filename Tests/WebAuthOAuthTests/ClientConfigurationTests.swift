@@ -42,6 +42,31 @@ struct ClientConfigurationTests {
         #expect(configuration.scopes == ["openid", "profile"])
     }
 
+    /// As ssh with a key: a file that carries a client secret is refused when group or others
+    /// may read or write it, with the `chmod` that fixes it; without a secret any mode will do.
+    @Test(arguments: [
+        (0o600, true, true), (0o400, true, true), (0o644, true, false), (0o640, true, false), (0o620, true, false),
+        (0o604, true, false), (0o666, true, false), (0o644, false, true), (0o666, false, true),
+    ])
+    func aFileWithASecretMustBePrivate(_ mode: Int, _ hasSecret: Bool, _ accepted: Bool) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-config-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let secret = hasSecret ? #","clientSecret":"very-secret-value""# : ""
+        try Data(#"{"issuer":"https://as.example","clientID":"cli"\#(secret)}"#.utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+        do {
+            let configuration = try ClientConfiguration.load(from: file)
+            #expect(accepted, "mode \(String(mode, radix: 8)) with a secret was accepted")
+            #expect(configuration.clientSecret == (hasSecret ? "very-secret-value" : nil))
+        } catch {
+            #expect(!accepted, "mode \(String(mode, radix: 8)) was refused: \(error)")
+            #expect(error.code == .invalidConfiguration)
+            #expect(error.message.contains("chmod 600 '\(file.path)'"), "\(error.message)")
+            #expect(error.message.contains("0\(String(mode, radix: 8))"))
+            #expect(!error.message.contains("very-secret-value"))
+        }
+    }
+
     @Test func loadingABrokenFileNamesTheKeyButNotTheSecret() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-config-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }

@@ -6,7 +6,7 @@ import WebAuthTestSupport
 
 /// The embedded provider's pages are real HTML a real browser fills in: headless Chromium,
 /// driven as a person would drive it, signs in through them with the package's client.
-@Suite("Embedded provider in a real browser")
+@Suite("Embedded provider in a real browser", TestFixture.chromium.required)
 struct EmbeddedProviderInChromiumTests {
     @Test func chromiumSignsInThroughTheLoginFormAndConsentPage() async throws {
         try await EmbeddedProvider.withProvider { provider in

@@ -439,23 +439,28 @@ struct HostileProviderTests {
     }
 
     @Test func aDelayedAnswerComesLateAndDoesNotBlockOthers() async throws {
-        try await Provider.withProvider { provider in
+        // The provider's time moves only when the test moves it, so "while the answer is delayed"
+        // means the same on an idle machine and on one too busy to answer anything in 3 s.
+        let time = SteppedTime()
+        try await Provider.withProvider(sleep: time.sleep) { provider in
             provider.script { $0.faults[.token] = .delay(.seconds(3)) }
-            let start = ContinuousClock.now
             let finished = Mutex(false)
             let slow = Task {
-                let reply = try await HTTP.raw(provider.tokenEndpoint, method: "POST", body: Data())
+                let reply = try await HTTP.raw(provider.tokenEndpoint, method: "POST", body: Data(), timeout: 120)
                 finished.withLock { $0 = true }
                 return reply
             }
-            _ = await provider.waitForRequests(to: .token)
-            // Answered while the token request is still held.
+            #expect(await eventually { time.sleeperCount == 1 }, "the token answer waits out its delay")
+            // Answered while the token answer is still delayed.
             let (status, _) = try await HTTP.raw(provider.discoveryURL)
             #expect(status == 200)
+            time.advance(by: .milliseconds(2999))
+            #expect(time.sleeperCount == 1, "not answered a moment before the delay ends")
             #expect(!finished.withLock { $0 })
+            time.advance(by: .milliseconds(1))
             let (slowStatus, _) = try await slow.value
             #expect(slowStatus == 400)
-            #expect(ContinuousClock.now - start >= .seconds(3))
+            #expect(time.sleeperCount == 0)
         }
     }
 
@@ -474,8 +479,8 @@ struct HostileProviderTests {
             let gate = Provider.Gate()
             provider.script { $0.faults[.jwks] = .hold(until: gate) }
             let held = Task { try await HTTP.json(provider.jwksURI) }
-            _ = await provider.waitForRequests(to: .jwks)
-            try await Task.sleep(for: .milliseconds(200))
+            // Once the request waits at the gate, nothing can answer it until the gate opens.
+            #expect(await eventually { gate.waitingCount == 1 })
             #expect(await provider.requests(to: .jwks).first?.responseStatus == nil)
             gate.open()
             let (status, _) = try await held.value

@@ -107,4 +107,38 @@ struct IDTokenClaimsCheckTests {
         otherIssuer.issuer = "https://issuer2.example"
         #expect(problem(try payload { $0.iss = "https://issuer2.example" }, check: otherIssuer) == .identityChanged)
     }
+
+    /// `exp`, `iat`, `nbf` and `auth_time` at zero, negative, huge, fractional and non-finite:
+    /// a time outside 1970–9999 or not finite is refused as ``IDTokenProblem/badTime`` (no date
+    /// that traps when formatted, none that never expires), a fractional one is taken.
+    @Test(arguments: ["exp", "iat", "nbf", "auth_time"])
+    func timesAreFiniteAndBounded(_ claim: String) throws {
+        let t = now.timeIntervalSince1970
+        func set(_ value: Double) throws -> RawIDTokenPayload {
+            try payload { payload in
+                switch claim {
+                case "exp": payload.exp = value
+                case "iat": payload.iat = value
+                case "nbf": payload.nbf = value
+                default: payload.authTime = value
+                }
+            }
+        }
+        for value in [-1, -1e300, 1e300, 253_402_300_800, .nan, .infinity, -.infinity] {
+            #expect(problem(try set(value)) == .badTime, "\(claim) = \(value)")
+        }
+        // Zero is 1970: long expired for exp, fine for the others.
+        #expect(problem(try set(0)) == (claim == "exp" ? .expired : nil), "\(claim) = 0")
+        // A fractional time, in the past for iat, nbf and auth_time and ahead for exp.
+        let fractional = claim == "exp" ? t + 299.5 : t - 9.5
+        let claims = try check.check(try set(fractional), now: now)
+        if claim == "exp" { #expect(claims.expiresAt.timeIntervalSince1970 == fractional) }
+        if claim == "iat" { #expect(claims.issuedAt.timeIntervalSince1970 == fractional) }
+        if claim == "auth_time" { #expect(claims.authenticatedAt?.timeIntervalSince1970 == fractional) }
+    }
+
+    @Test func aTokenNotYetValidIsRefused() throws {
+        #expect(problem(try payload { $0.nbf = now.timeIntervalSince1970 + 3600 }) == .notYetValid)
+        #expect(problem(try payload { $0.nbf = now.timeIntervalSince1970 + 30 }) == nil, "within the leeway")
+    }
 }

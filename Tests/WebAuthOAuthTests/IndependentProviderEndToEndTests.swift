@@ -7,7 +7,9 @@ import WebAuthTestSupport
 /// `OAuthClient` against an independently written provider (django-oauth-toolkit, run on
 /// loopback by ``IndependentProvider``), with a real headless Chromium signing in through the
 /// provider's own login and consent pages.
-@Suite("End to end with an independent provider", .serialized)
+@Suite(
+    "End to end with an independent provider", .serialized, TestFixture.djangoProvider.required,
+    TestFixture.chromium.required)
 struct IndependentProviderEndToEndTests {
     private func client(
         _ provider: IndependentProvider, clientID: String, secret: String? = nil,

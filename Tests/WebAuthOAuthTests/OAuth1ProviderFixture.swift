@@ -1,13 +1,14 @@
 import Foundation
 import WebAuthOAuth
 import WebAuthProcess
+import WebAuthTestSupport
 
 /// The independent OAuth 1.0a provider in `Tests/Fixtures/oauth1-provider/server.py`: oauthlib's
 /// RFC 5849 server endpoints behind Python's `http.server` on 127.0.0.1, so every signature our
 /// client makes is checked by code we did not write.
 ///
-/// It needs `python3` (or `$WEBAUTH_TEST_PYTHON`) with oauthlib, which `.ci/run` installs
-/// (django-oauth-toolkit depends on it). Started with `Subprocess` — never `Foundation.Process` —
+/// It needs ``TestFixture/python`` with oauthlib, which `scripts/test` installs (tests that use it
+/// carry ``TestFixture/oauth1Provider``'s trait). Started with `Subprocess` — never `Foundation.Process` —
 /// with its standard input on a pipe, so it also exits if this process dies; it lives at most
 /// two minutes in any case. Use ``with(_:)``, which always stops it.
 struct OAuth1ProviderFixture: Sendable {
@@ -87,7 +88,8 @@ struct OAuth1ProviderFixture: Sendable {
             try? FileManager.default.removeItem(atPath: errorLog)
             throw OAuth1FixtureError(
                 "the OAuth 1.0a provider (\(python) \(script)) did not start: \(error)\n\(stderr.suffix(2000))\n"
-                    + "It needs oauthlib: python3 -m pip install oauthlib==3.3.1")
+                    + "It needs oauthlib: run scripts/test, or python3 -m pip install -r Tests/Fixtures/requirements.txt"
+            )
         }
     }
 
@@ -98,15 +100,12 @@ struct OAuth1ProviderFixture: Sendable {
         try? FileManager.default.removeItem(atPath: errorLog)
     }
 
-    /// `$WEBAUTH_TEST_PYTHON`, or `python3` on `PATH`.
+    /// ``TestFixture/python``, or an error.
     private static func findPython() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let chosen = environment["WEBAUTH_TEST_PYTHON"], !chosen.isEmpty { return chosen }
-        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("python3").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        guard let python = TestFixture.python else {
+            throw OAuth1FixtureError("python3 not found on PATH; the OAuth 1.0a provider needs Python 3 with oauthlib")
         }
-        throw OAuth1FixtureError("python3 not found on PATH; the OAuth 1.0a provider needs Python 3 with oauthlib")
+        return python
     }
 
     /// The first line of `stream`, or an error once `limit` has passed or the stream ends first.

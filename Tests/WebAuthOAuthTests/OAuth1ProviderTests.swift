@@ -8,7 +8,7 @@ import WebAuthTestSupport
 /// RFC 5849 server endpoints, `Tests/Fixtures/oauth1-provider`), a loopback callback, and a
 /// scripted browser that follows the provider's redirect to the session's listener. The
 /// provider, not our code, verifies every signature.
-@Suite("OAuth 1.0a against oauthlib", .timeLimit(.minutes(2)))
+@Suite("OAuth 1.0a against oauthlib", .timeLimit(.minutes(2)), TestFixture.oauth1Provider.required)
 struct OAuth1ProviderTests {
     /// A browser that records what it is asked to open, optionally first plays an attacker
     /// against the loopback listener, then behaves as ``RedirectFollowingBrowser``.

@@ -121,14 +121,27 @@ struct URLSessionTransportTests {
         var ends = workEnded.makeAsyncIterator()
         #expect(await ends.next() == false, "the work ran to its end, uncancelled")
 
-        // A result in time: nothing is given up.
-        let calledOnSuccess = Mutex(false)
+        // A result in time is returned.
         let quickWork: @Sendable () async throws -> Int = { 7 }
         let value = try await withDeadline(
-            .seconds(60), onGiveUp: { calledOnSuccess.withLock { $0 = true } }, quickWork)
+            .seconds(60), onGiveUp: { Issue.record("gave up a result in time") }, quickWork)
         #expect(value == 7)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(!calledOnSuccess.withLock { $0 })
+    }
+
+    @Test func aResultInTimeCanNeverBeGivenUpLater() async throws {
+        // The deadline calls onGiveUp only when its timeout is the first to resume the outcome;
+        // once the result has, a timer that still fires resumes nothing, and the timer is cancelled.
+        let outcome = OneShot<Int>()
+        let value = try await withCheckedThrowingContinuation { continuation in
+            outcome.attach(continuation)
+            #expect(outcome.resume(with: .success(7)), "the result is the first")
+            #expect(!outcome.resume(with: .failure(HTTPTransportError(code: .timedOut, message: "late"))))
+            #expect(!outcome.resume(with: .failure(CancellationError())))
+        }
+        #expect(value == 7)
+        let timerCancelled = Mutex(false)
+        outcome.onFinish { timerCancelled.withLock { $0 = true } }
+        #expect(timerCancelled.withLock { $0 }, "a cleanup registered after the result runs at once")
     }
 
     @Test func aSilentServerTimesOutWithinTheRequestTimeout() async throws {

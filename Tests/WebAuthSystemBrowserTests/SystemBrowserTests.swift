@@ -96,8 +96,20 @@ struct SystemBrowserLaunchTests {
             _ = try await browser.present(request(url))
         }
         #expect(error?.code == .invalidAuthorizationURL)
-        try await Task.sleep(for: .milliseconds(100))
+        // Nothing was started: a browser started for it would still be running now (its command
+        // line naming the script), or would have ended, and so have written its record first.
+        let script = record.deletingLastPathComponent().appendingPathComponent("recording-browser").path
+        #expect(!Self.aProcessIsRunning(withArgument: script))
         #expect(!FileManager.default.fileExists(atPath: record.path))
+    }
+
+    /// Whether a live process has `argument` on its command line (zombies have none).
+    private static func aProcessIsRunning(withArgument argument: String) -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { $0.allSatisfy(\.isNumber) }.contains { pid in
+            guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return commandLine.split(separator: 0).contains { Array($0) == Array(argument.utf8) }
+        }
     }
 
     @Test func aLauncherThatFailsQuicklyIsReported() async throws {

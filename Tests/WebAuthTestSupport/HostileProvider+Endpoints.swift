@@ -299,6 +299,7 @@ final class ProviderCore: Sendable {
                 members["verification_uri_complete"] = .string(
                     verificationURI + "?user_code=" + script.userCode.queryEncoded)
             }
+            for (name, value) in script.extraMembers { members[name] = value }
             return .json(JSONValue.object(members).serialized)
         }
     }

@@ -154,6 +154,9 @@ extension HostileProvider {
         /// Whether the gate is open.
         package var isOpen: Bool { state.withLock { $0.isOpen } }
 
+        /// How many requests are waiting at the gate now.
+        package var waitingCount: Int { state.withLock { $0.waiters.count } }
+
         /// Opens the gate: held requests proceed, later ones do not wait.
         package func open() {
             let waiters = state.withLock { state in
@@ -436,6 +439,9 @@ extension HostileProvider {
         package var userCode = "WDJB-MJHT"
         /// Whether the response has `verification_uri_complete`.
         package var includeVerificationURIComplete = true
+        /// Members that replace or add to the response's (a value of `.null` is sent as `null`),
+        /// such as `"expires_in": .double(1e300)` or a hostile `verification_uri`.
+        package var extraMembers: [String: JSONValue] = [:]
 
         /// The default: pending once, then success.
         package init() {}

@@ -37,13 +37,16 @@ package final class HostileProvider: Sendable {
         self.issuer = server.baseURL.absoluteString
     }
 
-    /// Starts a provider with `script` on a port the system picks.
+    /// Starts a provider with `script` on a port the system picks; delayed answers wait with
+    /// `sleep` (`Task.sleep`, or a ``SteppedTime``'s).
     ///
-    /// Call ``shutdown()`` when done, or use ``withProvider(_:isolation:_:)``.
-    package static func start(_ script: Script = Script()) async throws -> HostileProvider {
+    /// Call ``shutdown()`` when done, or use ``withProvider(_:sleep:isolation:_:)``.
+    package static func start(
+        _ script: Script = Script(), sleep: @escaping LoopbackHTTPServer.Sleep = { try await Task.sleep(for: $0) }
+    ) async throws -> HostileProvider {
         let core = ProviderCore(script: script)
-        let server = try await LoopbackHTTPServer.start(limits: .init(maximumBodySize: 1 << 20)) { request in
-            await core.handle(request)
+        let server = try await LoopbackHTTPServer.start(limits: .init(maximumBodySize: 1 << 20), sleep: sleep) {
+            request in await core.handle(request)
         }
         core.state.withLock { $0.issuer = server.baseURL.absoluteString }
         return HostileProvider(server: server, core: core)
@@ -52,10 +55,11 @@ package final class HostileProvider: Sendable {
     /// Runs `body` with a started provider and shuts it down afterwards, however `body` ends.
     package static func withProvider<Result>(
         _ script: Script = Script(),
+        sleep: @escaping LoopbackHTTPServer.Sleep = { try await Task.sleep(for: $0) },
         isolation: isolated (any Actor)? = #isolation,
         _ body: (HostileProvider) async throws -> Result
     ) async throws -> Result {
-        let provider = try await start(script)
+        let provider = try await start(script, sleep: sleep)
         do {
             let result = try await body(provider)
             await provider.shutdown()

@@ -35,7 +35,8 @@ import WebAuthProcess
 ///   grant (RFC 8628) for ``deviceClientID``;
 /// - a sign-in page (``LoginPage``) and DOT's consent page (``ConsentPage``) for a browser.
 ///
-/// It needs `python3` with django-oauth-toolkit 3.4.1 (`.ci/run` installs it); without it,
+/// It needs ``TestFixture/python`` with django-oauth-toolkit 3.4.1 (`scripts/test` installs it, and
+/// tests that use it carry ``TestFixture/djangoProvider``'s trait); without it,
 /// ``start(authorizationResponseIssuer:devicePollingInterval:python:timeout:)`` fails saying how to install
 /// it. Every program runs through `Subprocess`; the server leads a process group of its own and
 /// ``stop()`` ends it and deletes the launch's directory.
@@ -189,8 +190,7 @@ public final class IndependentProvider: Sendable {
     ///   - authorizationResponseIssuer: Whether authorization responses carry RFC 9207's `iss`.
     ///   - devicePollingInterval: The `interval` the device authorization endpoint announces, in
     ///     seconds (RFC 8628 says 5; the provider does not enforce it or send `slow_down`).
-    ///   - python: The Python interpreter; `nil` for `$WEBAUTH_TEST_PYTHON` or else `python3` on
-    ///     `PATH`.
+    ///   - python: The Python interpreter; `nil` for ``TestFixture/python``.
     ///   - timeout: How long the whole start may take.
     /// - Throws: ``IndependentProviderError`` when `python3` or django-oauth-toolkit is missing
     ///   (naming ``installCommand``), or the provider does not come up in time (with the end of
@@ -358,22 +358,19 @@ public final class IndependentProvider: Sendable {
         .deletingLastPathComponent()  // Tests
         .appendingPathComponent("Fixtures/django-provider/manage.py").path
 
-    /// The command that installs what the provider needs.
-    public static let installCommand = "python3 -m pip install django-oauth-toolkit==3.4.1 oauthlib==3.3.1"
+    /// The command that installs what the provider needs (`Tests/Fixtures/requirements.txt`, into
+    /// the virtual environment ``TestFixture/pythonEnvironment``), then runs the tests.
+    public static let installCommand = "scripts/test"
 
-    /// `$WEBAUTH_TEST_PYTHON`, or `python3` on `PATH`.
+    /// ``TestFixture/python``, or an error naming what to install.
     private static func findPython() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let chosen = environment["WEBAUTH_TEST_PYTHON"], !chosen.isEmpty {
-            guard FileManager.default.isExecutableFile(atPath: chosen) else {
-                throw IndependentProviderError("WEBAUTH_TEST_PYTHON=\(chosen) is not an executable file")
-            }
-            return chosen
-        }
-        guard let python = TestBrowsers.executablePath(named: "python3", searchPath: environment["PATH"]) else {
+        guard let python = TestFixture.python else {
             throw IndependentProviderError(
                 "python3 not found on PATH; the independent OAuth provider needs Python 3 with "
                     + "django-oauth-toolkit: install Python 3, then run `\(installCommand)`")
+        }
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw IndependentProviderError("\(python) (WEBAUTH_TEST_PYTHON) is not an executable file")
         }
         return python
     }

@@ -36,14 +36,6 @@ package struct PrivateKeyring: Sendable {
         environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"].contains($0.key) }
     }
 
-    /// Whether the programs it needs are installed (`.ci/run` installs them).
-    package static var isInstalled: Bool {
-        let programs = [
-            "/usr/bin/dbus-run-session", "/usr/bin/gnome-keyring-daemon", "/usr/bin/secret-tool", "/usr/bin/dbus-send",
-        ]
-        return programs.allSatisfy { access($0, X_OK) == 0 }
-    }
-
     /// Starts a keyring whose home is `home` (an existing directory the caller removes).
     package static func start(in home: String, within limit: Duration = .seconds(60)) async throws
         -> PrivateKeyring
@@ -53,6 +45,7 @@ package struct PrivateKeyring: Sendable {
         let script = """
             printf 'webauth-test' | gnome-keyring-daemon --foreground --unlock --components=secrets \
                 >"$HOME/keyring.log" 2>&1 &
+            echo "$!" >"$HOME/daemon.pid"
             until dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
                 org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true; do
                 sleep 0.05
@@ -79,6 +72,28 @@ package struct PrivateKeyring: Sendable {
         }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus
         return PrivateKeyring(home: home, environment: environment, process: process)
+    }
+
+    /// Kills the keyring daemon with `SIGKILL`, as a crash would, leaving the bus running (with
+    /// nobody owning `org.freedesktop.secrets` on it any more); returns once it is gone.
+    package func killDaemon(within limit: Duration = .seconds(10)) async throws {
+        guard let text = try? String(contentsOfFile: home + "/daemon.pid", encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw PrivateKeyringError(description: "the keyring daemon's PID is unknown") }
+        kill(pid, SIGKILL)
+        let deadline = ContinuousClock.now + limit
+        while kill(pid, 0) == 0 || errno != ESRCH {
+            // A killed child of the session's shell stays a zombie until the shell reaps it.
+            if let state = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                state.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") == true
+            {
+                return
+            }
+            guard ContinuousClock.now < deadline else {
+                throw PrivateKeyringError(description: "the keyring daemon \(pid) outlived SIGKILL")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Ends the bus, the daemon and everything else of the session.

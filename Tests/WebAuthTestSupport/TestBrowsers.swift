@@ -3,7 +3,7 @@ import Foundation
 /// Real browsers for tests, set up so that they stay on the machine.
 ///
 /// ```swift
-/// guard TestBrowsers.chromiumPath() != nil else { return }   // or .enabled(if:) on the test
+/// // A test that needs it carries TestFixture.chromium.required.
 /// let launcher = try TestBrowsers.makeChromiumLauncherScript()
 /// defer { launcher.terminate() }
 /// let browser = SystemBrowser(command: BrowserCommand(executable: launcher.scriptPath))  // or $BROWSER

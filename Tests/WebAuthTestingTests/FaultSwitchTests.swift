@@ -22,6 +22,20 @@ struct FaultSwitchTests {
         }
     }
 
+    @Test func aConnectionClosedMidResponseFailsTheRequestAndChangesNothing() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try makeClient(provider)
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.setFault(.closedMidResponse.times(1), for: .token)
+
+            let error = await oauthError { try await client.refresh(tokens) }
+            #expect(error?.code == .transportFailed, "\(String(describing: error))")
+            // The broken answer carried nothing and used nothing up: the refresh token still works.
+            #expect(provider.isActive(refreshToken: try #require(tokens.refreshToken)))
+            #expect(try await client.refresh(tokens).refreshToken != tokens.refreshToken)
+        }
+    }
+
     @Test func anErrorResponseBecomesATypedServerError() async throws {
         try await EmbeddedProvider.withTestProvider { provider in
             let client = try makeClient(provider)

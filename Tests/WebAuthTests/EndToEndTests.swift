@@ -8,7 +8,8 @@ import WebAuthTestSupport
 /// and either real headless Chromium (as the person's `$BROWSER`) or a redirect-following client.
 @Suite("End to end", .serialized)
 struct EndToEndTests {
-    @Test func headlessChromiumAsTheSystemBrowserCompletesALoopbackSession() async throws {
+    @Test(TestFixture.chromium.required)
+    func headlessChromiumAsTheSystemBrowserCompletesALoopbackSession() async throws {
         let launcher = try TestBrowsers.makeChromiumLauncherScript()
         defer { launcher.terminate() }
         try await AuthorizationPageServer.withServer { server in
@@ -32,7 +33,8 @@ struct EndToEndTests {
         }
     }
 
-    @Test func headlessChromiumFollowsAClientSideRedirect() async throws {
+    @Test(TestFixture.chromium.required)
+    func headlessChromiumFollowsAClientSideRedirect() async throws {
         let launcher = try TestBrowsers.makeChromiumLauncherScript()
         defer { launcher.terminate() }
         try await AuthorizationPageServer.withServer { server in

@@ -11,7 +11,7 @@ import WebAuthTokenStore
 #endif
 
 @Suite(.serialized) struct SecretServiceTokenStoreTests {
-    @Test(.enabled(if: PrivateKeyring.isInstalled))
+    @Test(TestFixture.keyring.required)
     func roundTripThroughARealKeyring() async throws {
         let home = try TemporaryDirectory()
         defer { home.remove() }
@@ -109,7 +109,7 @@ import WebAuthTokenStore
         #expect(try await TokenStoreSelection.file.makeStore(environment: environment).kind == .file)
     }
 
-    @Test(.enabled(if: access("/usr/bin/secret-tool", X_OK) == 0))
+    @Test(TestFixture.keyring.required)
     func unavailableWhenTheBusDoesNotAnswer() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }

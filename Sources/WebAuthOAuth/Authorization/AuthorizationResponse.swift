@@ -125,23 +125,7 @@ public struct AuthorizationResponseValidator: Sendable {
 }
 
 extension String {
-    /// Control characters replaced and the length bounded (200 characters), for a value from
-    /// the network that goes into a message.
-    var safeForDisplay: String { printable(replacingWith: "?", limit: 200) }
-
-    /// The string with every character that can move the cursor, change how the rest reads or
-    /// hide itself — control characters (escape sequences included), format characters (bidi
-    /// overrides, zero-width characters), line and paragraph separators — replaced with
-    /// `replacement`, and cut at `limit` characters with an ellipsis.
-    func printable(replacingWith replacement: Unicode.Scalar, limit: Int) -> String {
-        let cleaned = String(
-            String.UnicodeScalarView(
-                unicodeScalars.map { scalar in
-                    switch scalar.properties.generalCategory {
-                    case .control, .format, .lineSeparator, .paragraphSeparator: replacement
-                    default: scalar
-                    }
-                }))
-        return cleaned.count > limit ? String(cleaned.prefix(limit)) + "…" : cleaned
-    }
+    /// The string as ``UntrustedText`` shows it, bounded to 200 characters: for a value from the
+    /// network that goes into a message.
+    var safeForDisplay: String { UntrustedText(self).displayed(limit: 200) }
 }

@@ -173,7 +173,7 @@ public final class OAuthClient: Sendable {
         switch grant {
         case .implicit(let parameters):
             let response = try TokenResponse(implicit: parameters)
-            return response.tokenSet(requestedScopes: configuration.scopes, claims: nil, now: clock.now())
+            return try response.tokenSet(requestedScopes: configuration.scopes, claims: nil, now: clock.now())
         case .code(let code):
             guard let pkce = authorization.request.pkce else {
                 throw OAuthError(code: .invalidCallback, message: "a code arrived for a request that asked for none")
@@ -293,7 +293,7 @@ public final class OAuthClient: Sendable {
             throw OAuthError(
                 code: .invalidResponse, message: "the token response has no id_token for an openid request")
         }
-        var tokens = response.tokenSet(
+        var tokens = try response.tokenSet(
             requestedScopes: previous?.scopes ?? configuration.scopes, claims: claims, now: clock.now())
         if let previous {
             tokens.refreshToken = tokens.refreshToken ?? previous.refreshToken

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Everything the OAuth layer needs to know about a client and its provider: where the
 /// provider is (an issuer to discover, or explicit endpoints), the client's registration, and
 /// what to ask for.
@@ -95,21 +103,56 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     /// Reads a configuration from a JSON file.
     ///
-    /// - Throws: ``OAuthError/Code/invalidConfiguration`` naming the file and what is wrong;
-    ///   the message never quotes the secret.
+    /// A file that carries a client secret must be private, as ssh wants of a key: owned by
+    /// this user, and neither group nor others may read or write it. A file with
+    /// no secret may have any mode.
+    ///
+    /// - Throws: ``OAuthError/Code/invalidConfiguration`` naming the file and what is wrong —
+    ///   for a secret in a file others can reach, the `chmod` that fixes it; the message never
+    ///   quotes the secret.
     public static func load(from file: URL) throws(OAuthError) -> ClientConfiguration {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw OAuthError(code: .invalidConfiguration, message: "cannot read \(file.path)")
+        let path = file.path
+        // Read through one descriptor, so the file checked is the file read.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw OAuthError(code: .invalidConfiguration, message: "cannot read \(path)")
         }
+        defer { close(descriptor) }
+        var info = stat()
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        guard fstat(descriptor, &info) == 0, let data = try? handle.readToEnd() ?? Data() else {
+            throw OAuthError(code: .invalidConfiguration, message: "cannot read \(path)")
+        }
+        let configuration: ClientConfiguration
         do {
-            return try JSONDecoder().decode(ClientConfiguration.self, from: data)
+            configuration = try JSONDecoder().decode(ClientConfiguration.self, from: data)
         } catch let error as DecodingError {
-            throw OAuthError(code: .invalidConfiguration, message: "\(file.path): \(error.safeSummary)")
+            throw OAuthError(code: .invalidConfiguration, message: "\(path): \(error.safeSummary)")
         } catch {
-            throw OAuthError(code: .invalidConfiguration, message: "\(file.path) is not a client configuration")
+            throw OAuthError(code: .invalidConfiguration, message: "\(path) is not a client configuration")
+        }
+        if let secret = configuration.clientSecret, !secret.isEmpty {
+            try checkPrivate(path: path, info: info)
+        }
+        return configuration
+    }
+
+    /// Refuses a file holding a secret that is not this user's or that group or others may
+    /// read or write. (A pipe, as from `--config <(…)`, is the user's with mode 0600.)
+    private static func checkPrivate(path: String, info: stat) throws(OAuthError) {
+        let mode = info.st_mode & 0o7777
+        let shown = UntrustedText(path).displayed()
+        if info.st_uid != geteuid() {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "\(shown) holds a client secret but belongs to user \(info.st_uid), not to you (user "
+                    + "\(geteuid())); use a copy of your own: cp '\(shown)' ~/client.json && chmod 600 ~/client.json")
+        }
+        guard mode & 0o077 == 0 else {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "\(shown) holds a client secret but its mode is 0\(String(mode, radix: 8)), so others "
+                    + "can reach it; run: chmod 600 '\(shown)'")
         }
     }
 

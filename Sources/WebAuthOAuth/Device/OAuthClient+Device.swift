@@ -22,7 +22,7 @@ extension OAuthClient {
             parameters, to: endpoint, endpoint: .deviceAuthorization, authentication: ClientCredentials(configuration))
         // The user code is shown to the person as it is: it must be plain, printable text.
         guard !response.userCode.isEmpty, response.userCode.count <= 64,
-            response.userCode.printable(replacingWith: "?", limit: 64) == response.userCode
+            response.userCode.unicodeScalars.allSatisfy(UntrustedText.isShowable)
         else {
             throw OAuthError(
                 code: .invalidResponse, message: "the device authorization's user code is not printable text")
@@ -34,14 +34,15 @@ extension OAuthClient {
                 throw OAuthError(code: .invalidResponse, message: error.message)
             }
         }
+        let lifetime = try ProviderNumbers.seconds(
+            response.expiresIn, field: "device expires_in", within: 0...Self.longestDeviceCodeLifetime)
+        let interval = try ProviderNumbers.seconds(
+            response.interval ?? 5, field: "interval", within: 0...DevicePolling.maximumInterval.timeInterval)
         return DeviceAuthorization(
             deviceCode: response.deviceCode, userCode: response.userCode, verificationURI: response.verificationURI,
             verificationURIComplete: response.verificationURIComplete,
-            expiresAt: clock.now().addingTimeInterval(min(max(response.expiresIn, 0), Self.longestDeviceCodeLifetime)),
-            interval: .milliseconds(
-                Int64(
-                    (min(max(response.interval ?? 5, 0), DevicePolling.maximumInterval.timeInterval) * 1000).rounded()))
-        )
+            expiresAt: clock.now().addingTimeInterval(lifetime),
+            interval: .milliseconds(Int64((interval * 1000).rounded())))
     }
 
     /// Polls the token endpoint until the person approves, denies, or the code expires,

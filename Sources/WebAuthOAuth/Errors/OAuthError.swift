@@ -125,6 +125,11 @@ public struct IDTokenProblem: Sendable, Hashable, CustomStringConvertible {
     public static let expired = IDTokenProblem("expired")
     /// `iat` is missing, or later than now beyond the allowed leeway.
     public static let badIssuedAt = IDTokenProblem("badIssuedAt")
+    /// `nbf` is later than now beyond the allowed leeway.
+    public static let notYetValid = IDTokenProblem("notYetValid")
+    /// A time claim (`exp`, `iat`, `nbf`, `auth_time`) is not a finite number of seconds
+    /// between 1970 and the end of 9999.
+    public static let badTime = IDTokenProblem("badTime")
     /// `sub` is missing or empty.
     public static let missingSubject = IDTokenProblem("missingSubject")
     /// A `nonce` was sent and the token's is missing or different.

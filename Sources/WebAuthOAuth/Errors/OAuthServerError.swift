@@ -3,9 +3,10 @@ import Foundation
 /// An error response from an authorization server (RFC 6749 §4.1.2.1 and §5.2, RFC 8628 §3.5):
 /// the `error` code, and the optional `error_description` and `error_uri`.
 ///
-/// ``description`` is the server's text made safe to show: control characters and escape
-/// sequences, bidi overrides and line separators are removed, so a hostile server cannot
-/// rewrite a terminal or a log.
+/// ``description`` is the server's text made safe to show through ``UntrustedText`` — the
+/// `error` code and the description alike: control characters and escape sequences, bidi
+/// overrides and line separators are replaced, so a hostile server cannot rewrite a terminal or
+/// a log.
 public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
     /// The `error` value.
     public var code: Code
@@ -30,15 +31,13 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
     /// by spaces and its length bounded (500 characters), fit for a terminal or a log line. HTML
     /// pages must still escape it.
     public var safeDescription: String? {
-        rawDescription?.printable(replacingWith: " ", limit: 500)
+        rawDescription.map { UntrustedText($0).displayed(replacingWith: " ", limit: 500) }
     }
 
-    /// `error` and the safe description, for example `access_denied: The user said no`.
+    /// The safe `error` code and description, for example `access_denied: The user said no`.
     public var description: String {
-        // The code is the server's text too: it loses control characters like the description.
-        let safeCode = code.rawValue.safeForDisplay
-        if let safeDescription, !safeDescription.isEmpty { return "\(safeCode): \(safeDescription)" }
-        return safeCode
+        if let safeDescription, !safeDescription.isEmpty { return "\(code): \(safeDescription)" }
+        return code.description
     }
 
     /// An `error` value. The RFC 6749, RFC 8628 and OpenID Connect codes are static members;
@@ -52,8 +51,9 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
         /// Creates a code from its `error` string.
         public init(stringLiteral value: String) { self.rawValue = value }
 
-        /// The `error` string.
-        public var description: String { rawValue }
+        /// The `error` string as ``UntrustedText`` shows it (at most 100 characters): the server
+        /// chose it, so nothing in it may steer a terminal. ``rawValue`` is the value as sent.
+        public var description: String { UntrustedText(rawValue).displayed(limit: 100) }
 
         /// `invalid_request`.
         public static let invalidRequest: Code = "invalid_request"

@@ -6,8 +6,9 @@ import Synchronization
 #endif
 
 /// The default ``HTTPTransport``: `URLSession` (FoundationNetworking on Linux) with an ephemeral
-/// configuration — no cookies, no cache, no credential storage — that never follows redirects
-/// and never answers authentication challenges.
+/// configuration — no cookies, no cache, no credential storage, nothing left on disk (see
+/// `SessionConfigurationTemplate`) — that never follows redirects and never answers
+/// authentication challenges.
 ///
 /// The response is read as it arrives, and the exchange is stopped as soon as it announces or
 /// sends more than ``HTTPRequest/maximumResponseSize`` bytes: a hostile endpoint cannot make
@@ -23,12 +24,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Creates a transport with its own ephemeral `URLSession`.
     public init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCredentialStorage = nil
+        let configuration = SessionConfigurationTemplate.make()
         let delegate = SessionDelegate()
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
@@ -238,8 +234,9 @@ func withDeadline<Value: Sendable>(
     }
 }
 
-/// A continuation resumed by whichever result comes first; later ones are dropped.
-private final class OneShot<Value: Sendable>: Sendable {
+/// A continuation resumed by whichever result comes first; later ones are dropped. The deadline
+/// gives up only when its timeout wins this race, so a result in time can never be given up.
+final class OneShot<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var early: Result<Value, any Error>?

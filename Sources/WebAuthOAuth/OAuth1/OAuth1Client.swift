@@ -364,7 +364,7 @@ public struct OAuth1Client: Sendable {
         if credentialNames.contains(where: { lowered.contains($0) }) { return nil }
         let forms = secrets.filter { $0.count >= 4 }.flatMap { [$0, OAuth1Signer.percentEncode($0)] }
         if forms.contains(where: { text.contains($0) }) { return nil }
-        let printable = text.printable(replacingWith: " ", limit: .max)
+        let printable = UntrustedText(text).displayed(replacingWith: " ")
         let collapsed = printable.split(whereSeparator: { $0 == " " }).joined(separator: " ")
         guard !collapsed.isEmpty else { return nil }
         return collapsed.count > 160 ? String(collapsed.prefix(160)) + "…" : collapsed

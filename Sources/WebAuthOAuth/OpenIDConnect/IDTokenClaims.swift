@@ -57,6 +57,7 @@ struct RawIDTokenPayload: JWTPayload {
     var aud: Audience?
     var exp: Double?
     var iat: Double?
+    var nbf: Double?
     var nonce: String?
     var azp: String?
     var authTime: Double?
@@ -66,7 +67,7 @@ struct RawIDTokenPayload: JWTPayload {
     var preferredUsername: String?
 
     private enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, azp, email, name
+        case iss, sub, aud, exp, iat, nbf, nonce, azp, email, name
         case authTime = "auth_time"
         case emailVerified = "email_verified"
         case preferredUsername = "preferred_username"

@@ -31,16 +31,27 @@ struct IDTokenClaimsCheck: Sendable {
         if let azp = payload.azp, azp != clientID {
             throw reject(.untrustedAudience, "azp is not this client")
         }
-        guard let exp = payload.exp else { throw reject(.expired, "exp is missing") }
-        let expiresAt = Date(timeIntervalSince1970: exp)
+        // Times go through ProviderNumbers: a time that is not a finite number in 1970–9999 is
+        // refused, so none can make a date that traps when formatted or never expires.
+        func time(_ name: String, _ value: Double?) throws(OAuthError) -> Date? {
+            guard let value else { return nil }
+            guard let date = ProviderNumbers.date(value) else {
+                throw reject(.badTime, "\(name) is not a time between 1970 and 9999")
+            }
+            return date
+        }
+        guard let expiresAt = try time("exp", payload.exp) else { throw reject(.expired, "exp is missing") }
         guard now.timeIntervalSince(expiresAt) < slack else {
             throw reject(.expired, "it expired at \(expiresAt.formatted(.iso8601))")
         }
-        guard let iat = payload.iat else { throw reject(.badIssuedAt, "iat is missing") }
-        let issuedAt = Date(timeIntervalSince1970: iat)
+        guard let issuedAt = try time("iat", payload.iat) else { throw reject(.badIssuedAt, "iat is missing") }
         guard issuedAt.timeIntervalSince(now) <= slack else {
             throw reject(.badIssuedAt, "iat is in the future (\(issuedAt.formatted(.iso8601)))")
         }
+        if let notBefore = try time("nbf", payload.nbf), notBefore.timeIntervalSince(now) > slack {
+            throw reject(.notYetValid, "nbf is in the future (\(notBefore.formatted(.iso8601)))")
+        }
+        let authenticatedAt = try time("auth_time", payload.authTime)
         guard let sub = payload.sub, !sub.isEmpty else { throw reject(.missingSubject, "sub is missing") }
         if let nonce, payload.nonce != nonce {
             throw reject(.wrongNonce, payload.nonce == nil ? "nonce is missing" : "nonce is not the one sent")
@@ -51,7 +62,7 @@ struct IDTokenClaimsCheck: Sendable {
         return IDTokenClaims(
             issuer: iss, subject: sub, audience: audience, expiresAt: expiresAt, issuedAt: issuedAt,
             nonce: payload.nonce, authorizedParty: payload.azp,
-            authenticatedAt: payload.authTime.map(Date.init(timeIntervalSince1970:)), email: payload.email,
+            authenticatedAt: authenticatedAt, email: payload.email,
             emailVerified: payload.emailVerified, name: payload.name, preferredUsername: payload.preferredUsername)
     }
 }

@@ -109,10 +109,25 @@ struct TokenResponse: Decodable, Sendable {
     }
 
     /// The token set, with `now` as the receipt time.
-    func tokenSet(requestedScopes: [String], claims: IDTokenClaims?, now: Date) -> TokenSet {
-        TokenSet(
+    ///
+    /// - Throws: ``OAuthError/Code/invalidResponse`` when `expires_in` is not a finite number, or
+    ///   a token or the token type holds a character RFC 6749 Appendix A does not allow (only
+    ///   `%x20-7E`: `webauth token` prints the access token as it is). A negative `expires_in`
+    ///   is an expired token, one beyond ``ProviderNumbers/longestTokenLifetime`` that long.
+    func tokenSet(requestedScopes: [String], claims: IDTokenClaims?, now: Date) throws(OAuthError) -> TokenSet {
+        for (field, value) in [
+            ("access_token", accessToken), ("token_type", tokenType), ("refresh_token", refreshToken),
+        ] {
+            guard let value, !value.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) else { continue }
+            throw OAuthError(
+                code: .invalidResponse, message: "the provider's \(field) holds characters RFC 6749 does not allow")
+        }
+        let lifetime = try expiresIn.map { (seconds) throws(OAuthError) in
+            try ProviderNumbers.seconds(seconds, field: "expires_in", within: 0...ProviderNumbers.longestTokenLifetime)
+        }
+        return TokenSet(
             accessToken: accessToken, tokenType: tokenType, refreshToken: refreshToken, idToken: idToken,
-            idTokenClaims: claims, expiresAt: expiresIn.map { now.addingTimeInterval($0) },
+            idTokenClaims: claims, expiresAt: lifetime.map { now.addingTimeInterval($0) },
             scopes: scope.map { $0.split(separator: " ").map(String.init) } ?? requestedScopes, receivedAt: now)
     }
 }

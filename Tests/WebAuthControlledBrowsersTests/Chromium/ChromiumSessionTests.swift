@@ -18,6 +18,17 @@ extension ChromiumTests {
             "MAP callback.example 127.0.0.1:\(network.port), MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
         }
 
+        /// After a session ended: the browser is gone, so it can make no connection later, and
+        /// `network` saw none before (its barrier request is the only one it ever took).
+        private static func expectNoConnection(to network: LocalPageServer, from testbed: ChromiumTestbed) async throws
+        {
+            let instance = try #require(testbed.instances.first)
+            #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).isEmpty, "the browser has exited")
+            try await network.barrier()
+            #expect(network.connectionCount == 1, "no connection to the callback host")
+            #expect(network.requestedPaths == [LocalPageServer.barrierPath])
+        }
+
         // MARK: - Catching the callback
 
         @Test func aRedirectToACustomSchemeIsCaughtInTheBrowser() async throws {
@@ -70,8 +81,7 @@ extension ChromiumTests {
                 #expect(callbackURL.host == "callback.example")
                 #expect(callbackURL.path == "/cb")
                 #expect(queryValue("state", in: callbackURL) == "s1")
-                try await Task.sleep(for: .milliseconds(300))
-                #expect(network.connectionCount == 0, "no connection to the callback host")
+                try await Self.expectNoConnection(to: network, from: testbed)
             }
         }
 
@@ -103,8 +113,7 @@ extension ChromiumTests {
             _ = try? await instance.evaluate("document.getElementById('go').click()")
             let callbackURL = try await result.value.get()
             #expect(callbackURL.absoluteString == "https://callback.example/cb/done?code=yes")
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(network.connectionCount == 0, "no connection to the callback host")
+            try await Self.expectNoConnection(to: network, from: testbed)
         }
 
         @Test func aMetaRefreshToACustomSchemeIsCaught() async throws {

@@ -11,7 +11,7 @@ import WebAuthTestSupport
 
 /// The suites that run a real Chromium, one after another: each starts browsers, and this
 /// machine has two cores shared with everything else.
-@Suite("Chromium", .serialized)
+@Suite("Chromium", .serialized, TestFixture.chromium.required)
 enum ChromiumTests {}
 
 /// What the Chromium tests share: a private temporary directory standing in for

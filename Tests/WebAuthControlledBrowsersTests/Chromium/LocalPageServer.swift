@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -53,6 +57,16 @@ final class LocalPageServer: Sendable {
 
     /// The paths of the HTTP requests received so far.
     var requestedPaths: [String] { record.withLock { $0.paths } }
+
+    /// The path ``barrier()`` requests.
+    static let barrierPath = "/.barrier"
+
+    /// Makes a request of its own and waits for the answer. The server takes connections one at a
+    /// time in the order they came, so once this is answered, every connection made before it has
+    /// been counted: what ``connectionCount`` says then is final for everything before.
+    func barrier() async throws {
+        _ = try await URLSession(configuration: .ephemeral).data(from: url(Self.barrierPath))
+    }
 
     /// Stops accepting.
     func stop() {

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOWebSocket
 import Synchronization
 import Testing
+import WebAuthTestSupport
 
 @testable import WebAuthControlledBrowsers
 
@@ -20,7 +21,7 @@ struct BiDiConnectionTests {
         try await ScriptedBiDiServer.with { server in
             let connection = try await server.connect()
             async let held = connection.send("hold", ["value": "first"])
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await server.waitForCommand("hold"), "the held command reached the server first")
             let released = try await connection.send("release", ["value": "second"])
             #expect(released == ["value": "second"])
             #expect(try await held == ["value": "first"])
@@ -87,7 +88,7 @@ struct BiDiConnectionTests {
         try await ScriptedBiDiServer.with { server in
             let connection = try await server.connect()
             async let pending: JSONValue = connection.send("hold", [:], timeout: .seconds(30))
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await server.waitForCommand("hold"), "the command is waiting before the hangup")
             connection.post("hangup", [:])
             do {
                 _ = try await pending
@@ -127,13 +128,26 @@ struct BiDiConnectionTests {
 final class ScriptedBiDiServer: Sendable {
     let port: Int
     private let channel: any Channel
+    private let received: CommandLog
 
-    private init(port: Int, channel: any Channel) {
+    /// The methods of the commands received, in order, over every connection.
+    final class CommandLog: Sendable {
+        let methods = Mutex<[String]>([])
+    }
+
+    private init(port: Int, channel: any Channel, received: CommandLog) {
         self.port = port
         self.channel = channel
+        self.received = received
+    }
+
+    /// Whether a command `method` has reached the server (waiting for it, up to a minute).
+    func waitForCommand(_ method: String) async -> Bool {
+        await eventually { self.received.methods.withLock { $0.contains(method) } }
     }
 
     static func with(_ body: (ScriptedBiDiServer) async throws -> Void) async throws {
+        let received = CommandLog()
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: 1 << 22,
             shouldUpgrade: { channel, head in
@@ -141,7 +155,7 @@ final class ScriptedBiDiServer: Sendable {
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ScriptHandler())
+                    try channel.pipeline.syncOperations.addHandler(ScriptHandler(received: received))
                 }
             })
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -153,7 +167,7 @@ final class ScriptedBiDiServer: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let server = ScriptedBiDiServer(port: channel.localAddress?.port ?? 0, channel: channel)
+        let server = ScriptedBiDiServer(port: channel.localAddress?.port ?? 0, channel: channel, received: received)
         do {
             try await body(server)
         } catch {
@@ -173,6 +187,11 @@ final class ScriptedBiDiServer: Sendable {
         typealias InboundIn = WebSocketFrame
         typealias OutboundOut = WebSocketFrame
         private var held: [JSONValue] = []
+        private let received: CommandLog
+
+        init(received: CommandLog) {
+            self.received = received
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let frame = unwrapInboundIn(data)
@@ -180,6 +199,7 @@ final class ScriptedBiDiServer: Sendable {
                 let command = JSONValue.parse(Data(String(buffer: frame.unmaskedData).utf8)),
                 let id = command["id"], let method = command["method"]?.stringValue
             else { return }
+            received.methods.withLock { $0.append(method) }
             let params = command["params"] ?? [:]
             func answer(_ id: JSONValue, _ result: JSONValue) {
                 send(["type": "success", "id": id, "result": result], context: context)

@@ -114,7 +114,7 @@ extension RealFirefoxTests {
                     stray.timeout = .seconds(90)
                     let strayResult = Task { try await stray.authenticate() }
                     #expect(
-                        await Testbed.eventually { lookups().contains("callback.example") },
+                        await eventually { lookups().contains("callback.example") },
                         "the control URL was looked up")
                     stray.cancel()
                     _ = await strayResult.result
@@ -203,7 +203,7 @@ extension RealFirefoxTests {
                     session.timeout = .seconds(90)
                     let result = Task { try await session.authenticate() }
                     #expect(
-                        await Testbed.eventually {
+                        await eventually {
                             testbed.network.connections.contains("CONNECT callback.example:443 HTTP/1.1")
                         })
                     try await Task.sleep(for: .milliseconds(500))

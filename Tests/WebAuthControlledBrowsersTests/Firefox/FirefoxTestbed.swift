@@ -14,7 +14,7 @@ import WebAuthTestSupport
 
 /// Every test that runs a real Firefox, one at a time: a browser per test is already a lot for
 /// the two cores of these machines, and timings mean more without a second one running.
-@Suite("Firefox (real browser)", .serialized)
+@Suite("Firefox (real browser)", .serialized, TestFixture.firefox.required)
 enum RealFirefoxTests {}
 
 /// What the Firefox tests share: a private temporary home (`HOME`, `XDG_RUNTIME_DIR` for
@@ -169,16 +169,6 @@ final class FirefoxTestbed: Sendable {
     /// Exited processes of `group` that this process should have reaped and has not.
     static func zombieChildren(inProcessGroup group: pid_t) -> [pid_t] {
         processes().filter { $0.group == group && $0.state == "Z" && $0.parent == getpid() }.map(\.pid)
-    }
-
-    /// Whether `condition` holds within `limit`, checked every 50 ms.
-    static func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
     }
 
     /// Whether `url` exists.

@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+import Testing
+import WebAuthProcess
+
+/// Something from outside the package that some tests need: a browser, the desktop's tools, a
+/// keyring daemon, an independently written provider and its Python packages.
+///
+/// A test or suite that needs one says so with ``required``:
+///
+/// ```swift
+/// @Suite(TestFixture.chromium.required) struct ChromiumSessionTests { … }
+/// ```
+///
+/// When the fixture is installed the test runs. When it is missing, `swift test` skips the test
+/// and prints one line per fixture naming what to install (`scripts/test` installs everything);
+/// under `CI=true` a missing fixture fails the test instead, so CI can never pass by testing less.
+public struct TestFixture: Sendable, CustomStringConvertible {
+    /// What the fixture is, as people call it ("Chromium").
+    public let name: String
+    /// How to install it by hand.
+    public let installation: String
+    /// Finds out, once, why the fixture is not usable here (`nil`: it is). Asynchronous, so a
+    /// probe that runs a program holds no thread of the concurrency pool while it waits.
+    private let probe: Task<String?, Never>
+
+    /// The fixture's name.
+    public var description: String { name }
+
+    /// Why the fixture is not usable on this machine, or `nil` when it is.
+    public var problem: String? {
+        get async { await probe.value }
+    }
+
+    /// Whether the fixture is usable on this machine.
+    public var isAvailable: Bool {
+        get async { await problem == nil }
+    }
+
+    /// The trait for a test or suite that needs this fixture (see the type's documentation).
+    public var required: ConditionTrait {
+        .enabled("needs \(name)") { try await checkAvailability() }
+    }
+
+    /// `true` when usable; otherwise a one-time note and `false` (skip), or under `CI=true` an
+    /// error (fail).
+    func checkAvailability(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Bool {
+        guard let problem = await problem else { return true }
+        if environment["CI"] == "true" {
+            throw TestFixtureMissing(fixture: self, problem: problem)
+        }
+        let first = Self.announced.withLock { $0.insert(name).inserted }
+        if first {
+            print(
+                "note: skipping the tests that need \(name) (\(problem)); scripts/test installs it, or: \(installation)"
+            )
+        }
+        return false
+    }
+
+    /// The fixtures already announced as missing in this process.
+    private static let announced = Mutex<Set<String>>([])
+
+    /// Creates a fixture whose `problem` is found on first use.
+    init(name: String, installation: String, problem: @escaping @Sendable () async -> String?) {
+        self.name = name
+        self.installation = installation
+        self.probe = Task { await problem() }
+    }
+
+    // MARK: - The fixtures
+
+    /// Debian's `chromium` (or Chrome) on `PATH`.
+    public static let chromium = TestFixture(name: "Chromium", installation: "apt-get install chromium") {
+        TestBrowsers.chromiumPath() == nil ? "no chromium on PATH" : nil
+    }
+
+    /// Firefox ESR 128 or newer on `PATH`.
+    public static let firefox = TestFixture(name: "Firefox", installation: "apt-get install firefox-esr") {
+        missingPrograms(["firefox-esr"], alternatives: ["firefox"])
+    }
+
+    /// The desktop's `xdg-open` and `xdg-mime`, and `update-desktop-database`.
+    public static let desktopTools = TestFixture(
+        name: "the desktop tools (xdg-utils)", installation: "apt-get install xdg-utils desktop-file-utils"
+    ) { missingPrograms(["xdg-open", "xdg-mime", "update-desktop-database"]) }
+
+    /// A private D-Bus session with gnome-keyring-daemon, driven through `secret-tool`.
+    public static let keyring = TestFixture(
+        name: "a keyring (gnome-keyring, dbus, secret-tool)",
+        installation: "apt-get install gnome-keyring dbus libsecret-tools"
+    ) { missingPrograms(["dbus-run-session", "dbus-send", "gnome-keyring-daemon", "secret-tool"]) }
+
+    /// Python with django-oauth-toolkit, for the independent provider in
+    /// `Tests/Fixtures/django-provider`.
+    public static let djangoProvider = pythonFixture(
+        name: "the independent provider (django-oauth-toolkit 3.4.1, oauthlib 3)",
+        check: """
+            import django, oauth2_provider, oauthlib
+            assert oauth2_provider.__version__ == "3.4.1" and oauthlib.__version__.startswith("3.")
+            """)
+
+    /// Python with oauthlib, for the OAuth 1.0a provider in `Tests/Fixtures/oauth1-provider`.
+    public static let oauth1Provider = pythonFixture(
+        name: "the OAuth 1.0a provider (oauthlib)", check: "import oauthlib")
+
+    // MARK: - Python
+
+    /// The file listing the Python packages the fixtures need, pinned.
+    public static let pythonRequirements = packageRoot.appendingPathComponent("Tests/Fixtures/requirements.txt").path
+
+    /// The virtual environment `scripts/test` makes for the fixtures.
+    public static let pythonEnvironment = packageRoot.appendingPathComponent(".build/test-python").path
+
+    /// The Python that runs the fixtures: `$WEBAUTH_TEST_PYTHON`, else the virtual environment
+    /// `scripts/test` made, else `python3` on `PATH`; `nil` when there is none.
+    public static let python: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        if let chosen = environment["WEBAUTH_TEST_PYTHON"], !chosen.isEmpty { return chosen }
+        let managed = pythonEnvironment + "/bin/python3"
+        if FileManager.default.isExecutableFile(atPath: managed) { return managed }
+        return TestBrowsers.executablePath(named: "python3", searchPath: environment["PATH"])
+    }()
+
+    /// The package's root directory, found from this file.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Tests/WebAuthTestSupport
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// A fixture that holds when ``python`` runs `check` without an error.
+    private static func pythonFixture(name: String, check: String) -> TestFixture {
+        let installation =
+            "python3 -m venv .build/test-python && .build/test-python/bin/pip install -r Tests/Fixtures/requirements.txt"
+        return TestFixture(name: name, installation: installation) {
+            guard let python else { return "no python3" }
+            do {
+                let process = try Subprocess(executable: python, arguments: ["-c", check], newProcessGroup: false)
+                let status = await process.exitStatus()
+                return Subprocess.exitCode(of: status) == 0 ? nil : "\(python) lacks it"
+            } catch {
+                return "\(python) does not run: \(error)"
+            }
+        }
+    }
+
+    /// Which of `programs` are not on `PATH` (any one of `alternatives` may stand in for the first).
+    private static func missingPrograms(_ programs: [String], alternatives: [String] = []) -> String? {
+        let searchPath = ProcessInfo.processInfo.environment["PATH"]
+        var missing = programs.filter { TestBrowsers.executablePath(named: $0, searchPath: searchPath) == nil }
+        if let first = programs.first, missing.contains(first),
+            alternatives.contains(where: { TestBrowsers.executablePath(named: $0, searchPath: searchPath) != nil })
+        {
+            missing.removeAll { $0 == first }
+        }
+        return missing.isEmpty ? nil : "not on PATH: " + missing.joined(separator: ", ")
+    }
+}
+
+/// A test needs a fixture that is not installed, and `CI=true` says that is a failure.
+public struct TestFixtureMissing: Error, CustomStringConvertible {
+    /// The missing fixture.
+    public let fixture: TestFixture
+    /// Why it is not usable.
+    public let problem: String
+
+    /// What is missing and how to install it.
+    public var description: String {
+        "CI=true and \(fixture.name) is missing (\(problem)); scripts/test installs it, or: \(fixture.installation)"
+    }
+}
