@@ -7,8 +7,8 @@ import WebAuthOAuth
 ///
 /// Input: a URL as text. Each kind of callback matches it, then the response validator reads
 /// its query (code flow) and its fragment (implicit flow). Checks: a response the validator
-/// accepts carries our `state` and a code (or an access token in the fragment), and an access
-/// token in the query is never accepted.
+/// accepts carries our `state` and a code (or an access token in the fragment), an access
+/// token in the query is never accepted, and no error carries a control character.
 @main
 enum FuzzAuthorizationResponse {
     static let callbacks: [Callback] = [
@@ -27,7 +27,16 @@ enum FuzzAuthorizationResponse {
                         expectedState: state, expectedIssuer: "https://issuer.example.com",
                         issuerRequired: issuerRequired, responseType: responseType)
                     let answers = validator.answersRequest(url)
-                    guard let grant = try? validator.validate(url) else { continue }
+                    let grant: AuthorizationGrant
+                    do {
+                        grant = try validator.validate(url)
+                    } catch {
+                        let text = "\(error)"
+                        FuzzHarness.require(
+                            !text.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                            "an error carries a control character: \(text.debugDescription)")
+                        continue
+                    }
                     FuzzHarness.require(answers, "a validated response that does not answer the request")
                     let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
                     FuzzHarness.require(

@@ -21,7 +21,7 @@ package enum FuzzHarness {
             registeredTest = test
             var argc = CommandLine.argc
             var argv = CommandLine.unsafeArgv
-            exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzTestOneInput))
+            exit(runLibFuzzerDriver(&argc, &argv, fuzzTestOneInput))
         #else
             exit(replay(arguments: Array(CommandLine.arguments.dropFirst()), through: test))
         #endif
@@ -100,7 +100,7 @@ package enum FuzzHarness {
     /// libFuzzer's driver (compiler-rt's `FuzzerDriver.cpp`), started from our own `main`:
     /// SwiftPM links an executable target's entry as `main`, so libFuzzer's cannot be used.
     @_silgen_name("LLVMFuzzerRunDriver")
-    func LLVMFuzzerRunDriver(
+    func runLibFuzzerDriver(
         _ argc: UnsafeMutablePointer<Int32>,
         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
         _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32

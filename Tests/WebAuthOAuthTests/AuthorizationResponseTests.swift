@@ -89,6 +89,39 @@ struct AuthorizationResponseTests {
         }
     }
 
+    /// Found by fuzzing (`FuzzAuthorizationResponse`): the `error` parameter was printed as sent.
+    @Test func aControlCharacterInTheErrorCodeIsNotPrinted() {
+        do {
+            _ = try validator.validate(url("http://127.0.0.1:4000/cb?error=access%1B%5B31mdenied&state=state-1"))
+            Issue.record("accepted an error response")
+        } catch {
+            #expect(error.serverError?.code.rawValue == "access\u{1B}[31mdenied", "the code itself is kept as sent")
+            #expect(!error.description.unicodeScalars.contains { $0.properties.generalCategory == .control })
+        }
+    }
+
+    /// The input the fuzzer found (`Fuzz/Corpus/FuzzAuthorizationResponse/crash-c1-control-in-error-code`):
+    /// raw bytes with a C1 control (U+009B) and `%1A` in `error`.
+    @Test func theFuzzedErrorCodeWithC1ControlsIsNotPrinted() throws {
+        let bytes: [UInt8] = [
+            0x68, 0x74, 0x74, 0x70, 0x3A, 0x2F, 0x2F, 0x5B, 0x3A, 0x3A, 0x31, 0x5D, 0x3A, 0x38, 0x30, 0x38, 0x30, 0x2F,
+            0x63, 0x2C, 0x3F, 0x65, 0x72, 0x72, 0x6F, 0x72, 0x3D, 0x5D, 0x3A, 0x38, 0x30, 0x38, 0x30, 0x2F, 0x63, 0x2C,
+            0x3F, 0x65, 0x72, 0x72, 0x6F, 0x72, 0x3D, 0x61, 0x63, 0x63, 0x73, 0x63, 0x72, 0x69, 0x70, 0x74, 0x97, 0x90,
+            0x91, 0xC2, 0x9B, 0x9A, 0x91, 0x96, 0x65, 0x64, 0x25, 0x31, 0x41, 0x25, 0x72, 0x46, 0x25, 0x46, 0x78, 0x26,
+            0x73, 0x74, 0x61, 0x74, 0x65, 0x3D, 0x61, 0x66, 0x30, 0x69, 0x66, 0x6A, 0x73, 0x6C, 0x64, 0x6B, 0x6A,
+        ]
+        let callback = try #require(URL(string: String(decoding: bytes, as: UTF8.self)))
+        let fuzzed = AuthorizationResponseValidator(
+            expectedState: "af0ifjsldkj", expectedIssuer: "https://issuer.example.com", issuerRequired: false)
+        do {
+            _ = try fuzzed.validate(callback)
+            Issue.record("accepted an error response")
+        } catch {
+            #expect(error.code == .server)
+            #expect(!error.description.unicodeScalars.contains { $0.properties.generalCategory == .control })
+        }
+    }
+
     @Test func anErrorResponseWithTheWrongStateIsAStateMismatch() {
         do {
             _ = try validator.validate(url("http://127.0.0.1:4000/cb?error=access_denied&state=forged"))

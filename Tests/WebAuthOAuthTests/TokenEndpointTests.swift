@@ -100,6 +100,27 @@ struct TokenEndpointTests {
         }
     }
 
+    /// Found by fuzzing (`FuzzEndpointResponse`): the `error` member was printed as sent. The
+    /// last body is the fuzzer's input (`Fuzz/Corpus/FuzzEndpointResponse/crash-escape-in-error-code`).
+    @Test func aSecretOrControlCharacterInTheErrorCodeIsNotPrinted() async throws {
+        let code = "SplxlOBeZQQYbYS6WxSbIA"
+        for body in [
+            #"{"error":"\#(code)"}"#, #"{"error":"invalid_grant\u001b[2J","error_description":"x"}"#,
+            #"{"error":"invalid_grzv3JOkF0XG5Qx2TlKWIA\u001b[31m revoked"}"#,
+        ] {
+            let transport = ScriptedTransport { _ in .json(400, body) }
+            do {
+                _ = try await client(transport).exchange(
+                    code: code, verifier: "v", redirectURI: URL(string: "http://127.0.0.1:1/cb")!, nonce: nil)
+                Issue.record("no error")
+            } catch {
+                #expect(error.code == .server)
+                #expect(!error.description.contains(code), "the code sent is not quoted back")
+                #expect(!error.description.unicodeScalars.contains { $0.properties.generalCategory == .control })
+            }
+        }
+    }
+
     @Test func anErrorSentWithStatus200IsStillAnError() async throws {
         let transport = ScriptedTransport { _ in .json(200, #"{"error":"bad_verification_code"}"#) }
         do {

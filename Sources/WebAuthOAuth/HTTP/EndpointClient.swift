@@ -160,7 +160,7 @@ struct EndpointClient: Sendable {
     }
 
     /// An RFC 6749 §5.2 error object in `body`, if that is what it is, with each of `secrets`
-    /// replaced by `[withheld]` in its description. Values shorter than 8 characters are left
+    /// replaced by `[withheld]` in its code and description. Values shorter than 8 characters are left
     /// alone: real codes and tokens are far longer, and replacing every "r" would garble the text.
     static func serverError(
         in body: Data, endpoint: OAuthEndpoint, withholding secrets: [String] = []
@@ -179,13 +179,15 @@ struct EndpointClient: Sendable {
         guard let object = try? JSONDecoder().decode(ErrorBody.self, from: body), !object.error.isEmpty else {
             return nil
         }
-        let description = object.errorDescription.map { description in
-            secrets.filter { $0.count >= 8 }.reduce(description) { text, secret in
+        // A server may quote a secret in `error` as well as in `error_description`.
+        func withholdingSecrets(_ text: String) -> String {
+            secrets.filter { $0.count >= 8 }.reduce(text) { text, secret in
                 text.replacingOccurrences(of: secret, with: "[withheld]")
             }
         }
         return OAuthServerError(
-            code: .init(rawValue: object.error), rawDescription: description,
+            code: .init(rawValue: withholdingSecrets(object.error)),
+            rawDescription: object.errorDescription.map(withholdingSecrets),
             uri: object.errorURI.flatMap(URL.init(string:)).flatMap { $0.scheme == "https" ? $0 : nil },
             endpoint: endpoint)
     }
