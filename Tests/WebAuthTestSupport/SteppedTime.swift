@@ -27,9 +27,6 @@ package final class SteppedTime: Sendable {
     /// Time standing still at zero.
     package init() {}
 
-    /// How long has passed.
-    package var elapsed: Duration { state.withLock { $0.now } }
-
     /// How many sleeps are waiting now.
     package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 

@@ -32,11 +32,6 @@ public struct TestFixture: Sendable, CustomStringConvertible {
         get async { await probe.value }
     }
 
-    /// Whether the fixture is usable on this machine.
-    public var isAvailable: Bool {
-        get async { await problem == nil }
-    }
-
     /// The trait for a test or suite that needs this fixture (see the type's documentation).
     public var required: ConditionTrait {
         .enabled("needs \(name)") { try await checkAvailability() }
@@ -105,9 +100,6 @@ public struct TestFixture: Sendable, CustomStringConvertible {
         name: "the OAuth 1.0a provider (oauthlib)", check: "import oauthlib")
 
     // MARK: - Python
-
-    /// The file listing the Python packages the fixtures need, pinned.
-    public static let pythonRequirements = packageRoot.appendingPathComponent("Tests/Fixtures/requirements.txt").path
 
     /// The virtual environment `scripts/test` makes for the fixtures.
     public static let pythonEnvironment = packageRoot.appendingPathComponent(".build/test-python").path
