@@ -21,6 +21,20 @@ import WebAuthTokenStore
 struct FaultProcessTests {
     /// A sandbox signed in to `provider` (in this process, with the scripted person), its tokens
     /// stored in `store` as `webauth login` would; returns what was stored.
+    /// Runs `body` with a sandbox whose `default` profile is signed in to a running embedded
+    /// provider through the file store (in `stateHome` when given), and the entry as stored.
+    private static func withFileProfile(
+        stateHome: String? = nil,
+        _ body: (ProfileSandbox, EmbeddedProvider, StoredTokens) async throws -> Void
+    ) async throws {
+        let sandbox = try stateHome.map { try ProfileSandbox(stateHome: $0) } ?? ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withProvider { provider in
+            let before = try await signIn(sandbox, provider, store: FileTokenStore(directory: sandbox.tokenDirectory))
+            try await body(sandbox, provider, before)
+        }
+    }
+
     private static func signIn(
         _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider, store: any TokenStore
     ) async throws -> StoredTokens {
@@ -59,11 +73,7 @@ struct FaultProcessTests {
     }
 
     @Test func theProviderClosingMidResponseExitsElevenAndLosesNothing() async throws {
-        let sandbox = try ProfileSandbox()
-        defer { sandbox.remove() }
-        try await EmbeddedProvider.withProvider { provider in
-            let before = try await Self.signIn(
-                sandbox, provider, store: FileTokenStore(directory: sandbox.tokenDirectory))
+        try await Self.withFileProfile { sandbox, provider, before in
             provider.setFault(.closedMidResponse.times(1), for: .token)
 
             let broken = try await sandbox.run(Self.refreshArguments)
@@ -77,11 +87,7 @@ struct FaultProcessTests {
 
     @Test(.timeLimit(.minutes(3)))
     func aTokenEndpointStallingPastTheTimeoutExitsElevenAndLosesNothing() async throws {
-        let sandbox = try ProfileSandbox()
-        defer { sandbox.remove() }
-        try await EmbeddedProvider.withProvider { provider in
-            let before = try await Self.signIn(
-                sandbox, provider, store: FileTokenStore(directory: sandbox.tokenDirectory))
+        try await Self.withFileProfile { sandbox, provider, before in
             // Far beyond the client's 30-second request timeout; the held request has no effect
             // (and is dropped when the provider shuts down).
             provider.setFault(.delay(.seconds(600)).times(1), for: .token)
@@ -94,62 +100,37 @@ struct FaultProcessTests {
         }
     }
 
-    @Test(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
-    func aFullDiskExitsTwelveBeforeTheRefreshIsSentAndLosesNothing() async throws {
+    @Test(
+        .enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"),
+        arguments: SmallFileSystem.WriteFault.allCases)
+    func aRefusedWriteExitsTwelveBeforeTheRefreshIsSentAndLosesNothing(_ fault: SmallFileSystem.WriteFault)
+        async throws
+    {
         let disk = try SmallFileSystem(size: 512 * 1024)
         defer { disk.remove() }
-        let sandbox = try ProfileSandbox(stateHome: disk.path)
-        defer { sandbox.remove() }
-        try await EmbeddedProvider.withProvider { provider in
-            let before = try await Self.signIn(
-                sandbox, provider, store: FileTokenStore(directory: sandbox.tokenDirectory))
-            try disk.fill()
+        try await Self.withFileProfile(stateHome: disk.path) { sandbox, provider, before in
+            try disk.inflict(fault)
 
-            let full = try await sandbox.run(Self.refreshArguments)
-            #expect(full.status == ExitStatus.tokenStoreFailed, "stderr: \(full.stderr)")
-            #expect(full.stderr.contains("No space left on device"), "stderr: \(full.stderr)")
-            #expect(full.stdout.isEmpty)
+            let refused = try await sandbox.run(Self.refreshArguments)
+            #expect(refused.status == ExitStatus.tokenStoreFailed, "stderr: \(refused.stderr)")
+            #expect(refused.stderr.contains(fault.message), "stderr: \(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
             // Had the refresh been sent, the provider would have rotated the refresh token and
             // the new one could not have been kept.
             #expect(provider.requests(to: .token).filter { $0.grantType == "refresh_token" }.isEmpty)
-
-            disk.empty()
-            try await Self.expectNothingLost(sandbox, provider, before: before)
-        }
-    }
-
-    @Test(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
-    func aReadOnlyStateDirectoryExitsTwelveBeforeTheRefreshIsSentAndLosesNothing() async throws {
-        let disk = try SmallFileSystem(size: 512 * 1024)
-        defer { disk.remove() }
-        let sandbox = try ProfileSandbox(stateHome: disk.path)
-        defer { sandbox.remove() }
-        try await EmbeddedProvider.withProvider { provider in
-            let before = try await Self.signIn(
-                sandbox, provider, store: FileTokenStore(directory: sandbox.tokenDirectory))
-            try disk.makeReadOnly()
-
-            let readOnly = try await sandbox.run(Self.refreshArguments)
-            #expect(readOnly.status == ExitStatus.tokenStoreFailed, "stderr: \(readOnly.stderr)")
-            #expect(readOnly.stderr.contains("Read-only file system"), "stderr: \(readOnly.stderr)")
-            #expect(provider.requests(to: .token).filter { $0.grantType == "refresh_token" }.isEmpty)
-            // A token that is still fresh is printed from the read-only store.
+            // A token that is still fresh is printed from the store all the same.
             let cached = try await sandbox.run(["token"])
             #expect(cached.status == 0, "stderr: \(cached.stderr)")
             #expect(cached.stdout == before.tokens.accessToken + "\n")
 
-            try disk.makeWritable()
+            try disk.mend(fault)
             try await Self.expectNothingLost(sandbox, provider, before: before)
         }
     }
 
     @Test(.timeLimit(.minutes(3)))
     func sigkillDuringARefreshLeavesTheEntryAndTheLockFree() async throws {
-        let sandbox = try ProfileSandbox()
-        defer { sandbox.remove() }
-        try await EmbeddedProvider.withProvider { provider in
-            let before = try await Self.signIn(
-                sandbox, provider, store: FileTokenStore(directory: sandbox.tokenDirectory))
+        try await Self.withFileProfile { sandbox, provider, before in
             // The refresh request is held at the provider, with no effect yet, while webauth
             // waits for it holding the profile's lock.
             provider.setFault(.delay(.seconds(600)).times(1), for: .token)

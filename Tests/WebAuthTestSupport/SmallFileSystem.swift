@@ -71,6 +71,36 @@ package struct SmallFileSystem: Sendable {
         try Self.run("/bin/mount", ["-o", "remount,rw", path])
     }
 
+    /// A way the file system refuses writes: full (`ENOSPC`) or read-only (`EROFS`).
+    package enum WriteFault: String, CaseIterable, Sendable {
+        case full
+        case readOnly
+
+        /// What the system says of a write it refused, as error messages quote it.
+        package var message: String {
+            switch self {
+            case .full: "No space left on device"
+            case .readOnly: "Read-only file system"
+            }
+        }
+    }
+
+    /// Makes every later write fail with `fault`: ``fill()`` or ``makeReadOnly()``.
+    package func inflict(_ fault: WriteFault) throws {
+        switch fault {
+        case .full: try fill()
+        case .readOnly: try makeReadOnly()
+        }
+    }
+
+    /// Undoes ``inflict(_:)``: ``empty()`` or ``makeWritable()``.
+    package func mend(_ fault: WriteFault) throws {
+        switch fault {
+        case .full: empty()
+        case .readOnly: try makeWritable()
+        }
+    }
+
     /// Unmounts the file system (and what is on it) and removes the mount point.
     package func remove() {
         _ = try? Self.run("/bin/umount", ["-l", path])

@@ -17,12 +17,15 @@ import WebAuthTokenStore
 /// `ENOSPC`.
 @Suite(.enabled(if: SmallFileSystem.isAvailable, "mounting a tmpfs needs root"))
 struct FullAndReadOnlyDiskTests {
-    @Test func aFullDiskFailsAnUpdateBeforeItsBodyRunsAndKeepsTheEntry() async throws {
+    @Test(arguments: SmallFileSystem.WriteFault.allCases)
+    func aRefusedWriteFailsAnUpdateBeforeItsBodyRunsAndKeepsTheEntry(_ fault: SmallFileSystem.WriteFault)
+        async throws
+    {
         let disk = try SmallFileSystem(size: 256 * 1024)
         defer { disk.remove() }
         let store = try FileTokenStore(directory: disk.path + "/tokens")
         try await store.save(entry(1), profile: "default")
-        try disk.fill()
+        try disk.inflict(fault)
 
         let bodyRan = Mutex(false)
         await #expect {
@@ -32,42 +35,17 @@ struct FullAndReadOnlyDiskTests {
             }
         } throws: { error in
             let error = try #require(error as? TokenStoreError)
-            return error.code == .fileSystem && error.message.contains("No space left on device")
+            return error.code == .fileSystem && error.message.contains(fault.message)
         }
         #expect(!bodyRan.withLock { $0 }, "nothing was asked of the provider")
-        #expect(try await store.load(profile: "default") == entry(1))
-        #expect(try temporaryFiles(in: disk.path + "/tokens") == [])
-
-        // With room again the same update goes through.
-        disk.empty()
-        try await store.update(profile: "default") { _ in entry(2) }
-        #expect(try await store.load(profile: "default") == entry(2))
-        #expect(try temporaryFiles(in: disk.path + "/tokens") == [])
-    }
-
-    @Test func aReadOnlyDirectoryFailsAnUpdateBeforeItsBodyRunsAndKeepsTheEntry() async throws {
-        let disk = try SmallFileSystem(size: 256 * 1024)
-        defer { disk.remove() }
-        let store = try FileTokenStore(directory: disk.path + "/tokens")
-        try await store.save(entry(1), profile: "default")
-        try disk.makeReadOnly()
-
-        let bodyRan = Mutex(false)
-        await #expect {
-            try await store.update(profile: "default") { _ in
-                bodyRan.withLock { $0 = true }
-                return entry(2)
-            }
-        } throws: { error in
-            let error = try #require(error as? TokenStoreError)
-            return error.code == .fileSystem && error.message.contains("Read-only file system")
-        }
-        #expect(!bodyRan.withLock { $0 })
         #expect(try await store.load(profile: "default") == entry(1), "still readable")
+        #expect(try temporaryFiles(in: disk.path + "/tokens") == [])
 
-        try disk.makeWritable()
+        // Once writes work again the same update goes through.
+        try disk.mend(fault)
         try await store.update(profile: "default") { _ in entry(2) }
         #expect(try await store.load(profile: "default") == entry(2))
+        #expect(try temporaryFiles(in: disk.path + "/tokens") == [])
     }
 
     @Test func anUpdateThatChangesNothingLeavesNoTemporaryFile() async throws {
