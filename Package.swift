@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthLoopbackTests",
             dependencies: [
-                "WebAuthLoopback",
+                "WebAuthLoopback", "WebAuthTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -88,20 +88,7 @@
 
         /// The next value, or `nil` after `timeout`.
         func next(within timeout: Duration = .seconds(45)) async -> Value? {
-            let stream = self.stream
-            return await withTaskGroup(of: Value?.self) { group in
-                group.addTask {
-                    for await value in stream { return value }
-                    return nil
-                }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
+            await firstElement(of: stream, within: timeout)
         }
     }
 

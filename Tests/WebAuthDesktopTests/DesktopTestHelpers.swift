@@ -72,19 +72,7 @@
 
     /// The first URL a listener yields, or `nil` when it finishes first or `timeout` passes.
     func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(60)) async -> URL? {
-        await withTaskGroup(of: URL?.self) { group in
-            group.addTask {
-                for await url in listener.callbacks { return url }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await firstElement(of: listener.callbacks, within: timeout)
     }
 
     /// Records what a session's acceptance rule saw.

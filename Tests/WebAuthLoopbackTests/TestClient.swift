@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import WebAuthCore
+import WebAuthTestSupport
 
 /// What a raw HTTP exchange produced.
 struct RawReply: Sendable {
@@ -167,18 +168,6 @@ extension CallbackListener {
 
     /// The first URL on ``callbacks``, or `nil` if none arrives within `timeout`.
     func firstCallback(within timeout: Duration = .seconds(60)) async -> URL? {
-        await withTaskGroup(of: URL?.self) { group in
-            group.addTask {
-                for await url in self.callbacks { return url }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await firstElement(of: callbacks, within: timeout)
     }
 }

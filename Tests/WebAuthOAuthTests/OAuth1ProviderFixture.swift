@@ -111,25 +111,20 @@ struct OAuth1ProviderFixture: Sendable {
     /// The first line of `stream`, or an error once `limit` has passed or the stream ends first.
     private static func firstLine(of stream: AsyncStream<[UInt8]>?, within limit: Duration) async throws -> String {
         guard let stream else { throw OAuth1FixtureError("no standard output pipe") }
-        return try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask {
-                var bytes: [UInt8] = []
-                for await chunk in stream {
-                    bytes += chunk
-                    if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                        return String(decoding: bytes[..<newline], as: UTF8.self)
-                    }
+        let line = await withDeadline(limit) { () -> String? in
+            var bytes: [UInt8] = []
+            for await chunk in stream {
+                bytes += chunk
+                if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    return String(decoding: bytes[..<newline], as: UTF8.self)
                 }
-                throw OAuth1FixtureError("the provider exited before printing its port")
             }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw OAuth1FixtureError("no port printed within \(limit)")
-            }
-            defer { group.cancelAll() }
-            guard let line = try await group.next() else { throw OAuth1FixtureError("no output") }
-            return line
+            return nil
         }
+        guard let line else {
+            throw OAuth1FixtureError("no port printed within \(limit) (or the provider exited first)")
+        }
+        return line
     }
 }
 

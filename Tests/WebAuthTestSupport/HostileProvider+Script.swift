@@ -169,12 +169,7 @@ extension HostileProvider {
 
         /// Waits until the gate is open, `timeout` has passed or the task is cancelled.
         package func wait(timeout: Duration = .seconds(30)) async {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.waitUntilOpen() }
-                group.addTask { try? await Task.sleep(for: timeout) }
-                await group.next()
-                group.cancelAll()
-            }
+            _ = await withDeadline(timeout) { await self.waitUntilOpen() }
         }
 
         private func waitUntilOpen() async {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthTestSupport
 import WebAuthTokenStore
 
 #if canImport(Glibc)
@@ -76,14 +77,12 @@ import WebAuthTokenStore
                 role: "crash-writer", directory: temporary.path, log: temporary.path + "/child.log")
             // Once it has written at least once this round, let it run a random while, then kill it.
             let start = lastSeen
-            do {
-                try await waitUntil(within: .seconds(60), "round \(round)'s first write") {
-                    guard !child.hasExited else { return true }
-                    return (counter(of: try? Self.read(temporary.path + "/crash.json")) ?? 0) > start
-                }
-            } catch {
+            let wrote = await eventually(within: .seconds(60)) {
+                child.hasExited || (counter(of: try? Self.read(temporary.path + "/crash.json")) ?? 0) > start
+            }
+            guard wrote else {
                 await child.terminate(grace: .milliseconds(100))
-                throw error
+                throw TimedOut(what: "round \(round)'s first write")
             }
             #expect(
                 !child.hasExited,

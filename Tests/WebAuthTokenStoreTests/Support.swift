@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthOAuth
 import WebAuthProcess
+import WebAuthTestSupport
 import WebAuthTokenStore
 
 #if canImport(Glibc)
@@ -55,31 +56,11 @@ struct TimedOut: Error, CustomStringConvertible {
 
 /// Waits for `process` to exit, at most `limit`; on time out it is killed and this throws.
 func exitStatus(of process: Subprocess, within limit: Duration, what: String) async throws -> Int32 {
-    let status = await withTaskGroup(of: Int32?.self) { group in
-        group.addTask { await process.waitForExit() }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-    guard let status else {
+    guard let status = await withDeadline(limit, { await process.waitForExit() }) else {
         await process.terminate(grace: .milliseconds(100))
         throw TimedOut(what: what)
     }
     return status
-}
-
-/// Polls `condition` every 10 ms for at most `limit`.
-func waitUntil(within limit: Duration, _ what: String, _ condition: () throws -> Bool) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: limit)
-    while !(try condition()) {
-        guard clock.now < deadline else { throw TimedOut(what: what) }
-        try await Task.sleep(for: .milliseconds(10))
-    }
 }
 
 /// Runs this test binary again as a child process that runs only ``ChildRole/childProcessEntryPoint()``, in the

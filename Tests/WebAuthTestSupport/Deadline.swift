@@ -1,0 +1,32 @@
+/// What `operation` returns, or `nil` when `limit` passes first (the operation is then
+/// cancelled): the one way a test bounds a wait for something it can await.
+///
+/// ```swift
+/// let url = await withDeadline(.seconds(30)) { for await url in listener.callbacks { return url }; return nil }
+/// ```
+public func withDeadline<Value: Sendable>(
+    _ limit: Duration, _ operation: @escaping @Sendable () async -> Value?
+) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask(operation: operation)
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// The first element of `sequence`, or `nil` when it ends or `limit` passes first.
+public func firstElement<Sequence: AsyncSequence & Sendable>(
+    of sequence: Sequence, within limit: Duration
+) async -> Sequence.Element? where Sequence.Element: Sendable {
+    await withDeadline(limit) {
+        do {
+            for try await element in sequence { return element }
+        } catch {}
+        return nil
+    }
+}
