@@ -93,6 +93,10 @@ let package = Package(
             name: "WebAuthTokenStore",
             dependencies: ["WebAuthOAuth", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
         ),
+        // What other programs speak to get a token from webauth: git's credential helper
+        // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
+        // command can answer without loading the rest.
+        .target(name: "WebAuthCredentialHelpers"),
         // For testing sign-in code with no real provider or browser: a local authorization page
         // and a scripted browser.
         .target(
@@ -215,6 +219,7 @@ let package = Package(
                 "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
