@@ -132,7 +132,7 @@
                 }
                 #expect(session.canStart)
                 #expect(start(session, in: setup) == false)
-                let completion = try #require(await received.next(within: .seconds(5)))
+                let completion = try #require(await received.next())
                 #expect(completion.code == 2)
                 #expect(completion.domain == ASWebAuthenticationSessionErrorDomain)
                 #expect(completion.detail?.code == .presentationContextNotProvided)
@@ -206,7 +206,7 @@
                     }
                     session.presentationContextProvider = provider
                     #expect(start(session, in: setup) == false, "\(scheme ?? "nil")")
-                    return try #require(await received.next(within: .seconds(5)))
+                    return try #require(await received.next())
                 }
                 let unregistered = try await attempt("com.example.unregistered")
                 #expect(unregistered.code == ASWebAuthenticationSessionError.Code.presentationContextInvalid.rawValue)
