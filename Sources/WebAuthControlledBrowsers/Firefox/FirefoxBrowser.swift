@@ -69,10 +69,16 @@ public struct FirefoxBrowser: Browser {
         self.options = options
     }
 
+    /// Where Firefox is looked for, and what to say when it is not found.
+    static let executableLookup = BrowserExecutable(
+        browser: "Firefox", names: executableNames,
+        installHint: "install Firefox (for example `sudo apt install firefox-esr`)",
+        option: "FirefoxBrowser.Options.executable")
+
     /// The path of the first of ``executableNames`` found in `searchPath` (a `PATH`-style list),
     /// or `nil` when Firefox is not installed.
     public static func find(searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
-        FirefoxLauncher.resolve(executable: nil, searchPath: searchPath)
+        executableLookup.find(searchPath: searchPath)
     }
 
     /// `firefox`.
@@ -96,15 +102,8 @@ public struct FirefoxBrowser: Browser {
     public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
         -> any BrowserPresentation
     {
-        let url = try AuthorizationURLPolicy.validate(request.url)
-        let searchPath = options.environment["PATH"]
-        guard let executable = FirefoxLauncher.resolve(executable: options.executable, searchPath: searchPath) else {
-            let looked = options.executable.map { [$0] } ?? Self.executableNames
-            throw .noBrowserAvailable(
-                "Firefox was not found (looked for \(looked.joined(separator: ", "))"
-                    + (options.executable?.contains("/") == true ? "" : " in PATH")
-                    + "); install Firefox or set FirefoxBrowser.Options.executable")
-        }
-        return try await FirefoxPresentation.open(url: url, request: request, executable: executable, options: options)
+        _ = try AuthorizationURLPolicy.validate(request.url)
+        let executable = try Self.executableLookup.resolve(options.executable, searchPath: options.environment["PATH"])
+        return try await FirefoxLauncher.launch(executable: executable, request: request, options: options)
     }
 }

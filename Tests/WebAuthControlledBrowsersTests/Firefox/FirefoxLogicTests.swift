@@ -17,8 +17,8 @@ struct FirefoxLogicTests {
 
     static func interceptor(
         _ callback: Callback, headers: [String: String] = [:]
-    ) -> NavigationInterceptor {
-        NavigationInterceptor(
+    ) -> FirefoxNavigationInterceptor {
+        FirefoxNavigationInterceptor(
             callback: callback, context: context, additionalHeaderFields: headers, schemeHandlerPrefix: prefix)
     }
 
