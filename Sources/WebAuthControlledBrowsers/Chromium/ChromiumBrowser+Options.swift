@@ -57,3 +57,5 @@ extension ChromiumBrowser {
         }
     }
 }
+
+extension ChromiumBrowser.Options: ControlledBrowserOptions {}

@@ -70,9 +70,7 @@ public struct ChromiumBrowser: Browser {
 
     /// Ephemeral sessions, extra header fields, callback interception, dismissal and close
     /// detection.
-    public var capabilities: BrowserCapabilities {
-        [.ephemeralSessions, .additionalHeaderFields, .callbackInterception, .dismissal, .closeDetection]
-    }
+    public var capabilities: BrowserCapabilities { Self.controlledCapabilities }
 
     /// Starts the browser, sets up interception, and sends the page to the authorization URL.
     ///
@@ -86,8 +84,10 @@ public struct ChromiumBrowser: Browser {
     public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
         -> any BrowserPresentation
     {
-        _ = try AuthorizationURLPolicy.validate(request.url)
-        let executable = try Self.executableLookup.resolve(options.executable, searchPath: options.environment["PATH"])
-        return try await ChromiumLauncher.launch(executable: executable, request: request, options: options)
+        try await launch(request)
     }
+}
+
+extension ChromiumBrowser: ControlledBrowser {
+    typealias Launcher = ChromiumLauncher
 }

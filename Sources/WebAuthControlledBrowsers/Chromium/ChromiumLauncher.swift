@@ -15,7 +15,7 @@ import WebAuthCore
 /// (``LaunchedBrowser``); what is Chromium's own is the command line, the profile's preferences
 /// (``ChromiumProfileSetup``), the pipe on descriptors 3 and 4, and preparing the page over it
 /// (``DevToolsSessionSetup``).
-enum ChromiumLauncher {
+enum ChromiumLauncher: ControlledBrowserLauncher {
     /// The first page: blank, so that interception is in place before anything is loaded.
     static let initialPage = "about:blank"
 

@@ -128,3 +128,5 @@ extension FirefoxBrowser {
         }
     }
 }
+
+extension FirefoxBrowser.Options: ControlledBrowserOptions {}

@@ -86,9 +86,7 @@ public struct FirefoxBrowser: Browser {
 
     /// Ephemeral sessions, additional header fields, callback interception, dismissal and close
     /// detection.
-    public var capabilities: BrowserCapabilities {
-        [.ephemeralSessions, .additionalHeaderFields, .callbackInterception, .dismissal, .closeDetection]
-    }
+    public var capabilities: BrowserCapabilities { Self.controlledCapabilities }
 
     /// Starts Firefox with a profile for `request`, connects over WebDriver BiDi, and opens the
     /// authorization URL in its tab.
@@ -102,8 +100,10 @@ public struct FirefoxBrowser: Browser {
     public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
         -> any BrowserPresentation
     {
-        _ = try AuthorizationURLPolicy.validate(request.url)
-        let executable = try Self.executableLookup.resolve(options.executable, searchPath: options.environment["PATH"])
-        return try await FirefoxLauncher.launch(executable: executable, request: request, options: options)
+        try await launch(request)
     }
+}
+
+extension FirefoxBrowser: ControlledBrowser {
+    typealias Launcher = FirefoxLauncher
 }

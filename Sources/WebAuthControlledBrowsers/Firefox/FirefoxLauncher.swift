@@ -23,7 +23,7 @@ import WebAuthProcess
 /// `WebDriver BiDi listening on ws://127.0.0.1:PORT` on its standard error, which goes to the
 /// browser's private output file (mode 0600 in a 0700 directory) that a dedicated thread
 /// watches — never a thread of Swift's cooperative pool.
-enum FirefoxLauncher {
+enum FirefoxLauncher: ControlledBrowserLauncher {
     /// How waiting for the endpoint ended.
     enum EndpointWait: Sendable, Hashable {
         case ready(host: String, port: Int)

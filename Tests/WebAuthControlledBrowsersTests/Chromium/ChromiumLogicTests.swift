@@ -212,22 +212,6 @@ struct ChromiumLogicTests {
 
     // MARK: - The shared profile's lock
 
-    @Test func aSharedProfileIsTakenByOneSessionAtATime() throws {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-lock-\(UUID())")
-        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: profile) }
-
-        let first = try SharedProfileLock.acquire(
-            profile: profile, runningBrowser: ChromiumProfileSetup.runningBrowser(in:))
-        #expect(throws: WebAuthenticationSessionError.self) {
-            try SharedProfileLock.acquire(profile: profile, runningBrowser: ChromiumProfileSetup.runningBrowser(in:))
-        }
-        first.release()
-        let again = try SharedProfileLock.acquire(
-            profile: profile, runningBrowser: ChromiumProfileSetup.runningBrowser(in:))
-        again.release()
-    }
-
     @Test func aChromiumRunningOnTheProfileIsSeenAndAStaleLockIsNot() throws {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-singleton-\(UUID())")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)

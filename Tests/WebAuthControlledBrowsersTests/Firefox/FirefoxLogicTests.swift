@@ -287,6 +287,11 @@ struct FirefoxLogicTests {
         let link = directory.appendingPathComponent("lock").path
         #expect(symlink("127.0.0.1:+\(getpid())", link) == 0)
         #expect(FirefoxProfileSetup.lockHolder(in: directory) == getpid())
+        #expect(FirefoxProfileSetup.runningBrowser(in: directory) == "another Firefox (process \(getpid()))")
+        let error = #expect(throws: WebAuthenticationSessionError.self) {
+            try SharedProfileLock.acquire(profile: directory, runningBrowser: FirefoxProfileSetup.runningBrowser(in:))
+        }
+        #expect(error?.message.contains("in use by another Firefox") == true)
         unlink(link)
         // A lock left by a process that no longer exists is stale (Firefox takes it over).
         #expect(symlink("127.0.0.1:+2147483000", link) == 0)
