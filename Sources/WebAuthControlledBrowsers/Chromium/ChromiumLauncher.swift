@@ -69,6 +69,8 @@ enum ChromiumLauncher: ControlledBrowserLauncher {
             throw .browserLaunchFailed("cannot start chromium: \(error)")
         }
         let headless = options.runsHeadless
+        // No watchdog: Chromium exits by itself when our end of its pipe closes, which the kernel
+        // does if this process dies; the next start sweeps away an ephemeral profile left behind.
         let browser: LaunchedBrowser
         do {
             browser = try await LaunchedBrowser.start(

@@ -236,13 +236,13 @@ struct FirefoxLogicTests {
 
     @Test func theEndpointLineIsParsed() {
         let output = "*** You are running in headless mode.\nWebDriver BiDi listening on ws://127.0.0.1:40243\n"
-        #expect(FirefoxLauncher.parseEndpoint(output)?.host == "127.0.0.1")
-        #expect(FirefoxLauncher.parseEndpoint(output)?.port == 40243)
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://localhost:9222")?.host == "127.0.0.1")
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://[::1]:9222")?.host == "::1")
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://10.0.0.1:9222") == nil)
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://127.0.0.1:") == nil)
-        #expect(FirefoxLauncher.parseEndpoint("DevTools listening on ws://127.0.0.1:9222") == nil)
+        #expect(BiDiEndpoint.parse(output)?.host == "127.0.0.1")
+        #expect(BiDiEndpoint.parse(output)?.port == 40243)
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://localhost:9222")?.host == "127.0.0.1")
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://[::1]:9222")?.host == "::1")
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://10.0.0.1:9222") == nil)
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://127.0.0.1:") == nil)
+        #expect(BiDiEndpoint.parse("DevTools listening on ws://127.0.0.1:9222") == nil)
     }
 
     @Test func argumentsPutTheStartPageLast() {
