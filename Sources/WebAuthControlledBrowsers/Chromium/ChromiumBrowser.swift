@@ -15,10 +15,12 @@ import WebAuthCore
 ///   or **shared** ones in a profile of its own under `$XDG_DATA_HOME/webauth/profiles/chromium`,
 ///   so that a person who signed in once stays signed in;
 /// - send ``WebAuthenticationSession/additionalHeaderFields`` with the first request only;
-/// - **dismiss itself**: when the session ends the browser is closed and every process it started
-///   exits;
-/// - notice that the person **closed the window** (the session ends as cancelled by the user), or
-///   that the browser **crashed** (it ends with ``WebAuthenticationSessionError/Code/browserLaunchFailed``).
+/// - **dismiss itself**: when the session ends the browser is closed and every process of its
+///   process group is ended and waited for — on the shared profile it is first asked to quit, so
+///   that it saves its cookies;
+/// - notice that the person **closed the window** or quit the browser (the session ends as
+///   cancelled by the user), or that the browser **crashed** (it ends with
+///   ``WebAuthenticationSessionError/Code/browserLaunchFailed``).
 ///
 /// ```swift
 /// let chromium = ChromiumBrowser(options: .init(headless: true))
