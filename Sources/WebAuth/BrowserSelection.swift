@@ -90,7 +90,7 @@ public struct BrowserSelection: Sendable {
     private func chromium(_ path: String?) -> ChromiumBrowser {
         ChromiumBrowser(
             options: ChromiumBrowser.Options(
-                executablePath: path, headless: headless, extraArguments: extraArguments, environment: environment,
+                executable: path, headless: headless, extraArguments: extraArguments, environment: environment,
                 logger: logger))
     }
 

@@ -338,7 +338,7 @@ extension RealFirefoxTests {
                     arguments: FirefoxLauncher.arguments(profile: profile, headless: true, extra: []),
                     environment: testbed.options().environment, output: output.path)
                 let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-                let endpoint = await FirefoxLauncher.waitForEndpoint(
+                let endpoint = await BiDiEndpoint.wait(
                     outputFile: output.path, process: process, timeout: .seconds(60))
                 guard case .ready(let host, let port) = endpoint else {
                     Issue.record("Firefox did not open WebDriver BiDi: \(endpoint)")

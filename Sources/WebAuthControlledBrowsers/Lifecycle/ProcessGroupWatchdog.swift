@@ -10,7 +10,8 @@ import WebAuthProcess
     import Darwin
 #endif
 
-/// Ends Firefox and removes its files if this process dies without dismissing it.
+/// Ends a launched browser's process group and removes its files if this process dies without
+/// dismissing it.
 ///
 /// A tiny `/bin/sh` runs in a process group of its own, reading from a socket whose other end only
 /// this process holds (close-on-exec, so no other child inherits it). However this process ends —
@@ -18,7 +19,7 @@ import WebAuthProcess
 /// sends `SIGTERM` and, two seconds later, `SIGKILL` to the browser's process group, and removes
 /// the paths it was given (the ephemeral profile and the output file). ``disarm()`` stops the
 /// shell first when the session ends normally.
-final class FirefoxWatchdog: Sendable {
+final class ProcessGroupWatchdog: Sendable {
     private let process: Subprocess
     private let writeEnd: Mutex<Int32?>
 
@@ -52,7 +53,7 @@ final class FirefoxWatchdog: Sendable {
         do {
             process = try Subprocess(
                 executable: "/bin/sh",
-                arguments: ["-c", Self.script, "webauth-firefox-watchdog", String(group)] + paths,
+                arguments: ["-c", Self.script, "webauth-browser-watchdog", String(group)] + paths,
                 environment: ["PATH": "/usr/bin:/bin"],
                 descriptors: [3: descriptors[0]])
         } catch {

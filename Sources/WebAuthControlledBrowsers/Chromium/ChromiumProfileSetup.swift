@@ -8,17 +8,17 @@ import Foundation
     import Darwin
 #endif
 
-/// The profile preferences a controlled Chromium needs, written into `Default/Preferences`
-/// before the browser starts.
+/// What a Chromium profile gets before each start — the preferences a controlled Chromium needs,
+/// written into `Default/Preferences` — and whether another Chromium runs on it.
 ///
-/// One for now: **no network prediction** (`net.network_prediction_options` = 2, "never").
+/// One preference for now: **no network prediction** (`net.network_prediction_options` = 2, "never").
 /// Chromium otherwise preconnects — DNS lookup, TCP and TLS — to a page-initiated navigation's
 /// host the moment the navigation starts, before `Fetch` pauses its request. For an `https`
 /// callback reached by a link or an auto-submitting form (`response_mode=form_post`) that means
 /// a lookup of, and a connection to, the callback host although the request itself is stopped.
 /// With prediction off nothing leaves the browser until the request does. This blocks nothing
 /// the person asks for; it only stops speculative connections.
-enum ChromiumProfilePreferences {
+enum ChromiumProfileSetup {
     /// `net.network_prediction_options`: 2 is "never predict" (no preconnect, no DNS prefetch).
     static let networkPredictionNever = 2
 
@@ -57,5 +57,25 @@ enum ChromiumProfilePreferences {
             return false
         }
         return true
+    }
+
+    /// A description of the Chromium that holds `profile` (its `SingletonLock` names a live
+    /// process of this host, or another host), or `nil` when none does.
+    static func runningBrowser(in profile: URL) -> String? {
+        let link = profile.appendingPathComponent("SingletonLock").path
+        var buffer = [CChar](repeating: 0, count: 512)
+        let length = readlink(link, &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Chromium writes `<hostname>-<pid>`; the host name may itself contain `-`.
+        guard let dash = target.lastIndex(of: "-"), let pid = pid_t(target[target.index(after: dash)...]), pid > 0
+        else { return nil }
+        let host = String(target[..<dash])
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        let ownHost = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard host == ownHost else { return "a Chromium on host \(host)" }
+        guard kill(pid, 0) == 0 || errno == EPERM else { return nil }  // stale: Chromium takes it over
+        return "another Chromium (process \(pid))"
     }
 }

@@ -22,7 +22,7 @@ import WebAuthCore
 /// Only top-level navigations of the session's own tab complete the session. Matching requests
 /// elsewhere (frames, other tabs, `fetch`) are failed too, so nothing reaches the callback host,
 /// but they are not reported. Loopback callbacks are left to the session's loopback listener.
-struct NavigationInterceptor: Sendable {
+struct FirefoxNavigationInterceptor: Sendable {
     /// A command to send to Firefox.
     struct Command: Sendable, Hashable {
         var method: String

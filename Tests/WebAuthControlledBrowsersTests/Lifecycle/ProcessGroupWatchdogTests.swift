@@ -8,10 +8,10 @@ import WebAuthProcess
     import Glibc
 #endif
 
-/// The watchdog that ends Firefox and removes its files when this process dies without
+/// The watchdog that ends a launched browser and removes its files when this process dies without
 /// dismissing it, tested on a stand-in process group.
-@Suite("Firefox watchdog")
-struct FirefoxWatchdogTests {
+@Suite("Process group watchdog")
+struct ProcessGroupWatchdogTests {
     @Test func whenItsSocketClosesItEndsTheGroupAndRemovesThePaths() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "ff-watchdog-\(UUID().uuidString)")
@@ -21,7 +21,7 @@ struct FirefoxWatchdogTests {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let browser = try Subprocess(executable: "/bin/sleep", arguments: ["60"])
-        let watchdog = try FirefoxWatchdog(group: browser.pid, removing: [directory.path])
+        let watchdog = try ProcessGroupWatchdog(group: browser.pid, removing: [directory.path])
         watchdog.simulateOwnerDeath()  // what the kernel does when this process dies
 
         let status = await browser.exitStatus()
@@ -41,7 +41,7 @@ struct FirefoxWatchdogTests {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let browser = try Subprocess(executable: "/bin/sleep", arguments: ["60"])
-        let watchdog = try FirefoxWatchdog(group: browser.pid, removing: [directory.path])
+        let watchdog = try ProcessGroupWatchdog(group: browser.pid, removing: [directory.path])
         await watchdog.disarm()
         // Disarming ends the watchdog's whole process group: with none of it left, nothing can
         // act later, so what holds now holds for good.

@@ -20,7 +20,7 @@ import WebAuthCore
 ///   stop them.
 ///
 /// Only the page's main frame counts: an iframe that loads the callback does not end the session.
-struct ChromiumNavigationWatcher: Sendable {
+struct ChromiumNavigationInterceptor: Sendable {
     /// A request `Fetch.requestPaused` reported.
     struct PausedRequest: Sendable, Hashable {
         /// The request's URL as Chromium has it.

@@ -8,10 +8,14 @@ import Foundation
     import Darwin
 #endif
 
-/// The processes of a browser's process group: the browser and the helpers it started.
-package enum ChromiumProcessGroup {
-    /// The processes of group `group` that are still running. Zombies (exited, waiting for a
-    /// parent to collect them) hold nothing and are not counted.
+/// The processes of a launched browser's process group: the browser and the helpers it started.
+///
+/// Every controlled browser leads a process group of its own, so that ending the group ends every
+/// helper too (``LaunchedBrowser/stop(connection:)``).
+package enum BrowserProcessGroup {
+    /// The processes of group `group` that are still running. Dead members (zombies waiting for a
+    /// parent to collect them, orphans waiting for the system's init) hold nothing and are not
+    /// counted.
     ///
     /// On systems without `/proc`, any process of the group counts.
     package static func liveMembers(of group: pid_t) -> [pid_t] {
@@ -20,7 +24,7 @@ package enum ChromiumProcessGroup {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             return entries.compactMap { entry -> pid_t? in
                 guard let pid = pid_t(entry), let (state, processGroup) = status(of: pid) else { return nil }
-                return processGroup == group && state != "Z" ? pid : nil
+                return processGroup == group && state != "Z" && state != "X" ? pid : nil
             }
         #else
             return [group]
@@ -34,7 +38,7 @@ package enum ChromiumProcessGroup {
         let deadline = ContinuousClock.now + limit
         while !liveMembers(of: group).isEmpty {
             if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return true
     }

@@ -175,3 +175,14 @@ final class BiDiConnection: Sendable {
         }
     }
 }
+
+extension BiDiConnection: BrowserControlConnection {
+    /// Sends `browser.close`.
+    func requestBrowserClose(timeout: Duration) async {
+        do {
+            _ = try await send("browser.close", [:], timeout: timeout)
+        } catch {
+            logger.debug("browser.close failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
