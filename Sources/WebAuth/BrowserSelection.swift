@@ -74,6 +74,14 @@ public struct BrowserSelection: Sendable {
         }
     }
 
+    /// Whether a session that needs nothing special would show its page in the terminal — the
+    /// URL printed, the redirect pasted back — rather than in a browser: the choice is `none`,
+    /// or automatic with no display and no `$BROWSER`. Callers that offer another way to sign
+    /// in without a browser (the device flow) ask this rather than looking at the display.
+    public var presentsInTerminal: Bool {
+        browser(for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true)) is TerminalPresenter
+    }
+
     private func automatic(for needs: BrowserNeeds) -> any Browser {
         let system = SystemBrowser.desktopDefault(environment: environment)
         if let variable = environment["BROWSER"], !variable.isEmpty, system.availableCommand != nil {

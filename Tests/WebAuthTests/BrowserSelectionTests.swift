@@ -61,6 +61,19 @@ struct BrowserSelectionTests {
         #expect(selection.browser(for: ephemeral) is TerminalPresenter)
     }
 
+    @Test func theTerminalIsDecidedByTheDisplayAndTheBrowserVariableOnly() throws {
+        let (directory, path) = try path(with: ["xdg-open", "my-browser"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let headless = BrowserSelection(environment: ["PATH": path])
+        #expect(headless.presentsInTerminal)
+        // The name sessions report in their progress, which the command line keys its output on.
+        #expect(headless.browser(for: shared).name == "terminal")
+        #expect(!BrowserSelection(environment: ["PATH": path, "BROWSER": "my-browser"]).presentsInTerminal)
+        #expect(!BrowserSelection(environment: ["PATH": path, "DISPLAY": ":0"]).presentsInTerminal)
+        #expect(!BrowserSelection(choice: .system, environment: ["PATH": path]).presentsInTerminal)
+        #expect(BrowserSelection(choice: .terminal, environment: ["PATH": path, "DISPLAY": ":0"]).presentsInTerminal)
+    }
+
     @Test func theBrowserVariableIsAnExplicitChoice() throws {
         let (directory, path) = try path(with: ["my-browser", "chromium"])
         defer { try? FileManager.default.removeItem(at: directory) }
