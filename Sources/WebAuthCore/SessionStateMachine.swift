@@ -19,13 +19,16 @@ import Foundation
 /// protocols, the tests with plain values.
 ///
 /// - **Steps.** `listening` means the listen step is under way and `presenting` that the
-///   present step is; the owner ends each with exactly one event (``Event/listenerReady(_:)``,
+///   present step is; the owner ends each with exactly one event
+///   (``Event/listenerReady(_:redirectURI:callback:)``,
 ///   ``Event/noListenerNeeded(redirectURI:callback:)`` or ``Event/listenFailed(_:)``;
 ///   ``Event/presentationReady(_:)`` or ``Event/presentFailed(_:)``).
 /// - **Exactly once.** Leaving a running state goes to `closing`, whose first action is
-///   ``Action/tearDown(close:dismiss:)`` for what the state held. A step still under way then
-///   ends later; what it produced comes back in another ``Action/tearDown(close:dismiss:)``. Only when
-///   nothing is under way and the owner has reported ``Event/tornDown`` does the machine say
+///   ``Action/tearDown(close:dismiss:)`` for what the state held (when it held nothing and
+///   nothing is under way, it delivers at once). A step still under way ends later; what it
+///   produced comes back in another ``Action/tearDown(close:dismiss:)`` — a listener that
+///   arrives after cancellation is closed, with no drain loop. Only when nothing is under way
+///   and the owner has reported ``Event/tornDown`` does the machine say
 ///   ``Action/deliver(_:to:)``, once, and become `finished`, which is final.
 /// - **Acceptance.** Every offered URL goes through the one ``CallbackAcceptance``; a URL it
 ///   refuses is answered with ``Action/reject(_:)`` and the session keeps waiting.
