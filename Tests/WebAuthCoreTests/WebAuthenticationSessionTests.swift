@@ -82,6 +82,26 @@ struct WebAuthenticationSessionTests {
         #expect(presentation.dismissCount == 1)
     }
 
+    @Test func aListenerThatArrivesAfterCancellationIsClosedBeforeTheResult() async throws {
+        let browser = StandInBrowser()
+        let receiver = StandInReceiver(slow: true)
+        let closedAtDelivery = Mutex<Int?>(nil)
+        let (delivered, deliver) = AsyncStream.makeStream(of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
+        let session = session(browser: browser, receiver: receiver) { result in
+            closedAtDelivery.withLock { $0 = receiver.listeners.first?.closeCount }
+            deliver.yield(result)
+        }
+        #expect(session.start())
+        var calls = receiver.listenCalls.makeAsyncIterator()
+        await calls.next()
+        session.cancel()
+        var results = delivered.makeAsyncIterator()
+        let result = try #require(await results.next())
+        #expect(throws: WebAuthenticationSessionError.canceled(.program)) { try result.get() }
+        #expect(closedAtDelivery.withLock { $0 } == 1, "the late listener was closed before the result")
+        #expect(browser.requests.isEmpty, "nothing was presented")
+    }
+
     @Test func cancellingTheTaskCancelsTheSession() async throws {
         let browser = StandInBrowser()
         let session = session(browser: browser)
