@@ -86,7 +86,8 @@ struct WebAuthenticationSessionTests {
         let browser = StandInBrowser()
         let receiver = StandInReceiver(slow: true)
         let closedAtDelivery = Mutex<Int?>(nil)
-        let (delivered, deliver) = AsyncStream.makeStream(of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
+        let (delivered, deliver) = AsyncStream.makeStream(
+            of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
         let session = session(browser: browser, receiver: receiver) { result in
             closedAtDelivery.withLock { $0 = receiver.listeners.first?.closeCount }
             deliver.yield(result)
