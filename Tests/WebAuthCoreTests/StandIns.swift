@@ -55,6 +55,7 @@ final class StandInReceiver: CallbackReceiver {
     private let port: Int
     private let failure: WebAuthenticationSessionError?
     private let slow: Bool
+    private let taken: WebAuthenticationSessionError?
     private let made = Mutex<[StandInListener]>([])
     /// Yields each time ``listen(for:accepting:)`` is entered.
     let listenCalls: AsyncStream<Void>
@@ -62,16 +63,23 @@ final class StandInReceiver: CallbackReceiver {
 
     /// - Parameter slow: Whether listening takes until the listening task is cancelled (at
     ///   most a minute), so that the listener arrives after the session has ended.
-    init(port: Int = 40_000, failure: WebAuthenticationSessionError? = nil, slow: Bool = false) {
+    /// - Parameter taken: What ``unavailability(for:)`` reports, as if another session had the callback.
+    init(
+        port: Int = 40_000, failure: WebAuthenticationSessionError? = nil, slow: Bool = false,
+        taken: WebAuthenticationSessionError? = nil
+    ) {
         self.port = port
         self.failure = failure
         self.slow = slow
+        self.taken = taken
         (listenCalls, listenCallsContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 
     var listeners: [StandInListener] { made.withLock { $0 } }
 
     func canReceive(_ callback: Callback) -> Bool { callback.isLoopback }
+
+    func unavailability(for callback: Callback) -> WebAuthenticationSessionError? { taken }
 
     func listen(
         for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool

@@ -103,6 +103,23 @@ struct WebAuthenticationSessionTests {
         #expect(browser.requests.isEmpty, "nothing was presented")
     }
 
+    @Test func aReceiverAlreadyTakenRefusesTheStartOrFailsTheSession() async throws {
+        let taken = WebAuthenticationSessionError(code: .callbackListenerFailed, message: "another session waits")
+        let browser = StandInBrowser()
+        let receiver = StandInReceiver(taken: taken)
+        let refusing = session(browser: browser, receiver: receiver) { _ in
+            Issue.record("a refused session called its completion handler")
+        }
+        #expect(throws: taken) { try refusing.start(refusingUnplannable: true).get() }
+        #expect(!refusing.canStart)
+        await #expect(throws: taken) { try await refusing.authenticate() }
+
+        let failing = session(browser: browser, receiver: receiver)
+        await #expect(throws: taken) { try await failing.authenticate() }
+        #expect(receiver.listeners.isEmpty, "nobody listened")
+        #expect(browser.requests.isEmpty, "nothing was presented")
+    }
+
     @Test func cancellingTheTaskCancelsTheSession() async throws {
         let browser = StandInBrowser()
         let session = session(browser: browser)
