@@ -126,6 +126,9 @@ struct OpenCommand: AsyncParsableCommand {
 
     func makeCallback() throws -> Callback {
         if let loopbackPath { return .loopback(path: loopbackPath, port: loopbackPort) }
+        if let callbackScheme, callbackScheme.contains(":") {
+            throw ValidationError("--callback-scheme takes a scheme name, such as com.example.app, without ':'.")
+        }
         let redirectURI =
             if let callbackScheme { callbackScheme + ":" } else {
                 "https://" + (callbackHTTPS ?? "").replacingOccurrences(of: "https://", with: "")
