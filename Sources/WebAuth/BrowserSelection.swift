@@ -74,12 +74,15 @@ public struct BrowserSelection: Sendable {
         }
     }
 
-    /// Whether a session that needs nothing special would show its page in the terminal — the
-    /// URL printed, the redirect pasted back — rather than in a browser: the choice is `none`,
-    /// or automatic with no display and no `$BROWSER`. Callers that offer another way to sign
-    /// in without a browser (the device flow) ask this rather than looking at the display.
-    public var presentsInTerminal: Bool {
-        browser(for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true)) is TerminalPresenter
+    /// Whether the automatic choice, finding no display and no usable `$BROWSER`, would print
+    /// the URL (and take the pasted redirect) instead of opening a browser. An explicit choice —
+    /// `none` included — is never a fallback. Callers that have another way to sign in without
+    /// a browser window (the device flow) ask this rather than reading the display themselves.
+    public var fallsBackToTerminal: Bool {
+        guard case .automatic = choice.kind, !DisplayEnvironment(environment: environment).hasDisplay else {
+            return false
+        }
+        return browser(for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true)) is TerminalPresenter
     }
 
     private func automatic(for needs: BrowserNeeds) -> any Browser {

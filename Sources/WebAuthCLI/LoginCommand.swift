@@ -158,7 +158,7 @@ struct LoginCommand: AsyncParsableCommand {
         if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
         selection.logger = logger
         var situation = SignInPlan.Situation(
-            deviceRequested: device, noBrowserRequested: noBrowser, opensBrowser: !selection.presentsInTerminal)
+            deviceRequested: device, noBrowserRequested: noBrowser, opensBrowser: !selection.fallsBackToTerminal)
         if SignInPlan.needsProviderMetadata(situation) {
             situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
         }

@@ -21,8 +21,9 @@ struct SignInPlan: Equatable, Sendable {
         var deviceRequested = false
         /// `--no-browser`.
         var noBrowserRequested = false
-        /// Whether the browser selection would open a browser rather than print the URL
-        /// (`BrowserSelection.presentsInTerminal`, which applies the display and `$BROWSER` rules).
+        /// Whether the browser selection opens a browser, or prints the URL because it is an
+        /// explicit choice (`--browser none`): false only when `BrowserSelection.fallsBackToTerminal`,
+        /// which applies the display and `$BROWSER` rules.
         var opensBrowser = true
         /// Whether the provider's metadata names a device authorization endpoint; `nil` when
         /// not looked up.
