@@ -154,11 +154,11 @@ struct LoginCommand: AsyncParsableCommand {
         let stores = TokenStores(selection: storeOption.selection)
         let store = try await stores.storeForSaving()
 
+        var selection = BrowserSelection.fromEnvironment(environment)
+        if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
+        selection.logger = logger
         var situation = SignInPlan.Situation(
-            deviceRequested: device, noBrowserRequested: noBrowser,
-            browserNamed: browser != nil || !(environment["WEBAUTH_BROWSER"] ?? "").isEmpty
-                || !(environment["BROWSER"] ?? "").isEmpty,
-            hasDisplay: DisplayEnvironment(environment: environment).hasDisplay)
+            deviceRequested: device, noBrowserRequested: noBrowser, opensBrowser: !selection.fallsBackToTerminal)
         if SignInPlan.needsProviderMetadata(situation) {
             situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
         }
@@ -172,10 +172,7 @@ struct LoginCommand: AsyncParsableCommand {
         case .device:
             tokens = try await flow.device()
         case .browser, .pastedRedirect:
-            var selection = BrowserSelection.fromEnvironment(environment)
-            if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
             if plan.method == .pastedRedirect { selection.choice = .terminal }
-            selection.logger = logger
             tokens = try await flow.browser(selection: selection, ephemeral: ephemeral)
         }
 

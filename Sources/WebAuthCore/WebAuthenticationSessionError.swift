@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     let url = try await session.authenticate()
+///     let url = try await session.authenticate().url
 /// } catch let error where error.code == .canceledLogin {
 ///     if error.cancellationReason == .user { print("You closed the browser window.") }
 /// } catch {

@@ -32,6 +32,14 @@ struct CLIParsingTests {
             try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "not a scheme", "https://a.example/"])
                 as? OpenCommand)
         #expect(throws: (any Error).self) { try badScheme.makeCallback() }
+        let wholeURL = try #require(
+            try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "com.example.app:/cb", "https://a.example/"])
+                as? OpenCommand)
+        #expect(throws: (any Error).self) { try wholeURL.makeCallback() }
+        let scheme = try #require(
+            try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "Com.Example.App", "https://a.example/"])
+                as? OpenCommand)
+        #expect(try scheme.makeCallback() == .customScheme("com.example.app"))
         let command = try #require(
             try WebAuthCommand.parseAsRoot(["open", "--callback-https", "example.com/oauth", "https://a.example/"])
                 as? OpenCommand)

@@ -83,17 +83,16 @@ struct TokenCommandsUnitTests {
 
     // MARK: How login signs in
 
-    @Test func flagsDecideFirstThenTheDisplayThenTheProvider() {
+    @Test func flagsDecideFirstThenTheBrowserSelectionThenTheProvider() {
         typealias Situation = SignInPlan.Situation
-        #expect(SignInPlan.choose(Situation(deviceRequested: true, hasDisplay: true)).method == .device)
-        #expect(SignInPlan.choose(Situation(noBrowserRequested: true, hasDisplay: false)).method == .pastedRedirect)
-        #expect(SignInPlan.choose(Situation(hasDisplay: true)) == SignInPlan(method: .browser))
-        #expect(SignInPlan.choose(Situation(browserNamed: true, hasDisplay: false)).method == .browser)
+        #expect(SignInPlan.choose(Situation(deviceRequested: true, opensBrowser: true)).method == .device)
+        #expect(SignInPlan.choose(Situation(noBrowserRequested: true, opensBrowser: false)).method == .pastedRedirect)
+        #expect(SignInPlan.choose(Situation(opensBrowser: true)) == SignInPlan(method: .browser))
 
-        let headless = Situation(hasDisplay: false)
+        let headless = Situation(opensBrowser: false)
         #expect(SignInPlan.needsProviderMetadata(headless))
-        #expect(!SignInPlan.needsProviderMetadata(Situation(hasDisplay: true)))
-        #expect(!SignInPlan.needsProviderMetadata(Situation(deviceRequested: true, hasDisplay: false)))
+        #expect(!SignInPlan.needsProviderMetadata(Situation(opensBrowser: true)))
+        #expect(!SignInPlan.needsProviderMetadata(Situation(deviceRequested: true, opensBrowser: false)))
         var offered = headless
         offered.providerOffersDevice = true
         let device = SignInPlan.choose(offered)

@@ -160,7 +160,7 @@ struct ScriptedUserAgentTests {
             ) { redirectURI in
                 server.authorizationURL(redirectURI: redirectURI, state: "s1")
             }
-            let url = try await session.authenticate()
+            let url = try await session.authenticate().url
             #expect(url.query?.contains("state=s1") == true)
         }
     }

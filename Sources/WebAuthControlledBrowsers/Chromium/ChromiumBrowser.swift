@@ -28,7 +28,7 @@ import WebAuthCore
 ///     url: authorizationURL, callback: .customScheme("com.example.app"),
 ///     environment: SessionEnvironment(browser: chromium, receivers: []))
 /// session.prefersEphemeralWebBrowserSession = true
-/// let callbackURL = try await session.authenticate()
+/// let callbackURL = try await session.authenticate().url
 /// ```
 ///
 /// The browser runs with the flags it needs and nothing more; in particular it adds no flags that

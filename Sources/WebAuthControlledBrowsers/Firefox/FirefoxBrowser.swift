@@ -15,7 +15,7 @@ import WebAuthCore
 ///     url: authorizationURL, callback: .customScheme("com.example.app"),
 ///     environment: SessionEnvironment(browser: firefox, receivers: []))
 /// session.prefersEphemeralWebBrowserSession = true
-/// let callbackURL = try await session.authenticate()
+/// let callbackURL = try await session.authenticate().url
 /// ```
 ///
 /// ## What it does

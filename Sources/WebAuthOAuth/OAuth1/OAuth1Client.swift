@@ -115,14 +115,14 @@ public struct OAuth1Client: Sendable {
         sessionTimeout: Duration? = .seconds(600), prefersEphemeralWebBrowserSession: Bool = false
     ) async throws(OAuthError) -> OAuth1Credentials {
         let configuration = try configuration.validated()
-        let target = try RedirectTarget(configuration.callbackURL)
+        let callback = try Callback.configured(configuration.callbackURL)
         let gate = OAuth1CallbackGate()
-        let (redirectURI, sessionEnvironment, listener) = try await prepareCallback(for: target, gate: gate)
+        let (redirectURI, sessionEnvironment, listener) = try await prepareCallback(for: callback, gate: gate)
         do throws(OAuthError) {
             let temporary = try await requestTemporaryCredentials(callback: redirectURI.absoluteString)
             gate.expect(temporary.token)
             let verifier = try await authorize(
-                temporary, callback: target.callback, environment: sessionEnvironment, gate: gate,
+                temporary, callback: callback, environment: sessionEnvironment, gate: gate,
                 timeout: sessionTimeout, ephemeral: prefersEphemeralWebBrowserSession)
             let credentials = try await requestTokenCredentials(temporary: temporary, verifier: verifier)
             await listener?.close()
@@ -232,17 +232,17 @@ public struct OAuth1Client: Sendable {
     /// returns its redirect URI and an environment that hands it to the session. Otherwise the
     /// configured URI and the environment as it is.
     private func prepareCallback(
-        for target: RedirectTarget, gate: OAuth1CallbackGate
+        for callback: Callback, gate: OAuth1CallbackGate
     ) async throws(OAuthError) -> (URL, SessionEnvironment, (any CallbackListener)?) {
-        guard target.callback.isLoopback else { return (target.configured, environment, nil) }
-        guard let receiver = environment.receivers.first(where: { $0.canReceive(target.callback) }) else {
+        guard callback.isLoopback else { return (callback.redirectURI, environment, nil) }
+        guard let receiver = environment.receivers.first(where: { $0.canReceive(callback) }) else {
             let error = WebAuthenticationSessionError.noCallbackReceiver(
-                "no loopback listener is available for \(target.callback)")
+                "no loopback listener is available for \(callback)")
             throw OAuthError(code: .session, message: error.message, sessionError: error)
         }
         let listener: any CallbackListener
         do throws(WebAuthenticationSessionError) {
-            listener = try await receiver.listen(for: target.callback, accepting: { gate.accepts($0) })
+            listener = try await receiver.listen(for: callback, accepting: { gate.accepts($0) })
         } catch {
             throw OAuthError(code: .session, message: "cannot listen for the callback: \(error)", sessionError: error)
         }
@@ -269,7 +269,7 @@ public struct OAuth1Client: Sendable {
         logger.debug("opening the authorization page", metadata: ["url": "\(url.redactedForLogs)"])
         let callbackURL: URL
         do throws(WebAuthenticationSessionError) {
-            callbackURL = try await session.authenticate()
+            callbackURL = try await session.authenticate().url
         } catch {
             throw OAuthError(
                 code: .session, message: "the browser sign-in did not complete: \(error)", sessionError: error)

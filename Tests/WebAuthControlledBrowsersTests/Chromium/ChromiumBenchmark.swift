@@ -96,7 +96,7 @@ enum ChromiumBenchmark {
                 callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true
             session.timeout = .seconds(60)
-            _ = try await session.authenticate()
+            _ = try await session.authenticate().url
             let delivered = ContinuousClock.now
             let instance = try #require(testbed.instances.first)
             let launch = try #require(instance.time(of: .launchStarted))

@@ -41,7 +41,7 @@ extension ChromiumTests {
                     callback: .customScheme("com.example.app"), environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(45)
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
 
                 #expect(callbackURL.scheme == "com.example.app")
                 #expect(callbackURL.path == "/cb")
@@ -76,7 +76,7 @@ extension ChromiumTests {
                     callback: .https(host: "callback.example", path: "/cb"), environment: environment)
                 session.timeout = .seconds(45)
                 session.prefersEphemeralWebBrowserSession = true
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
 
                 #expect(callbackURL.host == "callback.example")
                 #expect(callbackURL.path == "/cb")
@@ -126,7 +126,7 @@ extension ChromiumTests {
                     callback: .customScheme("com.example.app"), environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(45)
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
                 #expect(callbackURL.path == "/cb")
                 #expect(queryValue("state", in: callbackURL) == "meta")
                 #expect(try #require(await server.authorizationRequests.first).responseStatus == 200)
@@ -236,7 +236,7 @@ extension ChromiumTests {
                 session.additionalHeaderFields = ["X-Webauth-Test": "42"]
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(45)
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
                 #expect(queryValue("state", in: callbackURL) == "second")
 
                 let requests = await server.authorizationRequests
@@ -265,7 +265,7 @@ extension ChromiumTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(45)
-                    _ = try await session.authenticate()
+                    _ = try await session.authenticate().url
                 }
                 let requests = await server.authorizationRequests
                 try #require(requests.count == 4)
@@ -299,7 +299,7 @@ extension ChromiumTests {
                     // Extra fields replace the request's header list; cookies must survive that.
                     session.additionalHeaderFields = ["X-Webauth-Test": "\(run)"]
                     session.timeout = .seconds(45)
-                    _ = try await session.authenticate()
+                    _ = try await session.authenticate().url
                 }
                 let requests = await server.authorizationRequests
                 try #require(requests.count == 4)

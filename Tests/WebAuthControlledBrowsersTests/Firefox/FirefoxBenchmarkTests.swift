@@ -54,7 +54,7 @@ extension RealFirefoxTests {
                             callback: .customScheme("com.example.app"), environment: testbed.environment())
                         session.prefersEphemeralWebBrowserSession = true
                         session.timeout = .seconds(60)
-                        _ = try await session.authenticate()
+                        _ = try await session.authenticate().url
                         let completed = ContinuousClock.now
                         let presentation = try await testbed.presentation(round)
                         let navigation = try #require(presentation.firstNavigationAt)
