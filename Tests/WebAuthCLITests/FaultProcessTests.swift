@@ -224,14 +224,16 @@ struct FaultProcessTests {
                     children.first { Self.commandLine(of: $0).contains("--remote-debugging-pipe") },
                     "no Chromium among \(children.map(Self.commandLine)); stderr: \(open.standardError)")
                 let profiles = runtime + "/webauth/profiles"
-                #expect(try FileManager.default.contentsOfDirectory(atPath: profiles).count == 1)
+                // One ephemeral profile, beside the browser's private output file.
+                let entries = try FileManager.default.contentsOfDirectory(atPath: profiles)
+                #expect(entries.filter { !$0.contains("_output-") }.count == 1, "\(entries)")
 
                 kill(browser, SIGKILL)
                 let status = try await open.waitForExit(timeout: .seconds(60))
                 #expect(status == ExitStatus.browserLaunchFailed, "stderr: \(open.standardError)")
                 #expect(open.standardError.contains("signal 9"), "stderr: \(open.standardError)")
                 #expect(open.standardOutput.isEmpty)
-                #expect(try FileManager.default.contentsOfDirectory(atPath: profiles) == [], "profile removed")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: profiles) == [], "profile and output removed")
                 #expect(Self.processes(mentioning: sandbox.root) == [], "no browser helper outlives webauth")
                 #expect(await loopbackListenerIsGone(port: port, path: "/callback"))
             }
