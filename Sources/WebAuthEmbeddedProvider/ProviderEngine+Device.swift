@@ -23,18 +23,10 @@ extension ProviderEngine {
     // MARK: - POST /device_authorization
 
     func deviceAuthorization(_ request: ServerRequest) -> Answer {
-        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
-        guard let form = ProviderHTTP.formParameters(request) else {
-            return errorAnswer(.invalidRequest("the body must be application/x-www-form-urlencoded"))
-        }
-        let client: EmbeddedProvider.Client
-        switch ClientAuthentication.authenticate(
-            authorization: request.header("Authorization"), form: form, clients: configuration.clients)
-        {
-        case .failed(let error, let challenge):
-            return errorAnswer(error, challenge: challenge ? ProviderHTTP.basicChallenge : nil)
-        case .authenticated(let authenticated, _):
-            client = authenticated
+        let (client, form): (EmbeddedProvider.Client, [(name: String, value: String)])
+        switch checkClientPost(request) {
+        case .rejected(let answer): return answer
+        case .accepted(let post): (client, form) = (post.client, post.form)
         }
         let scopeValues = form.filter { $0.name == "scope" }.map(\.value)
         guard scopeValues.count <= 1 else { return errorAnswer(.invalidRequest("scope is repeated")) }
