@@ -301,10 +301,30 @@ extension ProviderEngine {
     }
 
     /// The pending authorization a posted form continues, after checking the browser cookie,
-    /// the CSRF token and that the authorization belongs to this browser.
+    /// the CSRF token (``postingBrowser(_:cookie:state:now:)``) and that the authorization
+    /// belongs to this browser.
     static func pendingForm(
         _ fields: [String: String], cookie: String?, state: ProviderState, now: Date
     ) -> Result<(key: String, value: PendingAuthorization, browser: String), PageProblem> {
+        let browser: String
+        switch postingBrowser(fields, cookie: cookie, state: state, now: now) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let found): browser = found
+        }
+        guard let key = fields["transaction"], let pending = state.pending.value(for: key, now: now),
+            pending.browser == browser
+        else {
+            return .failure(
+                PageProblem(title: "Sign-in expired", message: "This sign-in has expired. Start again."))
+        }
+        return .success((key, pending, browser))
+    }
+
+    /// The browser (its cookie's digest) that posted a form from one of the provider's pages:
+    /// it must send a cookie this provider set, and the form the CSRF token bound to it.
+    static func postingBrowser(
+        _ fields: [String: String], cookie: String?, state: ProviderState, now: Date
+    ) -> Result<String, PageProblem> {
         guard let cookie, state.browsers.value(for: ProviderSecrets.digest(cookie), now: now) != nil else {
             return .failure(
                 PageProblem(
@@ -320,13 +340,7 @@ extension ProviderEngine {
                     title: "Form expired", message: "This form is out of date or was not sent from this site.",
                     status: 403))
         }
-        guard let key = fields["transaction"], let pending = state.pending.value(for: key, now: now),
-            pending.browser == browser
-        else {
-            return .failure(
-                PageProblem(title: "Sign-in expired", message: "This sign-in has expired. Start again."))
-        }
-        return .success((key, pending, browser))
+        return .success(browser)
     }
 
     /// The form's fields by name; a repeated field keeps its first value.

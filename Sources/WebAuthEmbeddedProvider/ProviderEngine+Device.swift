@@ -89,20 +89,10 @@ extension ProviderEngine {
             }
             let fields = Self.singleValues(form)
             return state.withLock { state in
-                guard let cookie, state.browsers.value(for: ProviderSecrets.digest(cookie), now: now) != nil else {
-                    return problemPage(
-                        PageProblem(
-                            title: "Cookies needed",
-                            message: "Your browser did not send this site's cookie. Allow cookies and start again."))
-                }
-                let browser = ProviderSecrets.digest(cookie)
-                guard let token = fields["csrf_token"],
-                    ProviderSecrets.constantTimeEquals(token, state.csrfToken(forBrowser: browser))
-                else {
-                    return problemPage(
-                        PageProblem(
-                            title: "Form expired", message: "This form is out of date or was not sent from this site.",
-                            status: 403))
+                let browser: String
+                switch Self.postingBrowser(fields, cookie: cookie, state: state, now: now) {
+                case .failure(let problem): return problemPage(problem)
+                case .success(let found): browser = found
                 }
                 let typed = fields["user_code"] ?? ""
                 guard let userCode = ProviderSecrets.normalizedUserCode(typed),
