@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WebAuth", targets: ["WebAuth"]),
         .library(name: "WebAuthCompat", targets: ["WebAuthCompat"]),
         .library(name: "WebAuthOAuth", targets: ["WebAuthOAuth"]),
+        .library(name: "WebAuthEmbeddedProvider", targets: ["WebAuthEmbeddedProvider"]),
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
         .executable(name: "webauth", targets: ["webauth"]),
@@ -93,10 +94,11 @@ let package = Package(
             name: "WebAuthTokenStore",
             dependencies: ["WebAuthOAuth", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
         ),
-        // For testing sign-in code with no real provider or browser: a local authorization page
-        // and a scripted browser.
+        // A real OAuth 2.0 / OpenID Connect provider on 127.0.0.1 and a scripted user agent that
+        // signs in on its pages: what `webauth demo` runs, and what tests sign in against. It
+        // does not use WebAuthOAuth, so it checks that client independently.
         .target(
-            name: "WebAuthTesting",
+            name: "WebAuthEmbeddedProvider",
             dependencies: [
                 "WebAuthCore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -104,6 +106,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        // For testing sign-in code with no real provider or browser: re-exports the embedded
+        // provider and adds a local authorization page and a redirect-following browser.
+        .target(
+            name: "WebAuthTesting",
+            dependencies: ["WebAuthCore", "WebAuthEmbeddedProvider"]
         ),
         // The command-line tool's commands, as a library so tests can drive them.
         .target(
@@ -113,7 +121,7 @@ let package = Package(
                 "WebAuthProcess",
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
-                "WebAuthTesting",
+                "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -205,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthTestingTests",
             dependencies: [
-                "WebAuthTesting", "WebAuthOAuth", "WebAuth",
+                "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuth",
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import WebAuth
+import WebAuthEmbeddedProvider
 import WebAuthOAuth
-import WebAuthTesting
 import WebAuthTokenStore
 
 /// `webauth demo`: a complete OpenID Connect sign-in against the provider embedded in this

@@ -13,8 +13,8 @@ import Foundation
 public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        /// The code's name.
-        public var rawValue: String
+        /// The code's name, such as `lockTimeout`.
+        public let rawValue: String
         /// Creates a code.
         public init(rawValue: String) { self.rawValue = rawValue }
         init(_ rawValue: String) { self.rawValue = rawValue }
@@ -47,9 +47,9 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// What kind of failure this is.
-    public var code: Code
+    public let code: Code
     /// A description for people, with no token values.
-    public var message: String
+    public let message: String
 
     /// Creates an error.
     public init(code: Code, message: String) {
@@ -66,6 +66,6 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         TokenStoreError(code, "\(what): \(String(cString: strerror(number)))")
     }
 
-    /// `code: message`.
+    /// `code: message`, safe to print.
     public var description: String { "\(code): \(message)" }
 }

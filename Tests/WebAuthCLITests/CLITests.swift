@@ -46,6 +46,13 @@ struct CLIParsingTests {
         #expect(try command.makeCallback() == .https(host: "example.com", path: "/oauth"))
     }
 
+    @Test func versionIsTheLibrarysVersion() async throws {
+        let (status, stdout, stderr) = try await CLIProcess.run(["--version"])
+        #expect(status == ExitStatus.success, "\(stderr)")
+        #expect(stdout == WebAuthVersion.current + "\n")
+        #expect(WebAuthVersion.current.split(separator: ".").compactMap { Int($0) }.count == 3)
+    }
+
     @Test func errorKindsMapToTheirDocumentedStatuses() {
         let cases: [(WebAuthenticationSessionError, Int32)] = [
             (.canceled(.user), ExitStatus.cancelledByUser),

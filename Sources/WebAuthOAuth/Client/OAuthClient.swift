@@ -48,7 +48,7 @@ public final class OAuthClient: Sendable {
         transport: any HTTPTransport = URLSessionTransport(),
         clock: OAuthClock = .system,
         leeway: Duration = .seconds(60),
-        requestTimeout: Duration = HTTPRequest.defaultTimeout,
+        requestTimeout: Duration = HTTPTransportRequest.defaultTimeout,
         logger: Logger = Logger(label: "webauth.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(OAuthError) {
         self.configuration = try configuration.validated()

@@ -92,19 +92,7 @@ extension ProviderEngine {
     // MARK: - POST /login
 
     func login(_ request: ServerRequest) -> Answer {
-        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
-        guard let form = ProviderHTTP.formParameters(request) else {
-            return problemPage(PageProblem(title: "Invalid request", message: "The login form was not sent as a form."))
-        }
-        let fields = Self.singleValues(form)
-        let now = Date()
-        let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
-        return state.withLock { state in
-            let pending: (key: String, value: PendingAuthorization, browser: String)
-            switch Self.pendingForm(fields, cookie: cookie, state: state, now: now) {
-            case .failure(let problem): return problemPage(problem)
-            case .success(let found): pending = found
-            }
+        continuePendingForm(request, named: "login form") { state, fields, pending, now in
             guard pending.value.stage == .login else {
                 return problemPage(
                     PageProblem(title: "Sign-in expired", message: "This sign-in has moved on; start again."))
@@ -185,20 +173,7 @@ extension ProviderEngine {
     // MARK: - POST /consent
 
     func consent(_ request: ServerRequest) -> Answer {
-        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
-        guard let form = ProviderHTTP.formParameters(request) else {
-            return problemPage(
-                PageProblem(title: "Invalid request", message: "The consent form was not sent as a form."))
-        }
-        let fields = Self.singleValues(form)
-        let now = Date()
-        let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
-        return state.withLock { state in
-            let pending: (key: String, value: PendingAuthorization, browser: String)
-            switch Self.pendingForm(fields, cookie: cookie, state: state, now: now) {
-            case .failure(let problem): return problemPage(problem)
-            case .success(let found): pending = found
-            }
+        continuePendingForm(request, named: "consent form") { state, fields, pending, now in
             guard case .consent(let subject, let authenticatedAt) = pending.value.stage else {
                 return problemPage(
                     PageProblem(title: "Sign-in expired", message: "This sign-in has moved on; start again."))
@@ -300,11 +275,58 @@ extension ProviderEngine {
         return transaction
     }
 
+    /// A posted form and the pending authorization it continues, as ``pendingForm(_:cookie:state:now:)``
+    /// finds it.
+    typealias PendingForm = (key: String, value: PendingAuthorization, browser: String)
+
+    /// The start the login and consent forms share: `POST` only, a form body, and the pending
+    /// authorization it continues (``pendingForm(_:cookie:state:now:)``); then `continuing` runs
+    /// under the state's lock with the form's fields.
+    func continuePendingForm(
+        _ request: ServerRequest, named formName: String,
+        _ continuing: (inout ProviderState, _ fields: [String: String], PendingForm, _ now: Date) -> Answer
+    ) -> Answer {
+        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
+        guard let form = ProviderHTTP.formParameters(request) else {
+            return problemPage(
+                PageProblem(title: "Invalid request", message: "The \(formName) was not sent as a form."))
+        }
+        let fields = Self.singleValues(form)
+        let now = Date()
+        let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
+        return state.withLock { state in
+            switch Self.pendingForm(fields, cookie: cookie, state: state, now: now) {
+            case .failure(let problem): return problemPage(problem)
+            case .success(let pending): return continuing(&state, fields, pending, now)
+            }
+        }
+    }
+
     /// The pending authorization a posted form continues, after checking the browser cookie,
-    /// the CSRF token and that the authorization belongs to this browser.
+    /// the CSRF token (``postingBrowser(_:cookie:state:now:)``) and that the authorization
+    /// belongs to this browser.
     static func pendingForm(
         _ fields: [String: String], cookie: String?, state: ProviderState, now: Date
-    ) -> Result<(key: String, value: PendingAuthorization, browser: String), PageProblem> {
+    ) -> Result<PendingForm, PageProblem> {
+        let browser: String
+        switch postingBrowser(fields, cookie: cookie, state: state, now: now) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let found): browser = found
+        }
+        guard let key = fields["transaction"], let pending = state.pending.value(for: key, now: now),
+            pending.browser == browser
+        else {
+            return .failure(
+                PageProblem(title: "Sign-in expired", message: "This sign-in has expired. Start again."))
+        }
+        return .success((key, pending, browser))
+    }
+
+    /// The browser (its cookie's digest) that posted a form from one of the provider's pages:
+    /// it must send a cookie this provider set, and the form the CSRF token bound to it.
+    static func postingBrowser(
+        _ fields: [String: String], cookie: String?, state: ProviderState, now: Date
+    ) -> Result<String, PageProblem> {
         guard let cookie, state.browsers.value(for: ProviderSecrets.digest(cookie), now: now) != nil else {
             return .failure(
                 PageProblem(
@@ -320,13 +342,7 @@ extension ProviderEngine {
                     title: "Form expired", message: "This form is out of date or was not sent from this site.",
                     status: 403))
         }
-        guard let key = fields["transaction"], let pending = state.pending.value(for: key, now: now),
-            pending.browser == browser
-        else {
-            return .failure(
-                PageProblem(title: "Sign-in expired", message: "This sign-in has expired. Start again."))
-        }
-        return .success((key, pending, browser))
+        return .success(browser)
     }
 
     /// The form's fields by name; a repeated field keeps its first value.

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import WebAuthCore
 
 /// An RS256 signing key: the RSA key pair and its `kid`, the key's RFC 7638 thumbprint.
 struct SigningKey: Sendable {
@@ -26,7 +27,7 @@ struct SigningKey: Sendable {
     }
 
     /// Where keys are made, one at a time.
-    private static let generationQueue = DispatchQueue(label: "WebAuthTesting.SigningKey.generation")
+    private static let generationQueue = DispatchQueue(label: "WebAuthEmbeddedProvider.SigningKey.generation")
 
     /// Makes a fresh 2048-bit key pair.
     static func generate() throws(EmbeddedProviderError) -> SigningKey {

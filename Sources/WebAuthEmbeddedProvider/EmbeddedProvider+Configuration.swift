@@ -271,33 +271,3 @@ extension EmbeddedProvider {
         }
     }
 }
-
-/// Why an ``EmbeddedProvider`` could not start.
-public struct EmbeddedProviderError: Error, Sendable, CustomStringConvertible {
-    /// The kind of failure.
-    public var code: Code
-    /// What went wrong, for people. Never contains a password or secret.
-    public var message: String
-
-    /// Creates an error.
-    public init(code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The code and message.
-    public var description: String { "\(code): \(message)" }
-
-    /// The kinds of failure.
-    public enum Code: String, Sendable, Hashable, CustomStringConvertible {
-        /// The configuration is unusable (duplicate usernames, a client with no redirect URI…).
-        case invalidConfiguration
-        /// The server could not start listening on `127.0.0.1`.
-        case startFailed
-        /// A signing key could not be made.
-        case keyGenerationFailed
-
-        /// The code's name.
-        public var description: String { rawValue }
-    }
-}

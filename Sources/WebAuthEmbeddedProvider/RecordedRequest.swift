@@ -1,6 +1,7 @@
 import Foundation
 
-/// One HTTP request an ``AuthorizationPageServer`` received, and what it answered.
+/// One HTTP request a test server (`AuthorizationPageServer` in `WebAuthTesting`) received, and
+/// what it answered.
 ///
 /// Tests read these to check what a real browser sent:
 ///
@@ -37,7 +38,7 @@ public struct RecordedRequest: Sendable, Hashable {
     /// The status code the server answered with, such as 302.
     public var responseStatus: Int
     /// The `Location` the server redirected to, if it redirected (or, for
-    /// ``AuthorizationPageServer/Mode/page``, the URL the page leads to).
+    /// `AuthorizationPageServer.Mode.page`, the URL the page leads to).
     public var redirectLocation: String?
     /// The authorization code the server put in the redirect, if it issued one.
     public var issuedCode: String?
@@ -87,11 +88,5 @@ public struct RecordedRequest: Sendable, Hashable {
             }
         }
         return cookies
-    }
-
-    /// Whether the request came with the cookie ``AuthorizationPageServer/Mode/cookie`` sets
-    /// (`webauth_test=1`): `true` means the browser kept state from an earlier visit.
-    public var cameWithTestCookie: Bool {
-        cookies[AuthorizationPageServer.testCookieName] == "1"
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebAuthCore
 
 /// The provider's handling of secrets: fresh random values, digests to store instead of the
 /// values themselves, and comparisons whose time does not depend on where two values differ.
@@ -78,13 +79,5 @@ enum ProviderSecrets {
         default:
             false
         }
-    }
-}
-
-extension Data {
-    /// Base64url without padding (RFC 7515 §2).
-    func base64URLEncodedString() -> String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -23,18 +23,10 @@ extension ProviderEngine {
     // MARK: - POST /device_authorization
 
     func deviceAuthorization(_ request: ServerRequest) -> Answer {
-        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
-        guard let form = ProviderHTTP.formParameters(request) else {
-            return errorAnswer(.invalidRequest("the body must be application/x-www-form-urlencoded"))
-        }
-        let client: EmbeddedProvider.Client
-        switch ClientAuthentication.authenticate(
-            authorization: request.header("Authorization"), form: form, clients: configuration.clients)
-        {
-        case .failed(let error, let challenge):
-            return errorAnswer(error, challenge: challenge ? ProviderHTTP.basicChallenge : nil)
-        case .authenticated(let authenticated, _):
-            client = authenticated
+        let (client, form): (EmbeddedProvider.Client, [(name: String, value: String)])
+        switch checkClientPost(request) {
+        case .rejected(let answer): return answer
+        case .accepted(let post): (client, form) = (post.client, post.form)
         }
         let scopeValues = form.filter { $0.name == "scope" }.map(\.value)
         guard scopeValues.count <= 1 else { return errorAnswer(.invalidRequest("scope is repeated")) }
@@ -97,20 +89,10 @@ extension ProviderEngine {
             }
             let fields = Self.singleValues(form)
             return state.withLock { state in
-                guard let cookie, state.browsers.value(for: ProviderSecrets.digest(cookie), now: now) != nil else {
-                    return problemPage(
-                        PageProblem(
-                            title: "Cookies needed",
-                            message: "Your browser did not send this site's cookie. Allow cookies and start again."))
-                }
-                let browser = ProviderSecrets.digest(cookie)
-                guard let token = fields["csrf_token"],
-                    ProviderSecrets.constantTimeEquals(token, state.csrfToken(forBrowser: browser))
-                else {
-                    return problemPage(
-                        PageProblem(
-                            title: "Form expired", message: "This form is out of date or was not sent from this site.",
-                            status: 403))
+                let browser: String
+                switch Self.postingBrowser(fields, cookie: cookie, state: state, now: now) {
+                case .failure(let problem): return problemPage(problem)
+                case .success(let found): browser = found
                 }
                 let typed = fields["user_code"] ?? ""
                 guard let userCode = ProviderSecrets.normalizedUserCode(typed),

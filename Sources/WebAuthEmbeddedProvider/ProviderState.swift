@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebAuthCore
 
 /// A browser the provider has set its cookie in, and who is signed in there.
 struct BrowserRecord: Sendable {

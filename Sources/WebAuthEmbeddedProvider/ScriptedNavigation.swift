@@ -37,7 +37,8 @@ struct ScriptedNavigation: Sendable {
         case deliver(URL)
         /// Done: the callback was requested, or the device page said it is done.
         case finish
-        case fail(String)
+        /// Stop: the pages did not lead where they should.
+        case fail(ScriptedUserAgentError)
     }
 
     let goal: Goal
@@ -66,7 +67,9 @@ struct ScriptedNavigation: Sendable {
     func start(at url: URL) -> Action {
         guard Self.isLoopbackHTTP(url) else {
             return .fail(
-                "the scripted user agent only talks plain HTTP to loopback addresses, not to \(Self.describe(url))")
+                .notLoopback(
+                    "the scripted user agent only talks plain HTTP to loopback addresses, not to \(Self.describe(url))")
+            )
         }
         return .send(Request(method: "GET", url: url, form: nil))
     }
@@ -77,7 +80,7 @@ struct ScriptedNavigation: Sendable {
         steps += 1
         if reachedCallback { return .finish }
         guard steps <= maximumSteps else {
-            return .fail("gave up after \(maximumSteps) pages without finishing")
+            return .fail(.unexpectedPage("gave up after \(maximumSteps) pages without finishing"))
         }
         if (300..<400).contains(reply.status) { return redirect(reply) }
 
@@ -85,11 +88,11 @@ struct ScriptedNavigation: Sendable {
         let alert = page.alerts.first { !$0.isEmpty }
         guard reply.status < 400 else {
             let detail = alert ?? page.title
-            return .fail("the provider answered HTTP \(reply.status)" + (detail.map { ": \($0)" } ?? ""))
+            return .fail(.refused("the provider answered HTTP \(reply.status)" + (detail.map { ": \($0)" } ?? "")))
         }
         if let form = page.forms.first(where: \.hasPassword) {
             guard !loginSubmitted else {
-                return .fail("the login form was refused: \(alert ?? "no reason given")")
+                return .fail(.refused("the login form was refused: \(alert ?? "no reason given")"))
             }
             loginSubmitted = true
             lastStep = .filledLoginForm(username: username)
@@ -97,27 +100,33 @@ struct ScriptedNavigation: Sendable {
         }
         if let form = page.forms.first(where: { $0.field(named: "user_code") != nil }) {
             guard case .device(let userCode) = goal else {
-                return .fail("the provider asked for a device code during a browser sign-in")
+                return .fail(.unexpectedPage("the provider asked for a device code during a browser sign-in"))
             }
-            guard !codeSubmitted else { return .fail("the user code was refused: \(alert ?? "no reason given")") }
+            guard !codeSubmitted else {
+                return .fail(.refused("the user code was refused: \(alert ?? "no reason given")"))
+            }
             let code = userCode ?? form.field(named: "user_code")?.value ?? ""
-            guard !code.isEmpty else { return .fail("there is no user code to enter") }
+            guard !code.isEmpty else { return .fail(.unexpectedPage("there is no user code to enter")) }
             codeSubmitted = true
             lastStep = .enteredUserCode
             return submit(form, on: reply.url, values: ["user_code": code], button: form.buttons.first)
         }
         if let (form, button) = consentForm(in: page) {
-            guard !consentSubmitted else { return .fail("the consent page came back after it was answered") }
+            guard !consentSubmitted else {
+                return .fail(.unexpectedPage("the consent page came back after it was answered"))
+            }
             consentSubmitted = true
             lastStep = .answeredConsent(approved: approves)
             return submit(form, on: reply.url, values: [:], button: button)
         }
         if case .device = goal, consentSubmitted {
-            return alert.map { .fail("the provider showed an error: \($0)") } ?? .finish
+            return alert.map { .fail(.refused("the provider showed an error: \($0)")) } ?? .finish
         }
-        if let alert { return .fail("the provider showed an error: \(alert)") }
+        if let alert { return .fail(.refused("the provider showed an error: \(alert)")) }
         return .fail(
-            "the page at \(Self.describe(reply.url)) (HTTP \(reply.status)) has no form to fill and does not lead on")
+            .unexpectedPage(
+                "the page at \(Self.describe(reply.url)) (HTTP \(reply.status)) has no form to fill and does not lead on"
+            ))
     }
 
     // MARK: - Steps
@@ -125,7 +134,7 @@ struct ScriptedNavigation: Sendable {
     private mutating func redirect(_ reply: Reply) -> Action {
         guard let location = reply.location, let target = URL(string: location, relativeTo: reply.url)?.absoluteURL
         else {
-            return .fail("the provider answered HTTP \(reply.status) without a usable Location")
+            return .fail(.unexpectedPage("the provider answered HTTP \(reply.status) without a usable Location"))
         }
         if case .authorization(let callback) = goal, callback.matchesURL(target) {
             guard Self.isLoopbackHTTP(target) else { return .deliver(target) }
@@ -135,7 +144,8 @@ struct ScriptedNavigation: Sendable {
         }
         guard Self.isLoopbackHTTP(target) else {
             return .fail(
-                "was redirected to \(Self.describe(target)), which is not plain HTTP on a loopback address")
+                .notLoopback(
+                    "was redirected to \(Self.describe(target)), which is not plain HTTP on a loopback address"))
         }
         return .send(Request(method: "GET", url: target, form: nil))
     }
@@ -175,19 +185,21 @@ struct ScriptedNavigation: Sendable {
         _ form: HTMLPage.Form, on pageURL: URL, values: [String: String], button: HTMLPage.Button?
     ) -> Action {
         guard let target = URL(string: form.action ?? "", relativeTo: pageURL)?.absoluteURL else {
-            return .fail("the form's action is not a URL")
+            return .fail(.unexpectedPage("the form's action is not a URL"))
         }
         guard Self.isLoopbackHTTP(target) else {
-            return .fail("the form posts to \(Self.describe(target)), which is not plain HTTP on a loopback address")
+            return .fail(
+                .notLoopback(
+                    "the form posts to \(Self.describe(target)), which is not plain HTTP on a loopback address"))
         }
         var items = form.fields.map { URLQueryItem(name: $0.name, value: values[$0.name] ?? $0.value) }
         if let name = button?.name, !name.isEmpty { items.append(URLQueryItem(name: name, value: button?.value)) }
         if form.method == "POST" { return .send(Request(method: "POST", url: target, form: items)) }
         guard var components = URLComponents(url: target, resolvingAgainstBaseURL: false) else {
-            return .fail("the form's action is not a URL")
+            return .fail(.unexpectedPage("the form's action is not a URL"))
         }
         components.percentEncodedQuery = FormCoding.encode(items.map { ($0.name, $0.value ?? "") })
-        guard let url = components.url else { return .fail("the form's action is not a URL") }
+        guard let url = components.url else { return .fail(.unexpectedPage("the form's action is not a URL")) }
         return .send(Request(method: "GET", url: url, form: nil))
     }
 

@@ -23,28 +23,26 @@ extension ProviderEngine {
     /// The grant types the token endpoint knows, as the log names them.
     static let knownGrantTypes: Set<String> = ["authorization_code", "refresh_token", deviceCodeGrantType]
 
+    /// The form's `grant_type` when it is one of ``knownGrantTypes``, for the request log.
+    static func loggedGrantType(_ form: [(name: String, value: String)]) -> String? {
+        guard let grantType = form.first(where: { $0.name == "grant_type" })?.value else { return nil }
+        return knownGrantTypes.contains(grantType) ? grantType : nil
+    }
+
     // MARK: - POST /token
 
     func token(_ request: ServerRequest) -> Answer {
-        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
-        guard let form = ProviderHTTP.formParameters(request) else {
-            return errorAnswer(.invalidRequest("the body must be application/x-www-form-urlencoded"))
+        let (client, form): (EmbeddedProvider.Client, [(name: String, value: String)])
+        switch checkClientPost(request, loggedGrantType: Self.loggedGrantType) {
+        case .rejected(let answer): return answer
+        case .accepted(let post): (client, form) = (post.client, post.form)
         }
         let grantType = form.first { $0.name == "grant_type" }?.value
-        let loggedGrantType = grantType.flatMap { Self.knownGrantTypes.contains($0) ? $0 : nil }
-        func fail(_ error: ProtocolError, challenge: String? = nil) -> Answer {
-            errorAnswer(error, grantType: loggedGrantType, challenge: challenge)
+        let loggedGrantType = Self.loggedGrantType(form)
+        func fail(_ error: ProtocolError) -> Answer {
+            errorAnswer(error, grantType: loggedGrantType)
         }
 
-        let client: EmbeddedProvider.Client
-        switch ClientAuthentication.authenticate(
-            authorization: request.header("Authorization"), form: form, clients: configuration.clients)
-        {
-        case .failed(let error, let challenge):
-            return fail(error, challenge: challenge ? ProviderHTTP.basicChallenge : nil)
-        case .authenticated(let authenticated, _):
-            client = authenticated
-        }
         var seen = Set<String>()
         for item in form where !seen.insert(item.name).inserted {
             let name = item.name.isSafeProtocolToken ? item.name : "a parameter"

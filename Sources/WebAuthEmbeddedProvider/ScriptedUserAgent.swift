@@ -125,7 +125,7 @@ public struct ScriptedUserAgent: Browser {
             switch outcome {
             case .finished: break
             case .callback(let url): continuation.yield(.callback(url))
-            case .failed(let message): continuation.yield(.failed(message))
+            case .failed(let error): continuation.yield(.failed(error.message))
             }
             continuation.finish()
         }
@@ -159,15 +159,15 @@ public struct ScriptedUserAgent: Browser {
             maximumSteps: maximumSteps)
         switch await run(navigation, from: verificationURI, jar: cookies, firstRequestFields: []) {
         case .finished: return
-        case .callback: throw ScriptedUserAgentError(message: "the device verification ended in a redirect")
-        case .failed(let message): throw ScriptedUserAgentError(message: message)
+        case .callback: throw .unexpectedPage("the device verification ended in a redirect")
+        case .failed(let error): throw error
         }
     }
 
     private enum Outcome {
         case finished
         case callback(URL)
-        case failed(String)
+        case failed(ScriptedUserAgentError)
     }
 
     /// Sends requests as `navigation` decides until it finishes or fails.
@@ -184,15 +184,17 @@ public struct ScriptedUserAgent: Browser {
                 return .finished
             case .deliver(let callback):
                 return .callback(callback)
-            case .fail(let message):
-                return .failed(message)
+            case .fail(let error):
+                return .failed(error)
             case .send(let request):
-                if Task.isCancelled { return .failed("the sign-in was stopped") }
+                if Task.isCancelled { return .failed(.stopped("the sign-in was stopped")) }
                 let reply: ScriptedNavigation.Reply
                 do {
                     reply = try await send(request, jar: jar, extraFields: extraFields)
                 } catch {
-                    return .failed("could not reach \(ScriptedNavigation.describe(request.url)): \(error)")
+                    let detail = (error as? ScriptedUserAgentError)?.message ?? "\(error)"
+                    return .failed(
+                        .unreachable("could not reach \(ScriptedNavigation.describe(request.url)): \(detail)"))
                 }
                 extraFields = []
                 onStep?(.requested(method: request.method, path: request.url.path, status: reply.status))
@@ -218,7 +220,9 @@ public struct ScriptedUserAgent: Browser {
         let response = try await RawHTTPClient.request(
             method: request.method, url: request.url, headerFields: fields + extraFields, body: body,
             timeout: requestTimeout)
-        guard response.status != 0 else { throw ScriptedUserAgentError(message: "the server closed without answering") }
+        guard response.status != 0 else {
+            throw ScriptedUserAgentError.unreachable("the server closed without answering")
+        }
         jar.store(response.headers("Set-Cookie"), from: request.url)
         return ScriptedNavigation.Reply(
             url: request.url, status: response.status, location: response.header("Location"), body: response.body)
@@ -281,19 +285,6 @@ public struct ScriptedUserAgent: Browser {
             return host
         }
     }
-}
-
-/// Why a ``ScriptedUserAgent`` stopped, such as "the login form was refused: Wrong username
-/// or password." Never contains a password, code or query string.
-public struct ScriptedUserAgentError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What happened.
-    public var message: String
-
-    /// Creates an error.
-    public init(message: String) { self.message = message }
-
-    /// The message.
-    public var description: String { message }
 }
 
 private struct ScriptedPresentation: BrowserPresentation {

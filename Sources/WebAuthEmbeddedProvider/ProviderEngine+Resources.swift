@@ -65,18 +65,10 @@ extension ProviderEngine {
     /// RFC 7009: an access token alone, or a refresh token with its whole grant. An unknown
     /// token (or another client's) changes nothing and is answered `200` like any other.
     func revoke(_ request: ServerRequest) -> Answer {
-        guard request.method == "POST" else { return Answer(ProviderHTTP.methodNotAllowed(["POST"])) }
-        guard let form = ProviderHTTP.formParameters(request) else {
-            return errorAnswer(.invalidRequest("the body must be application/x-www-form-urlencoded"))
-        }
-        let client: EmbeddedProvider.Client
-        switch ClientAuthentication.authenticate(
-            authorization: request.header("Authorization"), form: form, clients: configuration.clients)
-        {
-        case .failed(let error, let challenge):
-            return errorAnswer(error, challenge: challenge ? ProviderHTTP.basicChallenge : nil)
-        case .authenticated(let authenticated, _):
-            client = authenticated
+        let (client, form): (EmbeddedProvider.Client, [(name: String, value: String)])
+        switch checkClientPost(request) {
+        case .rejected(let answer): return answer
+        case .accepted(let post): (client, form) = (post.client, post.form)
         }
         let tokens = form.filter { $0.name == "token" }.map(\.value)
         guard tokens.count == 1, let token = tokens.first, !token.isEmpty else {

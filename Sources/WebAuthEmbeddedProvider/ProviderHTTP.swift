@@ -104,7 +104,7 @@ enum ProviderHTTP {
 
     /// `uri` with `parameters` added to its query.
     static func location(_ uri: String, adding parameters: [(String, String?)]) -> String {
-        AuthorizationPageServer.appendingQuery(
+        FormCoding.appendingQuery(
             parameters.compactMap { name, value in value.map { (name, $0) } }, to: uri)
     }
 }
