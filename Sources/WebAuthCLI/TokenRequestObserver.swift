@@ -18,7 +18,7 @@ final class TokenRequestObserver: HTTPTransport {
         waiting.withLock { $0 = (endpoint, action) }
     }
 
-    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         let action = waiting.withLock { waiting -> (@Sendable () -> Void)? in
             guard let current = waiting, current.endpoint == request.url else { return nil }
             waiting = nil
