@@ -146,7 +146,7 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
         case .finished(let outcome, _):
             return outcome
         case .cancelledBeforeStart:
-            return .failure(.canceled(.program))
+            return .failure(.cancelled(.program))
         }
         return nil
     }
@@ -161,7 +161,7 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
                 return .listen
             case .cancel:
                 state = .cancelledBeforeStart
-                return waiters.isEmpty ? .none : .deliver(.failure(.canceled(.program)), to: waiters)
+                return waiters.isEmpty ? .none : .deliver(.failure(.cancelled(.program)), to: waiters)
             default:
                 return .none
             }
@@ -263,10 +263,10 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     /// The failure an ending event stands for.
     private func ending(_ event: Event) -> Outcome {
         switch event {
-        case .closedByUser: .failure(.canceled(.user))
+        case .closedByUser: .failure(.cancelled(.user))
         case .browserFailed(let error): .failure(error)
         case .timedOut(let after): .failure(.timedOut(after: after))
-        default: .failure(.canceled(.program))
+        default: .failure(.cancelled(.program))
         }
     }
 

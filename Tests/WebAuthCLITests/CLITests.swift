@@ -55,8 +55,8 @@ struct CLIParsingTests {
 
     @Test func errorKindsMapToTheirDocumentedStatuses() {
         let cases: [(WebAuthenticationSessionError, Int32)] = [
-            (.canceled(.user), ExitStatus.cancelledByUser),
-            (.canceled(.program), ExitStatus.interrupted),
+            (.cancelled(.user), ExitStatus.cancelledByUser),
+            (.cancelled(.program), ExitStatus.interrupted),
             (.timedOut(after: .seconds(1)), ExitStatus.timedOut),
             (.noBrowserAvailable("x"), ExitStatus.noBrowser),
             (.browserCannotHonor("x"), ExitStatus.noBrowser),

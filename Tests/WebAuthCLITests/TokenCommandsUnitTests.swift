@@ -159,7 +159,7 @@ struct TokenCommandsUnitTests {
             (OAuthError(code: .noRefreshToken, message: "x"), ExitStatus.notSignedIn),
             (OAuthError(code: .deviceCodeExpired, message: "x"), ExitStatus.timedOut),
             (
-                OAuthError(code: .session, message: "x", sessionError: .canceled(.user)),
+                OAuthError(code: .session, message: "x", sessionError: .cancelled(.user)),
                 ExitStatus.cancelledByUser
             ),
         ]

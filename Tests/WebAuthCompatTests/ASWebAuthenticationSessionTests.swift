@@ -32,8 +32,8 @@
 
             @Test func everyLinuxErrorMapsOntoAnAppleCodeAndStaysReachable() {
                 let cases: [(WebAuthenticationSessionError, ASWebAuthenticationSessionError.Code)] = [
-                    (.canceled(.user), .canceledLogin),
-                    (.canceled(.program), .canceledLogin),
+                    (.cancelled(.user), .canceledLogin),
+                    (.cancelled(.program), .canceledLogin),
                     (.timedOut(after: .seconds(5)), .canceledLogin),
                     (
                         WebAuthenticationSessionError(code: .presentationContextNotProvided, message: "m"),
@@ -78,7 +78,7 @@
                         return "other"
                     }
                 }
-                #expect(classify(ASWebAuthenticationSessionError(.canceled(.user))) == "cancelled")
+                #expect(classify(ASWebAuthenticationSessionError(.cancelled(.user))) == "cancelled")
                 #expect(classify(ASWebAuthenticationSessionError(.presentationContextNotProvided)) == "no context")
                 #expect(classify(ASWebAuthenticationSessionError(.presentationContextInvalid)) == "other")
                 #expect(classify(CocoaError(.fileNoSuchFile)) == "other")

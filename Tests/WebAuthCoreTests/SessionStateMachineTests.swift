@@ -174,10 +174,10 @@ struct SessionStateMachineTests {
     @Test func endingsCarryTheirReasons() throws {
         var user = waitingMachine()
         let (byUser, _) = try #require(delivered(after: user.handle(.closedByUser), in: &user))
-        #expect(byUser.failure == .canceled(.user))
+        #expect(byUser.failure == .cancelled(.user))
         var program = waitingMachine()
         let (byProgram, _) = try #require(delivered(after: program.handle(.cancel), in: &program))
-        #expect(byProgram.failure == .canceled(.program))
+        #expect(byProgram.failure == .cancelled(.program))
         var clock = waitingMachine()
         let (timedOut, _) = try #require(delivered(after: clock.handle(.timedOut(.seconds(2))), in: &clock))
         #expect(timedOut.failureCode == .timedOut)

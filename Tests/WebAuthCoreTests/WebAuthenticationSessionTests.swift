@@ -98,7 +98,7 @@ struct WebAuthenticationSessionTests {
         session.cancel()
         var results = delivered.makeAsyncIterator()
         let result = try #require(await results.next())
-        #expect(throws: WebAuthenticationSessionError.canceled(.program)) { try result.get() }
+        #expect(throws: WebAuthenticationSessionError.cancelled(.program)) { try result.get() }
         #expect(closedAtDelivery.withLock { $0 } == 1, "the late listener was closed before the result")
         #expect(browser.requests.isEmpty, "nothing was presented")
     }

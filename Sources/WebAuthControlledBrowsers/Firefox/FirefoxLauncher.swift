@@ -79,7 +79,7 @@ enum FirefoxLauncher: ControlledBrowserLauncher {
                 throw .browserLaunchFailed(
                     "firefox did not open WebDriver BiDi within \(options.launchTimeout)\(browser.outputTail())")
             case .cancelled:
-                throw .canceled(.program)
+                throw .cancelled(.program)
             }
 
             let socket: WebSocketClient
