@@ -64,9 +64,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// Reads every profile of every store listed.
     func collectRows() async -> [Row] {
-        let stores = TokenStores(selection: storeOption.selection)
+        let stores = storeOption.stores()
         var rows: [Row] = []
-        for (kind, opened) in await stores.storesToList() {
+        for (kind, opened) in await stores.listableStores() {
             let store: any TokenStore
             switch opened {
             case .success(let opened):
@@ -112,11 +112,6 @@ struct StatusCommand: AsyncParsableCommand {
 
     // MARK: Presenting
 
-    /// The issuer to show: the stored one, else the ID token's.
-    static func issuer(of entry: StoredTokens) -> String? {
-        entry.issuer ?? entry.tokens.idTokenClaims?.issuer
-    }
-
     /// The human form of one profile.
     static func describe(_ row: Row, now: Date) -> String {
         // Values from the provider (subject, scopes) and from the store go through UntrustedText.
@@ -130,42 +125,21 @@ struct StatusCommand: AsyncParsableCommand {
             add("error", row.problem?.description ?? "unreadable")
             return lines.joined(separator: "\n")
         }
-        add("issuer", issuer(of: entry) ?? entry.tokenEndpoint ?? "(unknown)")
+        add("issuer", EntryDescription.issuer(of: entry) ?? entry.tokenEndpoint ?? "(unknown)")
         add("client", entry.clientID)
         add("subject", entry.tokens.idTokenClaims?.subject ?? "(no ID token)")
         add("scopes", entry.tokens.scopes.isEmpty ? "(none listed)" : entry.tokens.scopes.joined(separator: " "))
-        add("access token", expiry(entry.tokens.expiresAt, now: now))
+        add("access token", EntryDescription.expiry(entry.tokens.expiresAt, now: now))
         add("refresh token", entry.tokens.refreshToken == nil ? "none" : "held")
         if entry.configuration == nil { add("note", "saved without its client configuration: cannot refresh") }
         return lines.joined(separator: "\n")
-    }
-
-    /// `expires 2025-01-31T12:00:00Z (in 59 min)`, `expired 2025-…`, or `no expiry given`.
-    static func expiry(_ date: Date?, now: Date) -> String {
-        guard let date else { return "no expiry given" }
-        // Bounded before the conversion, so no stored date can make it trap.
-        let interval = date.timeIntervalSince(now)
-        guard interval.isFinite else { return "no expiry given" }
-        let seconds = Int(min(max(interval, -1e15), 1e15).rounded())
-        guard seconds > 0 else { return "expired (at \(JSONDate.string(date)))" }
-        return "expires \(JSONDate.string(date)) (in \(Self.duration(seconds)))"
-    }
-
-    /// `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`.
-    static func duration(_ seconds: Int) -> String {
-        switch seconds {
-        case ..<60: "\(seconds) s"
-        case ..<3600: "\(seconds / 60) min"
-        case ..<86400: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
-        default: "\(seconds / 86400) d \(seconds % 86400 / 3600) h"
-        }
     }
 
     /// The JSON form of one profile: no token values.
     static func jsonObject(_ row: Row, now: Date) -> [String: Any] {
         var object: [String: Any] = ["profile": row.profile, "store": row.kind.rawValue, "location": row.location]
         if let entry = row.entry {
-            object["issuer"] = issuer(of: entry) ?? NSNull()
+            object["issuer"] = EntryDescription.issuer(of: entry) ?? NSNull()
             object["client_id"] = entry.clientID
             object["subject"] = entry.tokens.idTokenClaims?.subject ?? NSNull()
             object["scopes"] = entry.tokens.scopes
