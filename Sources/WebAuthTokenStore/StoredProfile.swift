@@ -1,8 +1,8 @@
 import Foundation
 import WebAuthOAuth
 
-/// One signed-in profile of ``TokenStores``, as the ``TokenPersistence`` of an
-/// ``AccessTokenProvider``: each refresh runs under the profile's lock — excluding other tasks
+/// One signed-in profile of ``TokenStores``, as the `TokenPersistence` of an
+/// `AccessTokenProvider`: each refresh runs under the profile's lock — excluding other tasks
 /// and other processes alike — with the tokens stored last, and its result is stored before the
 /// lock is let go. Processes refreshing at once take turns, and each one either takes the
 /// tokens the one before it stored or refreshes with its refresh token; a rotated refresh

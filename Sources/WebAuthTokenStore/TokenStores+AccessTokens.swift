@@ -2,7 +2,7 @@ import Foundation
 import WebAuthOAuth
 
 extension TokenStores {
-    /// An ``AccessTokenProvider`` for `profile`: it refreshes with the client configuration
+    /// An `AccessTokenProvider` for `profile`: it refreshes with the client configuration
     /// stored with the tokens, under the profile's lock, and stores what it gets — safe with
     /// any number of tasks and processes using the profile at once (see ``StoredProfile``).
     ///
@@ -16,7 +16,7 @@ extension TokenStores {
     ///   - refreshMargin: How long before expiry to refresh. Default 60 s.
     /// - Throws: ``TokenStoreError/Code/notSignedIn``, ``TokenStoreError/Code/noConfiguration``
     ///   for an entry saved without its configuration, another ``TokenStoreError`` when the
-    ///   stores cannot be read, or ``OAuthError`` when the stored configuration is not valid.
+    ///   stores cannot be read, or `OAuthError` when the stored configuration is not valid.
     public func accessTokenProvider(
         profile: String, refreshMargin: Duration = .seconds(60)
     ) async throws -> AccessTokenProvider {
@@ -36,7 +36,7 @@ extension TokenStores {
     ///
     /// - Throws: ``TokenStoreError/Code/notSignedIn``, ``TokenStoreError/Code/noRefreshToken``
     ///   and ``TokenStoreError/Code/noConfiguration`` when it cannot be refreshed, another
-    ///   ``TokenStoreError`` when it cannot be read or stored, ``OAuthError`` when the refresh
+    ///   ``TokenStoreError`` when it cannot be read or stored, `OAuthError` when the refresh
     ///   fails.
     public func freshTokens(profile: String, minimumValidity: Duration = .seconds(60)) async throws -> TokenSet {
         guard let (_, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }

@@ -140,6 +140,47 @@ import WebAuthTokenStore
         #expect(stores.index.kind(of: "work") == nil)
     }
 
+    /// Refreshed tokens the keyring does not keep (here: grown past its 8 KiB) go to files with
+    /// the automatic selection — the index follows, the keyring item goes — and make the update
+    /// fail, the entry unchanged, when the keyring was asked for by name.
+    @Test(TestFixture.keyring.required, .timeLimit(.minutes(3)))
+    func refreshedTokensTheKeyringDoesNotKeepGoToFiles() async throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let keyring = try await PrivateKeyring.start(in: home.path)
+        do {
+            var environment = keyring.environment
+            environment["XDG_STATE_HOME"] = home.path + "/state"
+            let original = entry(1)
+            func grown(_ tokens: TokenSet) -> TokenSet {
+                var tokens = tokens
+                tokens.accessToken = "at-2"
+                tokens.refreshToken = "rt-2"
+                tokens.idToken = String(repeating: "x", count: 9000)
+                return tokens
+            }
+
+            let named = TokenStores(selection: .keyring, environment: environment)
+            #expect(try await named.save(original, profile: "grows").kind == .keyring)
+            await #expect {
+                _ = try await StoredProfile("grows", in: named).update(grown)
+            } throws: { ($0 as? TokenStoreError)?.code == .entryTooLarge }
+            #expect(try await named.find(profile: "grows")?.entry == original, "unchanged")
+
+            let automatic = TokenStores(environment: environment)
+            let kept = try await StoredProfile("grows", in: automatic).update(grown)
+            #expect(kept.refreshToken == "rt-2")
+            #expect(automatic.index.kind(of: "grows") == .file)
+            #expect(try await automatic.fileStore().load(profile: "grows")?.tokens == kept)
+            #expect(try await automatic.keyringStore().load(profile: "grows") == nil, "one place only")
+            #expect(try await automatic.find(profile: "grows")?.store.kind == .file)
+        } catch {
+            await keyring.stop()
+            throw error
+        }
+        await keyring.stop()
+    }
+
     // MARK: Refreshing from many holders
 
     /// Signs the profile `shared` in to `provider` in `stateHome`, through the file store.
