@@ -64,50 +64,17 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// Reads every profile of every store listed.
     func collectRows() async -> [Row] {
-        let stores = storeOption.stores()
-        var rows: [Row] = []
-        for (kind, opened) in await stores.listableStores() {
-            let store: any TokenStore
-            switch opened {
-            case .success(let opened):
-                store = opened
+        await storeOption.stores().list(profile: profile).map { listing in
+            var row = Row(profile: listing.profile ?? "*", kind: listing.store, location: listing.location)
+            switch listing.entry {
+            case .success(let entry):
+                row.entry = entry
             case .failure(let error):
-                let failure = CommandFailure.from(error, profile: profile ?? ProfileOptions.defaultProfile, action: "")
-                // A store that cannot be read matters to the profile asked for only if it may
-                // live there; otherwise, to every profile the index puts there.
-                let indexed = stores.index.entries()
-                if let profile, let home = indexed[profile], home != kind { continue }
-                let names = profile.map { [$0] } ?? indexed.filter { $0.value == kind }.keys.sorted()
-                let location = kind == .keyring ? "Secret Service" : FileTokenStore.defaultDirectory()
-                rows += names.map { Row(profile: $0, kind: kind, location: location, problem: failure) }
-                if names.isEmpty {
-                    rows.append(Row(profile: "*", kind: kind, location: location, problem: failure))
-                }
-                continue
+                row.problem = CommandFailure.from(
+                    error, profile: listing.profile ?? profile ?? ProfileOptions.defaultProfile, action: "")
             }
-            let names: [String]
-            if let profile {
-                names = [profile]
-            } else {
-                do {
-                    names = try await store.profiles()
-                } catch {
-                    let failure = CommandFailure.from(error, profile: ProfileOptions.defaultProfile, action: "")
-                    rows.append(Row(profile: "*", kind: kind, location: store.location, problem: failure))
-                    continue
-                }
-            }
-            for name in names {
-                do {
-                    guard let entry = try await store.load(profile: name) else { continue }
-                    rows.append(Row(profile: name, kind: kind, location: store.location, entry: entry))
-                } catch {
-                    let failure = CommandFailure.from(error, profile: name, action: "")
-                    rows.append(Row(profile: name, kind: kind, location: store.location, problem: failure))
-                }
-            }
+            return row
         }
-        return rows
     }
 
     // MARK: Presenting

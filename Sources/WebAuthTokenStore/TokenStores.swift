@@ -155,11 +155,11 @@ public struct TokenStores: Sendable {
         }
     }
 
-    /// Every store there is to list profiles from, or why it cannot be opened: the file store
-    /// unless the selection is ``TokenStoreSelection/keyring``, and the keyring unless it is
-    /// ``TokenStoreSelection/file`` — with ``TokenStoreSelection/automatic`` a keyring that does
-    /// not answer is left out, unless the index has a profile there.
-    public func listableStores() async -> [(kind: TokenStoreKind, store: Result<any TokenStore, TokenStoreError>)] {
+    /// Every store there is to list profiles from (see ``list(profile:)``), or why it cannot be
+    /// opened: the file store unless the selection is ``TokenStoreSelection/keyring``, and the
+    /// keyring unless it is ``TokenStoreSelection/file`` — with ``TokenStoreSelection/automatic``
+    /// a keyring that does not answer is left out, unless the index has a profile there.
+    func listableStores() async -> [(kind: TokenStoreKind, store: Result<any TokenStore, TokenStoreError>)] {
         var result: [(kind: TokenStoreKind, store: Result<any TokenStore, TokenStoreError>)] = []
         if selection != .keyring {
             do {

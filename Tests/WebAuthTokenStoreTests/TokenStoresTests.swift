@@ -130,6 +130,18 @@ import WebAuthTokenStore
             _ = try await stores.accessTokenProvider(profile: "work")
         } throws: { ($0 as? TokenStoreError)?.code == .noConfiguration }
 
+        // Listed from the file store; a keyring the index names but that is not there is listed
+        // as a failure for its profile, and only for it.
+        try await stores.index.record(.keyring, for: "elsewhere")
+        let listed = await stores.list()
+        #expect(listed.map(\.profile) == ["work", "elsewhere"])
+        #expect(try listed[0].entry.get() == entry(1))
+        #expect(listed[1].store == .keyring)
+        #expect(throws: TokenStoreError.self) { try listed[1].entry.get() }
+        #expect(await stores.list(profile: "work").map(\.profile) == ["work"], "its store is known: files")
+        #expect(await stores.list(profile: "nobody").map(\.store) == [.keyring], "it may be in the keyring")
+        try await stores.index.forget("elsewhere")
+
         let signOut = try await stores.signOut(profile: "work")
         #expect(signOut.store == .file)
         guard case .notPossible = signOut.revocation else {
