@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
-            name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthCLI"], path: "Fuzz/FuzzProfileIndex"),
+            name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzProfileIndex"),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
         // launcher script); re-exports WebAuthTesting. Not a product.
         .target(

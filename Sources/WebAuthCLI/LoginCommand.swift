@@ -151,7 +151,7 @@ struct LoginCommand: AsyncParsableCommand {
 
         // Open the store first: a keyring that cannot be used should stop us before the
         // person signs in, not after.
-        let stores = TokenStores(selection: storeOption.selection)
+        let stores = storeOption.stores(environment: environment)
         let store = try await stores.storeForSaving()
 
         var selection = BrowserSelection.fromEnvironment(environment)
@@ -180,27 +180,11 @@ struct LoginCommand: AsyncParsableCommand {
         let metadata = try? await client.metadata()
         entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
-        let (savedIn, fallback) = try await stores.save(entry, profile: profile, in: store)
-        if let fallback { terminal.note(fallback) }
-        await remember(store: savedIn, stores: stores, terminal: terminal)
+        let savedIn = try await stores.save(entry, profile: profile, in: store)
         LoginSummary(
             profile: profile, entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method
         )
         .report(terminal: terminal, output: output)
-    }
-
-    /// Records the store in the index; removes an older entry of this profile from the other
-    /// store, so one profile never lives in two places.
-    private func remember(store: any TokenStore, stores: TokenStores, terminal: TerminalOutput) async {
-        let previous = stores.index.kind(of: profile)
-        do {
-            try await stores.index.record(store.kind, for: profile)
-        } catch {
-            terminal.note("could not record where profile \"\(profile)\" is stored: \(error)")
-        }
-        if let previous, previous != store.kind, let old = try? stores.store(of: previous) {
-            _ = try? await old.delete(profile: profile)
-        }
     }
 
     /// The client configuration the options describe, with `secret` (already resolved).

@@ -203,13 +203,13 @@ struct LoginSummary {
     func report(terminal: TerminalOutput, output: CommandOutput) {
         let tokens = entry.tokens
         let subject = tokens.idTokenClaims?.subject
-        let issuer = StatusCommand.issuer(of: entry) ?? "the provider"
+        let issuer = EntryDescription.issuer(of: entry) ?? "the provider"
         terminal.success(
             "Signed in" + (subject.map { " as \($0)" } ?? "") + " at \(issuer) (profile \"\(profile)\").")
         let now = Date()
         terminal.line(
             "  scopes:         " + (tokens.scopes.isEmpty ? "(none listed)" : tokens.scopes.joined(separator: " ")))
-        terminal.line("  access token:   " + StatusCommand.expiry(tokens.expiresAt, now: now))
+        terminal.line("  access token:   " + EntryDescription.expiry(tokens.expiresAt, now: now))
         terminal.line("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "held"))
         terminal.line("  stored in:      \(kind): \(location)")
         guard output.json else { return }
@@ -218,7 +218,7 @@ struct LoginSummary {
             "has_refresh_token": tokens.refreshToken != nil, "store": kind.rawValue, "location": location,
             "method": method.rawValue,
         ]
-        object["issuer"] = StatusCommand.issuer(of: entry) ?? NSNull()
+        object["issuer"] = EntryDescription.issuer(of: entry) ?? NSNull()
         object["subject"] = subject ?? NSNull()
         object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
         output.emit(object)

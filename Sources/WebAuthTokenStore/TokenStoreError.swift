@@ -44,6 +44,13 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         /// The entry is larger than the store can keep whole (the keyring, through
         /// `secret-tool`, takes at most 8 KiB).
         public static let entryTooLarge = Code("entryTooLarge")
+        /// No store holds an entry for the profile: it was never signed in, or signed out since.
+        public static let notSignedIn = Code("notSignedIn")
+        /// The access token needs refreshing and the entry has no refresh token: sign in again.
+        public static let noRefreshToken = Code("noRefreshToken")
+        /// The access token needs refreshing and the entry was saved without the client
+        /// configuration to refresh it with (see ``StoredTokens/configuration``): sign in again.
+        public static let noConfiguration = Code("noConfiguration")
     }
 
     /// What kind of failure this is.
@@ -59,6 +66,11 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
 
     init(_ code: Code, _ message: String) {
         self.init(code: code, message: message)
+    }
+
+    /// ``Code/notSignedIn`` for `profile`.
+    static func notSignedIn(_ profile: String) -> TokenStoreError {
+        TokenStoreError(.notSignedIn, "no profile \"\(profile)\" is signed in")
     }
 
     /// An error for a failed system call: `what` plus the `errno` text.

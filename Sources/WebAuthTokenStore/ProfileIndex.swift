@@ -1,8 +1,8 @@
 import Foundation
-import WebAuthTokenStore
+import Logging
 
-/// Which store each profile was saved in, so later commands with `--store automatic` go
-/// straight to it instead of asking the keyring first.
+/// Which store each profile was saved in, so that later runs with
+/// ``TokenStoreSelection/automatic`` go straight to it instead of asking the keyring first.
 ///
 /// A small JSON file, `$XDG_STATE_HOME/webauth/profiles.json` (next to the file store's
 /// `tokens` directory), mode 0600, holding only profile names and store kinds — no tokens:
@@ -11,17 +11,24 @@ import WebAuthTokenStore
 /// {"profiles":{"default":"file","work":"keyring"},"version":1}
 /// ```
 ///
-/// Writes are atomic and durable (``PrivateFile``: temporary file, `fsync`, rename) under
-/// `flock` on `.profiles.lock`; a missing or unreadable index just means "not known", and
-/// commands then look in every store.
-package struct ProfileIndex: Sendable {
+/// Writes are atomic and durable (a temporary file, `fsync`, rename) under `flock` on
+/// `.profiles.lock`; a missing or unreadable index just means "not known", and ``TokenStores``
+/// then looks in every store. ``TokenStores`` keeps it up to date; reading it is for tools that
+/// list or complete profile names.
+///
+/// ```swift
+/// let index = ProfileIndex()
+/// if index.kind(of: "work") == .keyring { print("profile work is in the keyring") }
+/// ```
+public struct ProfileIndex: Sendable {
     /// The index file.
-    let path: String
+    public let path: String
     /// The directory holding it.
-    let directory: String
+    public let directory: String
 
-    /// The index for `environment`'s file store location.
-    init(environment: [String: String]) {
+    /// The index beside the file store's default directory for `environment`
+    /// (``FileTokenStore/defaultDirectory(environment:)``).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         directory = (FileTokenStore.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
         path = directory + "/profiles.json"
     }
@@ -32,28 +39,32 @@ package struct ProfileIndex: Sendable {
     }
 
     /// Every profile the index knows, with its store.
-    func entries() -> [String: TokenStoreKind] {
+    public func entries() -> [String: TokenStoreKind] {
         read().profiles
     }
 
     /// The store `profile` was saved in, if known.
-    func kind(of profile: String) -> TokenStoreKind? {
+    public func kind(of profile: String) -> TokenStoreKind? {
         read().profiles[profile]
     }
 
     /// Records that `profile` lives in a store of `kind`.
-    func record(_ kind: TokenStoreKind, for profile: String) async throws {
+    ///
+    /// - Throws: ``TokenStoreError`` when the index cannot be written.
+    public func record(_ kind: TokenStoreKind, for profile: String) async throws {
         try await change { $0.profiles[profile] = kind }
     }
 
     /// Forgets `profile`.
-    func forget(_ profile: String) async throws {
+    ///
+    /// - Throws: ``TokenStoreError`` when the index cannot be written.
+    public func forget(_ profile: String) async throws {
         try await change { $0.profiles[profile] = nil }
     }
 
     /// The profiles and stores the bytes of an index file name; `nil` when they are not an
     /// index this version reads.
-    package static func entries(decoding data: Data) -> [String: TokenStoreKind]? {
+    public static func entries(decoding data: Data) -> [String: TokenStoreKind]? {
         (try? JSONDecoder().decode(Contents.self, from: data))?.profiles
     }
 
@@ -64,7 +75,8 @@ package struct ProfileIndex: Sendable {
     }
 
     private func change(_ body: (inout Contents) -> Void) async throws {
-        try FileTokenStore.preparePrivateDirectory(directory, logger: .init(label: "webauth.index"))
+        try FileTokenStore.preparePrivateDirectory(
+            directory, logger: Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await ProfileLock.withLock(at: directory + "/.profiles.lock", timeout: .seconds(30)) {
             var contents = read()
             let before = contents.profiles
