@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WebAuth", targets: ["WebAuth"]),
         .library(name: "WebAuthCompat", targets: ["WebAuthCompat"]),
         .library(name: "WebAuthOAuth", targets: ["WebAuthOAuth"]),
+        .library(name: "WebAuthEmbeddedProvider", targets: ["WebAuthEmbeddedProvider"]),
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
         .executable(name: "webauth", targets: ["webauth"]),
@@ -97,10 +98,11 @@ let package = Package(
         // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
         // command can answer without loading the rest.
         .target(name: "WebAuthCredentialHelpers"),
-        // For testing sign-in code with no real provider or browser: a local authorization page
-        // and a scripted browser.
+        // A real OAuth 2.0 / OpenID Connect provider on 127.0.0.1 and a scripted user agent that
+        // signs in on its pages: what `webauth demo` runs, and what tests sign in against. It
+        // does not use WebAuthOAuth, so it checks that client independently.
         .target(
-            name: "WebAuthTesting",
+            name: "WebAuthEmbeddedProvider",
             dependencies: [
                 "WebAuthCore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -108,6 +110,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        // For testing sign-in code with no real provider or browser: re-exports the embedded
+        // provider and adds a local authorization page and a redirect-following browser.
+        .target(
+            name: "WebAuthTesting",
+            dependencies: ["WebAuthCore", "WebAuthEmbeddedProvider"]
         ),
         // The command-line tool's commands, as a library so tests can drive them.
         .target(
@@ -117,7 +125,7 @@ let package = Package(
                 "WebAuthProcess",
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
-                "WebAuthTesting",
+                "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -155,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
-            name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthCLI"], path: "Fuzz/FuzzProfileIndex"),
+            name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzProfileIndex"),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
         // launcher script); re-exports WebAuthTesting. Not a product.
         .target(
@@ -209,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthTestingTests",
             dependencies: [
-                "WebAuthTesting", "WebAuthOAuth", "WebAuth",
+                "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuth",
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),

@@ -23,7 +23,7 @@ enum FuzzEndpointResponse {
             let status = statuses[Int(bytes[1]) % statuses.count]
             let challenge = bytes[1] & 0x80 != 0
             let transport = ReplyTransport(
-                response: HTTPResponse(
+                response: HTTPTransportResponse(
                     status: status,
                     headerFields: challenge ? [.init(name: "WWW-Authenticate", value: "Basic realm=\"x\"")] : [],
                     body: Data(bytes.dropFirst(2))))
@@ -85,7 +85,7 @@ enum FuzzEndpointResponse {
 
 /// Answers every request with the same response.
 struct ReplyTransport: HTTPTransport {
-    let response: HTTPResponse
+    let response: HTTPTransportResponse
 
-    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse { response }
+    func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse { response }
 }

@@ -62,9 +62,9 @@ enum FuzzIDToken {
 struct RoutingTransport: HTTPTransport {
     let documents: [String: Data]
 
-    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
-        guard let body = documents[request.url.absoluteString] else { return HTTPResponse(status: 404) }
-        return HTTPResponse(
+    func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+        guard let body = documents[request.url.absoluteString] else { return HTTPTransportResponse(status: 404) }
+        return HTTPTransportResponse(
             status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")], body: body)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzHarness
-import WebAuthCLI
+import WebAuthTokenStore
 
 /// The profile index (`profiles.json`) as `webauth` reads it.
 ///

@@ -74,6 +74,17 @@ public struct BrowserSelection: Sendable {
         }
     }
 
+    /// Whether the automatic choice, finding no display and no usable `$BROWSER`, would print
+    /// the URL (and take the pasted redirect) instead of opening a browser. An explicit choice —
+    /// `none` included — is never a fallback. Callers that have another way to sign in without
+    /// a browser window (the device flow) ask this rather than reading the display themselves.
+    public var fallsBackToTerminal: Bool {
+        guard case .automatic = choice.kind, !DisplayEnvironment(environment: environment).hasDisplay else {
+            return false
+        }
+        return browser(for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true)) is TerminalPresenter
+    }
+
     private func automatic(for needs: BrowserNeeds) -> any Browser {
         let system = SystemBrowser.desktopDefault(environment: environment)
         if let variable = environment["BROWSER"], !variable.isEmpty, system.availableCommand != nil {
@@ -90,7 +101,7 @@ public struct BrowserSelection: Sendable {
     private func chromium(_ path: String?) -> ChromiumBrowser {
         ChromiumBrowser(
             options: ChromiumBrowser.Options(
-                executablePath: path, headless: headless, extraArguments: extraArguments, environment: environment,
+                executable: path, headless: headless, extraArguments: extraArguments, environment: environment,
                 logger: logger))
     }
 

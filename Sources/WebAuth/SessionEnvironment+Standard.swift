@@ -36,7 +36,7 @@ extension WebAuthenticationSession {
     /// let session = WebAuthenticationSession(
     ///     url: URL(string: "https://example.com/auth")!, callback: .customScheme("exampleauth")
     /// ) { result in
-    ///     // Handle the callback URL or the error.
+    ///     // Handle the received callback (its URL and redirect URI) or the error.
     /// }
     /// session.start()
     /// ```

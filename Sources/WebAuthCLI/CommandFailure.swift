@@ -58,6 +58,12 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             return failure
         case let error as OAuthError:
             return from(error, profile: profile, action: action)
+        case let error as TokenStoreError where error.code == .notSignedIn:
+            return notSignedIn(profile: profile)
+        case let error as TokenStoreError where error.code == .noRefreshToken:
+            return expiredWithoutRefreshToken(profile: profile)
+        case let error as TokenStoreError where error.code == .noConfiguration:
+            return noConfiguration(profile: profile, toDo: "refreshed")
         case let error as TokenStoreError:
             return from(error)
         case let error as WebAuthenticationSessionError:

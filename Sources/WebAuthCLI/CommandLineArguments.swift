@@ -1,11 +1,11 @@
 /// Argument rewriting the parser cannot express.
-public enum CommandLineArguments {
+package enum CommandLineArguments {
     /// The default loopback callback path, used by a bare `--loopback`.
-    public static let defaultLoopbackPath = "/callback"
+    package static let defaultLoopbackPath = "/callback"
 
     /// Rewrites a bare `--loopback` (an option whose value is optional) to
     /// `--loopback=/callback`, leaving `--loopback=PATH` and everything after `--` alone.
-    public static func normalized(_ arguments: [String]) -> [String] {
+    package static func normalized(_ arguments: [String]) -> [String] {
         var result: [String] = []
         var passThrough = false
         for argument in arguments {

@@ -13,9 +13,9 @@ struct CommandOutput: Sendable {
             if let redirectURI = progress.redirectURI {
                 note("Listening for the callback at \(redirectURI.absoluteString)")
             }
-        case .opening where progress.browserName != "terminal":
+        case .opening where progress.browserName != TerminalPresenter.browserName:
             note("Opening the sign-in page with \(progress.browserName ?? "the browser")…")
-        case .waiting where progress.browserName != "terminal":
+        case .waiting where progress.browserName != TerminalPresenter.browserName:
             note("Waiting for the browser to come back… (Ctrl-C cancels)")
         case .waiting:
             note("Waiting… (Ctrl-C cancels)")

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import WebAuth
+import WebAuthEmbeddedProvider
 import WebAuthOAuth
-import WebAuthTesting
 import WebAuthTokenStore
 
 /// `webauth demo`: a complete OpenID Connect sign-in against the provider embedded in this
@@ -122,16 +122,20 @@ struct DemoRun: Sendable {
     let timeout: Double
     let user: EmbeddedProvider.User
     let client: OAuthClient
+    private let tokenRequests: TokenRequestObserver
 
     init(provider: EmbeddedProvider, steps: DemoSteps, timeout: Double, user: EmbeddedProvider.User) throws {
         self.provider = provider
         self.steps = steps
         self.timeout = timeout
         self.user = user
+        let tokenRequests = TokenRequestObserver(sendingThrough: URLSessionTransport())
+        self.tokenRequests = tokenRequests
         client = try OAuthClient(
             configuration: ClientConfiguration(
                 issuer: provider.issuer, clientID: EmbeddedProvider.Client.demo.id,
-                scopes: ["openid", "profile", "email", "offline_access"]))
+                scopes: ["openid", "profile", "email", "offline_access"]),
+            transport: tokenRequests)
     }
 
     /// The person's browser, or the scripted one when there is no display or browser (or when
@@ -167,22 +171,34 @@ struct DemoRun: Sendable {
             "Read its discovery document: issuer \(metadata.issuer ?? provider.issuer.absoluteString), authorization, token, JWKS, UserInfo "
                 + "and revocation endpoints")
 
-        let authorization = try await client.prepareAuthorization()
-        steps.done("request", "Made a PKCE verifier and its S256 challenge, a state and a nonce (none shown)")
-
-        let (callbackURL, redirectURI) = try await runSession(authorization, browser: browser, cancel: cancel)
-        let grant = try authorization.validator.validate(callbackURL)
-        guard case .code(let code) = grant else {
-            throw OAuthError(code: .invalidCallback, message: "the redirect carried no authorization code")
+        guard let tokenEndpoint = metadata.tokenEndpoint else {
+            throw OAuthError(code: .endpointUnavailable, message: "the provider has no token endpoint")
         }
-        steps.done(
-            "callback",
-            "The redirect's state is ours and its iss names this provider (RFC 9207); it carries a code "
-                + "(\(code.count) characters, not shown)")
-
-        let nonce = authorization.request.nonce
-        let tokens = try await client.exchange(
-            code: code, verifier: authorization.request.pkce?.verifier ?? "", redirectURI: redirectURI, nonce: nonce)
+        // The sign-in itself is `OAuthClient.signIn`, as in an application; the steps are
+        // reported from its session and from the moment it asks the token endpoint.
+        let steps = self.steps
+        tokenRequests.onFirstRequest(to: tokenEndpoint) {
+            steps.done("browser", "The browser came back to the loopback listener, which then closed")
+            steps.done(
+                "callback",
+                "The redirect's state is ours and its iss names this provider (RFC 9207); it carries a code "
+                    + "(not shown)")
+        }
+        let tokens = try await client.signIn(environment: .standard(browser: browser)) { session in
+            steps.done("request", "Made a PKCE verifier and its S256 challenge, a state and a nonce (none shown)")
+            session.timeout = SecondsOption.duration(timeout)
+            session.progressHandler = { progress in
+                switch progress.phase {
+                case .listening:
+                    steps.note("Listening for the callback at \(progress.redirectURI?.absoluteString ?? "?")")
+                case .opening: steps.note("Opening the sign-in page with \(progress.browserName ?? "the browser")")
+                case .waiting: steps.waiting("Waiting for the browser to come back… (Ctrl-C cancels)")
+                case .notice: steps.note(progress.message ?? "")
+                default: break
+                }
+            }
+            cancel.onFire { session.cancel() }
+        }
         guard let claims = tokens.idTokenClaims else {
             throw OAuthError(code: .invalidResponse, message: "the token response carried no ID token")
         }
@@ -213,42 +229,6 @@ struct DemoRun: Sendable {
         }
         steps.done("revocation", "Revoked the tokens (RFC 7009); the provider no longer accepts them")
         return Outcome(issuer: claims.issuer, subject: claims.subject, browser: browser.name)
-    }
-
-    /// The browser part: a session on a loopback listener, with progress on the terminal.
-    private func runSession(
-        _ authorization: PreparedAuthorization, browser: any Browser, cancel: CancelSwitch
-    ) async throws -> (callbackURL: URL, redirectURI: URL) {
-        let session = WebAuthenticationSession(
-            callback: authorization.callback, environment: .standard(browser: browser),
-            authorizationURL: { redirectURI in authorization.url(sessionRedirectURI: redirectURI) })
-        let validator = authorization.validator
-        session.acceptsCallback = { url in validator.answersRequest(url) }
-        session.timeout = SecondsOption.duration(timeout)
-        let steps = self.steps
-        session.progressHandler = { progress in
-            switch progress.phase {
-            case .listening:
-                steps.note("Listening for the callback at \(progress.redirectURI?.absoluteString ?? "?")")
-            case .opening: steps.note("Opening the sign-in page with \(progress.browserName ?? "the browser")")
-            case .waiting: steps.waiting("Waiting for the browser to come back… (Ctrl-C cancels)")
-            case .notice: steps.note(progress.message ?? "")
-            default: break
-            }
-        }
-        cancel.onFire { session.cancel() }
-        let callbackURL: URL
-        do throws(WebAuthenticationSessionError) {
-            callbackURL = try await session.authenticate()
-        } catch {
-            steps.stopWaiting()
-            throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
-        }
-        steps.done("browser", "The browser came back to the loopback listener, which then closed")
-        guard let sessionRedirectURI = session.redirectURI else {
-            throw OAuthError(code: .invalidCallback, message: "the session has no redirect URI")
-        }
-        return (callbackURL, authorization.redirectURI(sessionRedirectURI: sessionRedirectURI))
     }
 
     /// Saves the tokens in a file store in a fresh temporary directory, reads them back,

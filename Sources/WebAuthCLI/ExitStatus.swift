@@ -4,50 +4,50 @@ import WebAuthOAuth
 import WebAuthTokenStore
 
 /// The exit statuses of `webauth`, one per kind of ending, stable across releases.
-public enum ExitStatus {
+package enum ExitStatus {
     /// The command did what was asked (for `open`: the callback arrived).
-    public static let success: Int32 = 0
+    package static let success: Int32 = 0
     /// A failure with no status of its own.
-    public static let failure: Int32 = 1
+    package static let failure: Int32 = 1
     /// The person cancelled in the browser (closed the window).
-    public static let cancelledByUser: Int32 = 2
+    package static let cancelledByUser: Int32 = 2
     /// No callback arrived within `--timeout`, or a device code expired unapproved.
-    public static let timedOut: Int32 = 3
+    package static let timedOut: Int32 = 3
     /// No browser can be used, or none can do what was asked.
-    public static let noBrowser: Int32 = 4
+    package static let noBrowser: Int32 = 4
     /// The browser failed to start.
-    public static let browserLaunchFailed: Int32 = 5
+    package static let browserLaunchFailed: Int32 = 5
     /// The callback listener failed, such as a busy `--loopback-port`.
-    public static let listenerFailed: Int32 = 6
+    package static let listenerFailed: Int32 = 6
     /// The authorization URL, the callback, or a pasted URL was not acceptable.
-    public static let invalidInput: Int32 = 7
+    package static let invalidInput: Int32 = 7
     /// The profile has no stored sign-in, or its access token expired with no way to refresh
     /// it: run `webauth login`.
-    public static let notSignedIn: Int32 = 8
+    package static let notSignedIn: Int32 = 8
     /// The provider refused: the refresh token (`invalid_grant`), the client, or the person
     /// (`access_denied`). Signing in again usually helps.
-    public static let providerRefused: Int32 = 9
+    package static let providerRefused: Int32 = 9
     /// The provider's answer was unusable or failed a check (metadata, ID token, an unexpected
     /// status, a missing endpoint, a server error).
-    public static let providerError: Int32 = 10
+    package static let providerError: Int32 = 10
     /// The provider could not be reached, or did not answer in time.
-    public static let networkFailed: Int32 = 11
+    package static let networkFailed: Int32 = 11
     /// The token store failed: unsafe permissions, a corrupt entry, a lock held too long, no
     /// usable keyring.
-    public static let tokenStoreFailed: Int32 = 12
+    package static let tokenStoreFailed: Int32 = 12
     /// `webauth logout` forgot the tokens here, but revoking them at the provider failed: they
     /// may stay valid until they expire.
-    public static let revocationFailed: Int32 = 13
+    package static let revocationFailed: Int32 = 13
     /// The command line, or the client configuration it names, could not be used (from
     /// swift-argument-parser for the command line).
-    public static let usage: Int32 = 64
+    package static let usage: Int32 = 64
     /// Interrupted with Ctrl-C (SIGINT).
-    public static let interrupted: Int32 = 130
+    package static let interrupted: Int32 = 130
     /// Terminated with SIGTERM.
-    public static let terminated: Int32 = 143
+    package static let terminated: Int32 = 143
 
     /// The status for a session error.
-    public static func status(for error: WebAuthenticationSessionError) -> Int32 {
+    package static func status(for error: WebAuthenticationSessionError) -> Int32 {
         switch error.code {
         case .canceledLogin where error.cancellationReason == .user: cancelledByUser
         case .canceledLogin: interrupted
@@ -64,7 +64,7 @@ public enum ExitStatus {
     }
 
     /// The status for an OAuth error.
-    public static func status(for error: OAuthError) -> Int32 {
+    package static func status(for error: OAuthError) -> Int32 {
         switch error.code {
         case .session:
             return error.sessionError.map { status(for: $0) } ?? failure
@@ -92,7 +92,7 @@ public enum ExitStatus {
     }
 
     /// The status for a token store error.
-    public static func status(for error: TokenStoreError) -> Int32 {
+    package static func status(for error: TokenStoreError) -> Int32 {
         error.code == .invalidProfileName ? usage : tokenStoreFailed
     }
 

@@ -151,14 +151,14 @@ struct LoginCommand: AsyncParsableCommand {
 
         // Open the store first: a keyring that cannot be used should stop us before the
         // person signs in, not after.
-        let stores = TokenStores(selection: storeOption.selection)
+        let stores = storeOption.stores(environment: environment)
         let store = try await stores.storeForSaving()
 
+        var selection = BrowserSelection.fromEnvironment(environment)
+        if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
+        selection.logger = logger
         var situation = SignInPlan.Situation(
-            deviceRequested: device, noBrowserRequested: noBrowser,
-            browserNamed: browser != nil || !(environment["WEBAUTH_BROWSER"] ?? "").isEmpty
-                || !(environment["BROWSER"] ?? "").isEmpty,
-            hasDisplay: DisplayEnvironment(environment: environment).hasDisplay)
+            deviceRequested: device, noBrowserRequested: noBrowser, opensBrowser: !selection.fallsBackToTerminal)
         if SignInPlan.needsProviderMetadata(situation) {
             situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
         }
@@ -172,10 +172,7 @@ struct LoginCommand: AsyncParsableCommand {
         case .device:
             tokens = try await flow.device()
         case .browser, .pastedRedirect:
-            var selection = BrowserSelection.fromEnvironment(environment)
-            if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
             if plan.method == .pastedRedirect { selection.choice = .terminal }
-            selection.logger = logger
             tokens = try await flow.browser(selection: selection, ephemeral: ephemeral)
         }
 
@@ -183,27 +180,11 @@ struct LoginCommand: AsyncParsableCommand {
         let metadata = try? await client.metadata()
         entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
-        let (savedIn, fallback) = try await stores.save(entry, profile: profile, in: store)
-        if let fallback { terminal.note(fallback) }
-        await remember(store: savedIn, stores: stores, terminal: terminal)
+        let savedIn = try await stores.save(entry, profile: profile, in: store)
         LoginSummary(
             profile: profile, entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method
         )
         .report(terminal: terminal, output: output)
-    }
-
-    /// Records the store in the index; removes an older entry of this profile from the other
-    /// store, so one profile never lives in two places.
-    private func remember(store: any TokenStore, stores: TokenStores, terminal: TerminalOutput) async {
-        let previous = stores.index.kind(of: profile)
-        do {
-            try await stores.index.record(store.kind, for: profile)
-        } catch {
-            terminal.note("could not record where profile \"\(profile)\" is stored: \(error)")
-        }
-        if let previous, previous != store.kind, let old = try? stores.store(of: previous) {
-            _ = try? await old.delete(profile: profile)
-        }
     }
 
     /// The client configuration the options describe, with `secret` (already resolved).

@@ -126,20 +126,21 @@ struct OpenCommand: AsyncParsableCommand {
 
     func makeCallback() throws -> Callback {
         if let loopbackPath { return .loopback(path: loopbackPath, port: loopbackPort) }
-        if let callbackScheme {
-            do {
-                return .customScheme(try Callback.validateCustomScheme(callbackScheme))
-            } catch {
-                throw ValidationError(error.message)
+        if let callbackScheme, callbackScheme.contains(":") {
+            throw ValidationError("--callback-scheme takes a scheme name, such as com.example.app, without ':'.")
+        }
+        let redirectURI =
+            if let callbackScheme { callbackScheme + ":" } else {
+                "https://" + (callbackHTTPS ?? "").replacingOccurrences(of: "https://", with: "")
             }
+        guard let url = URL(string: redirectURI) else {
+            throw ValidationError("'\(redirectURI)' is not a callback URL.")
         }
-        let value = (callbackHTTPS ?? "").replacingOccurrences(of: "https://", with: "")
-        let slash = value.firstIndex(of: "/") ?? value.endIndex
-        let host = String(value[..<slash])
-        guard !host.isEmpty else {
-            throw ValidationError("--callback-https needs HOST/PATH, such as example.com/oauth.")
+        do {
+            return try Callback(redirectURI: url)
+        } catch {
+            throw ValidationError(error.message)
         }
-        return .https(host: host, path: String(value[slash...]))
     }
 
     func run() async throws {
@@ -164,15 +165,15 @@ struct OpenCommand: AsyncParsableCommand {
         let trap = InterruptTrap()
         let result = await trap.whileTrapping(onSignal: session.cancel) {
             do throws(WebAuthenticationSessionError) {
-                return Result<URL, WebAuthenticationSessionError>.success(try await session.authenticate())
+                return Result<ReceivedCallback, WebAuthenticationSessionError>.success(try await session.authenticate())
             } catch {
                 return .failure(error)
             }
         }
 
         switch result {
-        case .success(let callbackURL):
-            output.success(callbackURL: callbackURL, redirectURI: session.redirectURI)
+        case .success(let received):
+            output.success(callbackURL: received.url, redirectURI: received.redirectURI)
         case .failure(let error):
             var status = ExitStatus.status(for: error)
             if let signal = trap.received, error.code == .canceledLogin {

@@ -125,8 +125,8 @@ struct SchemeCommand: ParsableCommand {
             "handler_is_executable": status.handlerIsExecutable, "warnings": warnings,
         ]
         object["entry"] = status.entryPath
-        object["handler"] = status.entry?.handlerPath
-        object["application"] = status.entry?.application
+        object["handler"] = status.handlerPath
+        object["application"] = status.application
         object["default_handler"] = status.defaultHandler
         return object
     }

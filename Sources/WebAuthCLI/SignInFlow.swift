@@ -107,7 +107,7 @@ struct SignInFlow: Sendable {
 
     /// Shows a session's progress: lines, and a status line while waiting for the browser.
     private static func show(_ progress: SessionProgress, terminal: TerminalOutput, status: StatusHolder) {
-        let inTerminal = progress.browserName == "terminal"
+        let inTerminal = progress.browserName == TerminalPresenter.browserName
         switch progress.phase {
         case .listening:
             if let redirectURI = progress.redirectURI {
@@ -183,44 +183,4 @@ final class TimeoutFlag: Sendable {
 
     /// Whether the time is up.
     var isSet: Bool { value.withLock { $0 } }
-}
-
-/// What `webauth login` reports once signed in: on standard error for people, and with
-/// `--json` on standard output — never a token.
-struct LoginSummary {
-    /// The profile.
-    let profile: String
-    /// The stored entry.
-    let entry: StoredTokens
-    /// The store's kind.
-    let kind: TokenStoreKind
-    /// The store's location.
-    let location: String
-    /// How the sign-in went.
-    let method: SignInPlan.Method
-
-    /// Writes the summary.
-    func report(terminal: TerminalOutput, output: CommandOutput) {
-        let tokens = entry.tokens
-        let subject = tokens.idTokenClaims?.subject
-        let issuer = StatusCommand.issuer(of: entry) ?? "the provider"
-        terminal.success(
-            "Signed in" + (subject.map { " as \($0)" } ?? "") + " at \(issuer) (profile \"\(profile)\").")
-        let now = Date()
-        terminal.line(
-            "  scopes:         " + (tokens.scopes.isEmpty ? "(none listed)" : tokens.scopes.joined(separator: " ")))
-        terminal.line("  access token:   " + StatusCommand.expiry(tokens.expiresAt, now: now))
-        terminal.line("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "held"))
-        terminal.line("  stored in:      \(kind): \(location)")
-        guard output.json else { return }
-        var object: [String: Any] = [
-            "profile": profile, "client_id": entry.clientID, "scopes": tokens.scopes,
-            "has_refresh_token": tokens.refreshToken != nil, "store": kind.rawValue, "location": location,
-            "method": method.rawValue,
-        ]
-        object["issuer"] = StatusCommand.issuer(of: entry) ?? NSNull()
-        object["subject"] = subject ?? NSNull()
-        object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
-        output.emit(object)
-    }
 }

@@ -21,25 +21,24 @@ struct SignInPlan: Equatable, Sendable {
         var deviceRequested = false
         /// `--no-browser`.
         var noBrowserRequested = false
-        /// A browser named by `--browser`, `WEBAUTH_BROWSER` or `$BROWSER`.
-        var browserNamed = false
-        /// Whether a browser window could appear (see `DisplayEnvironment`).
-        var hasDisplay = true
+        /// Whether the browser selection opens a browser, or prints the URL because it is an
+        /// explicit choice (`--browser none`): false only when `BrowserSelection.fallsBackToTerminal`,
+        /// which applies the display and `$BROWSER` rules.
+        var opensBrowser = true
         /// Whether the provider's metadata names a device authorization endpoint; `nil` when
         /// not looked up.
         var providerOffersDevice: Bool?
     }
 
     /// Whether ``choose(_:)`` would use ``Situation/providerOffersDevice``: only when no flag
-    /// decides and there is no display.
+    /// decides and no browser would open.
     static func needsProviderMetadata(_ situation: Situation) -> Bool {
-        !situation.deviceRequested && !situation.noBrowserRequested && !situation.browserNamed
-            && !situation.hasDisplay
+        !situation.deviceRequested && !situation.noBrowserRequested && !situation.opensBrowser
     }
 
-    /// `--device` → the device flow; `--no-browser` → the pasted redirect; a named browser or a
-    /// display → the browser; no display → the device flow when the provider offers it, else
-    /// the pasted redirect.
+    /// `--device` → the device flow; `--no-browser` → the pasted redirect; a browser that opens
+    /// → the browser; otherwise the device flow when the provider offers it, else the pasted
+    /// redirect.
     static func choose(_ situation: Situation) -> SignInPlan {
         if situation.deviceRequested { return SignInPlan(method: .device) }
         if situation.noBrowserRequested { return SignInPlan(method: .pastedRedirect) }

@@ -64,58 +64,20 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// Reads every profile of every store listed.
     func collectRows() async -> [Row] {
-        let stores = TokenStores(selection: storeOption.selection)
-        var rows: [Row] = []
-        for (kind, opened) in await stores.storesToList() {
-            let store: any TokenStore
-            switch opened {
-            case .success(let opened):
-                store = opened
+        await storeOption.stores().list(profile: profile).map { listing in
+            var row = Row(profile: listing.profile ?? "*", kind: listing.store, location: listing.location)
+            switch listing.entry {
+            case .success(let entry):
+                row.entry = entry
             case .failure(let error):
-                let failure = CommandFailure.from(error, profile: profile ?? ProfileOptions.defaultProfile, action: "")
-                // A store that cannot be read matters to the profile asked for only if it may
-                // live there; otherwise, to every profile the index puts there.
-                let indexed = stores.index.entries()
-                if let profile, let home = indexed[profile], home != kind { continue }
-                let names = profile.map { [$0] } ?? indexed.filter { $0.value == kind }.keys.sorted()
-                let location = kind == .keyring ? "Secret Service" : FileTokenStore.defaultDirectory()
-                rows += names.map { Row(profile: $0, kind: kind, location: location, problem: failure) }
-                if names.isEmpty {
-                    rows.append(Row(profile: "*", kind: kind, location: location, problem: failure))
-                }
-                continue
+                row.problem = CommandFailure.from(
+                    error, profile: listing.profile ?? profile ?? ProfileOptions.defaultProfile, action: "")
             }
-            let names: [String]
-            if let profile {
-                names = [profile]
-            } else {
-                do {
-                    names = try await store.profiles()
-                } catch {
-                    let failure = CommandFailure.from(error, profile: ProfileOptions.defaultProfile, action: "")
-                    rows.append(Row(profile: "*", kind: kind, location: store.location, problem: failure))
-                    continue
-                }
-            }
-            for name in names {
-                do {
-                    guard let entry = try await store.load(profile: name) else { continue }
-                    rows.append(Row(profile: name, kind: kind, location: store.location, entry: entry))
-                } catch {
-                    let failure = CommandFailure.from(error, profile: name, action: "")
-                    rows.append(Row(profile: name, kind: kind, location: store.location, problem: failure))
-                }
-            }
+            return row
         }
-        return rows
     }
 
     // MARK: Presenting
-
-    /// The issuer to show: the stored one, else the ID token's.
-    static func issuer(of entry: StoredTokens) -> String? {
-        entry.issuer ?? entry.tokens.idTokenClaims?.issuer
-    }
 
     /// The human form of one profile.
     static func describe(_ row: Row, now: Date) -> String {
@@ -130,42 +92,21 @@ struct StatusCommand: AsyncParsableCommand {
             add("error", row.problem?.description ?? "unreadable")
             return lines.joined(separator: "\n")
         }
-        add("issuer", issuer(of: entry) ?? entry.tokenEndpoint ?? "(unknown)")
+        add("issuer", EntryDescription.issuer(of: entry) ?? entry.tokenEndpoint ?? "(unknown)")
         add("client", entry.clientID)
         add("subject", entry.tokens.idTokenClaims?.subject ?? "(no ID token)")
         add("scopes", entry.tokens.scopes.isEmpty ? "(none listed)" : entry.tokens.scopes.joined(separator: " "))
-        add("access token", expiry(entry.tokens.expiresAt, now: now))
+        add("access token", EntryDescription.expiry(entry.tokens.expiresAt, now: now))
         add("refresh token", entry.tokens.refreshToken == nil ? "none" : "held")
         if entry.configuration == nil { add("note", "saved without its client configuration: cannot refresh") }
         return lines.joined(separator: "\n")
-    }
-
-    /// `expires 2025-01-31T12:00:00Z (in 59 min)`, `expired 2025-…`, or `no expiry given`.
-    static func expiry(_ date: Date?, now: Date) -> String {
-        guard let date else { return "no expiry given" }
-        // Bounded before the conversion, so no stored date can make it trap.
-        let interval = date.timeIntervalSince(now)
-        guard interval.isFinite else { return "no expiry given" }
-        let seconds = Int(min(max(interval, -1e15), 1e15).rounded())
-        guard seconds > 0 else { return "expired (at \(JSONDate.string(date)))" }
-        return "expires \(JSONDate.string(date)) (in \(Self.duration(seconds)))"
-    }
-
-    /// `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`.
-    static func duration(_ seconds: Int) -> String {
-        switch seconds {
-        case ..<60: "\(seconds) s"
-        case ..<3600: "\(seconds / 60) min"
-        case ..<86400: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
-        default: "\(seconds / 86400) d \(seconds % 86400 / 3600) h"
-        }
     }
 
     /// The JSON form of one profile: no token values.
     static func jsonObject(_ row: Row, now: Date) -> [String: Any] {
         var object: [String: Any] = ["profile": row.profile, "store": row.kind.rawValue, "location": row.location]
         if let entry = row.entry {
-            object["issuer"] = issuer(of: entry) ?? NSNull()
+            object["issuer"] = EntryDescription.issuer(of: entry) ?? NSNull()
             object["client_id"] = entry.clientID
             object["subject"] = entry.tokens.idTokenClaims?.subject ?? NSNull()
             object["scopes"] = entry.tokens.scopes

@@ -60,74 +60,9 @@ struct TokenCommand: AsyncParsableCommand {
         }
     }
 
-    private var minimumValidityDuration: Duration { SecondsOption.duration(minimumValidity) }
-
     /// The stored tokens if fresh; else refreshed under the profile's lock and stored.
     func freshTokens() async throws -> TokenSet {
-        let stores = TokenStores(selection: storeOption.selection)
-        guard let (store, entry) = try await stores.find(profile: profile) else {
-            throw CommandFailure.notSignedIn(profile: profile)
-        }
-        let configuration: ClientConfiguration
-        switch TokenFreshness.of(entry, now: Date(), minimumValidity: minimumValidityDuration) {
-        case .fresh:
-            return entry.tokens
-        case .cannotRefresh(let reason):
-            throw TokenFreshness.failure(reason, profile: profile)
-        case .needsRefresh(let stored):
-            configuration = stored
-        }
-        // Discover before taking the lock, so the lock is held only for the refresh itself.
-        let prepared = try OAuthClient(configuration: configuration)
-        _ = try await prepared.metadata()
-        let profile = profile
-        let minimumValidity = minimumValidityDuration
-        var refreshed: StoredTokens?
-        let updated: StoredTokens?
-        do {
-            updated = try await store.update(profile: profile) { current in
-                guard let current else { throw CommandFailure.notSignedIn(profile: profile) }
-                // Another process may have refreshed while this one waited for the lock.
-                switch TokenFreshness.of(current, now: Date(), minimumValidity: minimumValidity) {
-                case .fresh:
-                    return current
-                case .cannotRefresh(let reason):
-                    throw TokenFreshness.failure(reason, profile: profile)
-                case .needsRefresh(let configuration):
-                    let client =
-                        configuration == prepared.configuration
-                        ? prepared : try OAuthClient(configuration: configuration)
-                    var next = current
-                    next.tokens = try await client.refresh(current.tokens)
-                    next.savedAt = Date()
-                    refreshed = next
-                    return next
-                }
-            }
-        } catch let error as TokenStoreError where stores.fallsBackToFiles(from: store, after: error) {
-            // The provider may have rotated the refresh token already: keep the new tokens in
-            // files rather than lose them.
-            guard let refreshed else { throw error }
-            try await stores.fileStore().save(refreshed, profile: profile)
-            try await stores.index.record(.file, for: profile)
-            _ = try? await store.delete(profile: profile)
-            TerminalOutput().note(
-                "the keyring did not keep the refreshed tokens of profile \"\(profile)\" (\(error.message)); "
-                    + "they are in files now")
-            return refreshed.tokens
-        }
-        guard let updated else { throw CommandFailure.notSignedIn(profile: profile) }
-        return updated.tokens
-    }
-}
-
-/// Dates in JSON output: ISO 8601 in UTC, whole seconds.
-enum JSONDate {
-    /// `2025-01-31T12:00:00Z`. A date outside years 1–9999 (or not a number), as an entry
-    /// written before provider numbers were bounded may hold, is shown as the nearest of them.
-    static func string(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        let bounded = seconds.isNaN ? 0 : min(max(seconds, -62_135_596_800), 253_402_300_799)
-        return Date(timeIntervalSince1970: bounded).formatted(.iso8601)
+        try await storeOption.stores().freshTokens(
+            profile: profile, minimumValidity: SecondsOption.duration(minimumValidity))
     }
 }

@@ -1,12 +1,14 @@
 import ArgumentParser
+import WebAuth
 
 /// The `webauth` command: sign in to web services from a terminal.
-public struct WebAuthCommand: AsyncParsableCommand {
-    /// The command's name, abstract and subcommands.
-    public static let configuration = CommandConfiguration(
+package struct WebAuthCommand: AsyncParsableCommand {
+    /// The command's name, abstract, version (`--version`) and subcommands.
+    package static let configuration = CommandConfiguration(
         commandName: "webauth",
         abstract: "Sign in to web services through a real browser, from a terminal.",
         discussion: ExitStatus.helpText,
+        version: WebAuthVersion.current,
         subcommands: [
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
             SchemeCommand.self, DemoCommand.self,
@@ -14,11 +16,11 @@ public struct WebAuthCommand: AsyncParsableCommand {
     )
 
     /// Creates the command (argument parsing does this).
-    public init() {}
+    package init() {}
 
     /// Runs the command with this process's arguments, normalising `--loopback` without a
     /// value first (see ``CommandLineArguments/normalized(_:)``).
-    public static func runFromCommandLine() async {
+    package static func runFromCommandLine() async {
         let arguments = CommandLineArguments.normalized(Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try parseAsRoot(arguments)

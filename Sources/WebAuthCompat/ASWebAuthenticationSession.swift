@@ -191,7 +191,7 @@
             }
 
             let callback: EngineCallback
-            switch resolveCallback(in: environment, starting: starting) {
+            switch resolveCallback(in: environment) {
             case .success(let resolved): callback = resolved
             case .failure(let error):
                 fail(error)
@@ -201,7 +201,7 @@
             // The completion closure holds `self` until the session has delivered: the session
             // keeps itself alive while it runs.
             let session = WebAuthenticationSession(url: url, callback: callback, environment: environment) { result in
-                self.deliver(result)
+                self.deliver(result.map(\.url))
             }
             session.prefersEphemeralWebBrowserSession = starting.prefersEphemeral
             session.additionalHeaderFields = starting.headerFields
@@ -210,7 +210,11 @@
                 phase = .running(session)
                 return requested
             }
-            session.start()
+            // The session decides its browser and plan once; a session that cannot run is refused.
+            if case .failure(let refusal) = session.start(refusingUnplannable: true) {
+                fail(refusal)
+                return false
+            }
             if cancelRequested { session.cancel() }
             return true
         }
@@ -240,80 +244,32 @@
 
         // MARK: - Internals
 
-        /// The engine callback for what was requested, resolved in `environment`.
-        private func resolveCallback(in environment: SessionEnvironment, starting: StartingSettings) -> Result<
+        /// The engine callback for what was requested: the given scheme (or the scheme of a
+        /// whole URL), or the one registered for this program in `environment`.
+        private func resolveCallback(in environment: SessionEnvironment) -> Result<
             EngineCallback, WebAuthenticationSessionError
         > {
-            let callback: EngineCallback
+            let given: String
             switch requested {
             case .callback(let requested):
-                if let given = requested.givenScheme {
-                    switch Self.customScheme(given) {
-                    case .success(let resolved): callback = resolved
-                    case .failure(let error): return .failure(error)
-                    }
-                } else {
-                    callback = requested.engineCallback
-                }
-            case .scheme(let given?):
-                switch Self.customScheme(given) {
-                case .success(let resolved): callback = resolved
-                case .failure(let error): return .failure(error)
-                }
+                guard let scheme = requested.givenScheme else { return .success(requested.engineCallback) }
+                given = scheme
+            case .scheme(let scheme?):
+                given = scheme
             case .scheme(nil):
-                guard let receiver = environment.receivers.lazy.compactMap({ $0 as? DesktopSchemeReceiver }).first
-                else {
-                    return .failure(
-                        .noCallbackReceiver(
-                            "no callbackURLScheme was given and nothing here knows the schemes registered with the "
-                                + "desktop; give callbackURLScheme"))
+                return Result { () throws(WebAuthenticationSessionError) in try environment.registeredCallback() }
+            }
+            let redirectURI = given.contains(":") ? given : given + ":"
+            guard let url = URL(string: redirectURI) else {
+                return .failure(.invalidCallback("'\(given)' is not a URL scheme"))
+            }
+            return Result { () throws(WebAuthenticationSessionError) in
+                let callback = try EngineCallback(redirectURI: url)
+                guard callback.isCustomScheme else {
+                    throw .invalidCallback(
+                        "'\(callback.scheme)' is handled by the browser itself and cannot be a callback scheme")
                 }
-                do {
-                    let scheme = try receiver.registry.registeredScheme(
-                        forApplication: DesktopSchemeRegistry.currentApplication)
-                    callback = .customScheme(scheme)
-                } catch {
-                    return .failure(.noCallbackReceiver(error.message))
-                }
-            }
-            let receivable = environment.receivers.contains { $0.canReceive(callback) }
-            let browser = environment.browser(
-                for: BrowserNeeds(
-                    callback: callback, prefersEphemeralSession: starting.prefersEphemeral,
-                    hasAdditionalHeaderFields: !(starting.headerFields ?? [:]).isEmpty,
-                    callbackIsReceivable: receivable))
-            let capabilities = browser.capabilities
-            if callback.isCustomScheme, !receivable, !capabilities.contains(.callbackInterception),
-                !capabilities.contains(.pastedCallback)
-            {
-                return .failure(
-                    .noCallbackReceiver(
-                        "the URL scheme '\(callback.scheme)' is not registered with the desktop, so "
-                            + "\(browser.name) cannot hand \(callback.scheme): callbacks back; register "
-                            + "it with `webauth scheme register \(callback.scheme)` (or DesktopSchemeRegistry), or "
-                            + "present in a browser the session controls"))
-            }
-            if callback.isCustomScheme,
-                environment.receivers.contains(where: {
-                    ($0 as? DesktopSchemeReceiver)?.isWaiting(forScheme: callback.scheme) == true
-                })
-            {
-                return .failure(
-                    WebAuthenticationSessionError(
-                        code: .callbackListenerFailed,
-                        message: "another sign-in is already waiting for \(callback.scheme): callbacks; "
-                            + "finish or cancel it first"))
-            }
-            return .success(callback)
-        }
-
-        /// `scheme` (or the scheme part of a whole URL) as a checked custom-scheme callback.
-        static func customScheme(_ given: String) -> Result<EngineCallback, WebAuthenticationSessionError> {
-            let scheme = given.firstIndex(of: ":").map { String(given[..<$0]) } ?? given
-            do {
-                return .success(.customScheme(try EngineCallback.validateCustomScheme(scheme)))
-            } catch {
-                return .failure(error)
+                return callback
             }
         }
 

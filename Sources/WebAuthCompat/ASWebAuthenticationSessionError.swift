@@ -29,7 +29,7 @@
     public struct ASWebAuthenticationSessionError: CustomNSError, Hashable, Error {
         /// The error codes, with Apple's raw values.
         public enum Code: Int, Sendable, Hashable {
-            /// The login was canceled: by the person, by `cancel()`, or (on Linux) by a timeout. 1.
+            /// The login was cancelled: by the person, by `cancel()`, or (on Linux) by a timeout. 1.
             case canceledLogin = 1
             /// No presentation context provider was set before `start()`. 2.
             case presentationContextNotProvided = 2

@@ -17,7 +17,7 @@
     public struct SFAuthenticationError: CustomNSError, Hashable, Error {
         /// The error codes, with Apple's raw values.
         public enum Code: Int, Sendable, Hashable {
-            /// The login was canceled (on Linux: or failed). 1.
+            /// The login was cancelled (on Linux: or failed). 1.
             case canceledLogin = 1
 
             /// Whether `error` is an ``SFAuthenticationError`` with this code.

@@ -29,6 +29,9 @@ import Foundation
 ///
 /// Paths are compared as written, percent-encoding included: `/%63allback` is not `/callback`.
 /// Anything else does not match.
+///
+/// Two callbacks are equal when they match the same URLs; the redirect URI a callback was made
+/// from (``init(redirectURI:)``) is not compared.
 public struct Callback: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case customScheme(String)
@@ -37,6 +40,19 @@ public struct Callback: Sendable, Hashable, CustomStringConvertible {
     }
 
     let kind: Kind
+    /// The redirect URI this callback was made from, for custom-scheme and `https` callbacks.
+    let registeredRedirectURI: URL?
+
+    init(kind: Kind, registeredRedirectURI: URL? = nil) {
+        self.kind = kind
+        self.registeredRedirectURI = registeredRedirectURI
+    }
+
+    /// Whether both callbacks match the same URLs.
+    public static func == (lhs: Callback, rhs: Callback) -> Bool { lhs.kind == rhs.kind }
+
+    /// Hashes what the callback matches.
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     /// A callback to a custom URL scheme, such as `com.example.app` for `com.example.app:/oauth`.
     ///
@@ -146,6 +162,14 @@ public struct Callback: Sendable, Hashable, CustomStringConvertible {
     public func boundToPort(_ port: Int) -> Callback {
         guard case .loopback(let host, _, let path) = kind else { return self }
         return Callback(kind: .loopback(host: host, port: port, path: path))
+    }
+
+    /// The redirect URI to put in an authorization request for this callback: the URI it was
+    /// made from (``init(redirectURI:)``), else `com.example.app:` or `https://example.com/oauth`;
+    /// for a loopback callback `http://127.0.0.1:{port}/callback`, whose port is known once a
+    /// listener has bound it (``boundToPort(_:)``).
+    public var redirectURI: URL {
+        registeredRedirectURI ?? URL(string: description) ?? URL(string: "\(scheme):")!
     }
 
     /// A readable form, such as `com.example.app:`, `https://example.com/oauth` or

@@ -24,6 +24,28 @@ public protocol CallbackReceiver: Sendable {
         for callback: Callback,
         accepting: @escaping @Sendable (URL) -> Bool
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener
+
+    /// Why this receiver cannot listen for `callback` now, when it can tell before trying —
+    /// such as another session already waiting for the same custom scheme. A session asks
+    /// when it starts, so that it can refuse at once; ``listen(for:accepting:)`` still decides.
+    /// The default is `nil`.
+    func unavailability(for callback: Callback) -> WebAuthenticationSessionError?
+
+    /// The callback registered for this program with this receiver, for sessions that name
+    /// none (Apple's `nil` callback scheme, which means the scheme of the app's `Info.plist`).
+    ///
+    /// - Returns: `nil` when this receiver keeps no registrations (the default).
+    /// - Throws: ``WebAuthenticationSessionError/Code/noCallbackReceiver`` when it keeps them
+    ///   but none is registered for this program, saying how to register one.
+    func registeredCallback() throws(WebAuthenticationSessionError) -> Callback?
+}
+
+extension CallbackReceiver {
+    /// Knows nothing before trying: `nil`.
+    public func unavailability(for callback: Callback) -> WebAuthenticationSessionError? { nil }
+
+    /// Keeps no registrations: `nil`.
+    public func registeredCallback() throws(WebAuthenticationSessionError) -> Callback? { nil }
 }
 
 /// A receiver that is listening.

@@ -35,6 +35,19 @@ public struct SessionEnvironment: Sendable {
 
     /// The browser for a session with these needs.
     public func browser(for needs: BrowserNeeds) -> any Browser { chooseBrowser(needs) }
+
+    /// The callback registered for this program with the first receiver that keeps
+    /// registrations (see ``CallbackReceiver/registeredCallback()``).
+    ///
+    /// - Throws: ``WebAuthenticationSessionError/Code/noCallbackReceiver`` when none is
+    ///   registered, or no receiver keeps registrations.
+    public func registeredCallback() throws(WebAuthenticationSessionError) -> Callback {
+        for receiver in receivers {
+            if let callback = try receiver.registeredCallback() { return callback }
+        }
+        throw .noCallbackReceiver(
+            "no callback was given and nothing here knows the schemes registered with the desktop; give one")
+    }
 }
 
 /// What a starting session asks of its browser, for environments that choose one per session.
@@ -121,7 +134,8 @@ package struct SessionPlan: Sendable {
         guard receiverIndex != nil || browserDelivers else {
             let fix =
                 callback.isCustomScheme
-                ? "register the scheme with the desktop or use a browser the session controls"
+                ? "register the scheme with the desktop (`webauth scheme register \(callback.scheme)` or "
+                    + "DesktopSchemeRegistry) or use a browser the session controls"
                 : "use a browser the session controls (such as Chromium or Firefox)"
             return .failure(.noCallbackReceiver("\(browserName) cannot hand \(callback) callbacks back: \(fix)"))
         }

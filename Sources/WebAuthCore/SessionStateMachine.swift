@@ -3,71 +3,113 @@ import Foundation
 /// The flow of one web authentication session, with no I/O: events in, one action out.
 ///
 /// ```
-///  idle ──start──▶ listening ──listening(uri)──▶ presenting ──presented──▶ waiting
-///   │                 │                            │                         │
-///   │ cancel          └──────── cancel / fail / timeout / callback ──────────┴──▶ finished
+///  idle ──start──▶ listening ──listener ready──▶ presenting ──page ready──▶ waiting
+///   │                 │                              │                        │
+///   │ cancel          └──── cancel / fail / timeout / accepted callback ──────┴──▶ closing ──▶ finished
 ///   ▼
 ///  cancelledBeforeStart   (start() returns false; no completion is ever delivered)
 /// ```
 ///
-/// `finished` is final, which is what makes the completion exactly-once: the only way to get a
-/// ``Action/finish(_:)`` is to leave a non-final state. A callback URL counts only if it matches
-/// the session's callback *and* the acceptance rule accepted it; a mismatched or unaccepted URL
-/// is reported back (``Action/reject(_:)``) and the session keeps waiting.
-package struct SessionStateMachine: Sendable {
-    package enum State: Sendable, Equatable {
-        case idle
-        case listening
-        case presenting(redirectURI: URL)
-        case waiting(redirectURI: URL)
-        case finished(Result<URL, WebAuthenticationSessionError>)
+/// The states own what the session holds — the `Listener` (callback receiver), the open
+/// browser page (`Presentation`) and the callers waiting for the result (`Waiter`) — and the
+/// actions tell the owner what to do with them: present, watch, close and dismiss, deliver.
+/// The owner performs the actions and reports the outcome of each step back as an event; it
+/// keeps no resource of its own. This is the shape of async-http-client's request state
+/// machines, and it is why the machine is generic: the session instantiates it with its
+/// protocols, the tests with plain values.
+///
+/// - **Steps.** `listening` means the listen step is under way and `presenting` that the
+///   present step is; the owner ends each with exactly one event
+///   (``Event/listenerReady(_:redirectURI:callback:)``,
+///   ``Event/noListenerNeeded(redirectURI:callback:)`` or ``Event/listenFailed(_:)``;
+///   ``Event/presentationReady(_:)`` or ``Event/presentFailed(_:)``).
+/// - **Exactly once.** Leaving a running state goes to `closing`, whose first action is
+///   ``Action/tearDown(close:dismiss:)`` for what the state held (when it held nothing and
+///   nothing is under way, it delivers at once). A step still under way ends later; what it
+///   produced comes back in another ``Action/tearDown(close:dismiss:)`` — a listener that
+///   arrives after cancellation is closed, with no drain loop. Only when nothing is under way
+///   and the owner has reported ``Event/tornDown`` does the machine say
+///   ``Action/deliver(_:to:)``, once, and become `finished`, which is final.
+/// - **Acceptance.** Every offered URL goes through the one ``CallbackAcceptance``; a URL it
+///   refuses is answered with ``Action/reject(_:)`` and the session keeps waiting.
+package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, Waiter: Sendable>: Sendable {
+    /// What the session delivers.
+    package typealias Outcome = Result<ReceivedCallback, WebAuthenticationSessionError>
+
+    package enum State: Sendable {
+        case idle(waiters: [Waiter])
+        /// The listen step is under way.
+        case listening(waiters: [Waiter])
+        /// The present step is under way.
+        case presenting(listener: Listener?, redirectURI: URL, waiters: [Waiter])
+        /// The page is open; waiting for the callback.
+        case waiting(listener: Listener?, presentation: Presentation, redirectURI: URL, waiters: [Waiter])
+        /// The result is known; the owner is tearing down, and a step may still be under way.
+        case closing(Outcome, redirectURI: URL?, stepUnderWay: Bool, waiters: [Waiter])
+        case finished(Outcome, redirectURI: URL?)
         case cancelledBeforeStart
     }
 
-    package enum Event: Sendable, Equatable {
-        /// The caller started the session.
-        case start
-        /// The receiver is listening (or no receiver is needed) and this is the redirect URI.
-        case listening(redirectURI: URL, callback: Callback)
-        /// The browser has the page.
-        case presented
-        /// A URL that may be the callback, from the listener or the browser. `accepted` is the
-        /// session's acceptance rule applied to it.
-        case callbackOffered(URL, accepted: Bool)
+    package enum Event: Sendable {
+        /// The caller started the session; `acceptsCallback` is its extra test for callbacks.
+        case start(acceptsCallback: (@Sendable (URL) -> Bool)?)
+        /// The listen step ended with a listener, bound to `callback` at `redirectURI`.
+        case listenerReady(Listener, redirectURI: URL, callback: Callback)
+        /// The listen step ended without a listener: the browser itself delivers the callback.
+        case noListenerNeeded(redirectURI: URL, callback: Callback)
+        /// The listen step failed (no plan, no listener).
+        case listenFailed(WebAuthenticationSessionError)
+        /// The present step ended with the page open.
+        case presentationReady(Presentation)
+        /// The present step failed (a bad authorization URL, a browser that did not start).
+        case presentFailed(WebAuthenticationSessionError)
+        /// A URL that may be the callback, from the listener or the browser.
+        case callbackOffered(URL)
         /// The browser saw the person close the window.
         case closedByUser
-        /// Something failed: listening, building or presenting.
-        case failed(WebAuthenticationSessionError)
+        /// The open page failed.
+        case browserFailed(WebAuthenticationSessionError)
         /// The caller (or the task, or an interrupt) cancelled.
         case cancel
         /// The timeout ran out.
         case timedOut(Duration)
+        /// The owner has performed the last ``Action/tearDown(close:dismiss:)``.
+        case tornDown
     }
 
-    package enum Action: Sendable, Equatable {
+    package enum Action: Sendable {
         /// Nothing to do.
         case none
-        /// Start the receiver.
+        /// Run the listen step.
         case listen
-        /// Build the authorization URL with this redirect URI and present it.
-        case present(redirectURI: URL)
+        /// Read the callbacks of `watching` (the new listener, if any), then run the present
+        /// step: build the authorization URL with `redirectURI` and open it for `callback`.
+        case present(redirectURI: URL, callback: Callback, watching: Listener?)
+        /// Read what the open page reports.
+        case watch(Presentation, redirectURI: URL)
         /// Tell the person the offered URL was not taken, and keep waiting.
         case reject(WebAuthenticationSessionError)
-        /// Tear down (close the listener, dismiss the browser), then deliver this result.
-        case finish(Result<URL, WebAuthenticationSessionError>)
+        /// Close the listener and dismiss the page given, then report ``Event/tornDown``.
+        case tearDown(close: Listener?, dismiss: Presentation?)
+        /// Hand the result to these waiters (and the completion handler): the session is over.
+        case deliver(Outcome, to: [Waiter])
     }
 
-    package private(set) var state: State = .idle
-    private var callback: Callback
+    package private(set) var state: State = .idle(waiters: [])
+    /// The rule every offered URL goes through; listeners answer requests by it too.
+    package private(set) var acceptance: CallbackAcceptance
 
     package init(callback: Callback) {
-        self.callback = callback
+        self.acceptance = CallbackAcceptance(callback: callback)
     }
 
     /// Whether ``Event/start`` would be taken.
-    package var canStart: Bool { state == .idle }
+    package var canStart: Bool {
+        if case .idle = state { return true }
+        return false
+    }
 
-    /// Whether the session has ended, one way or the other.
+    /// Whether the result has been delivered (or the session was cancelled before it started).
     package var isFinished: Bool {
         switch state {
         case .finished, .cancelledBeforeStart: true
@@ -75,52 +117,169 @@ package struct SessionStateMachine: Sendable {
         }
     }
 
-    package mutating func handle(_ event: Event) -> Action {
-        switch (state, event) {
-        case (.idle, .start):
-            state = .listening
-            return .listen
-        case (.idle, .cancel):
-            state = .cancelledBeforeStart
-            return .none
-        case (.idle, _), (.finished, _), (.cancelledBeforeStart, _):
-            return .none
-
-        case (.listening, .listening(let redirectURI, let boundCallback)):
-            callback = boundCallback
-            state = .presenting(redirectURI: redirectURI)
-            return .present(redirectURI: redirectURI)
-        case (.presenting(let redirectURI), .presented):
-            state = .waiting(redirectURI: redirectURI)
-            return .none
-
-        case (.presenting, .callbackOffered(let url, let accepted)),
-            (.waiting, .callbackOffered(let url, let accepted)):
-            guard callback.matchesURL(url) else {
-                return .reject(.callbackMismatch("\(url.redactedForLogs) is not the callback \(callback)"))
-            }
-            guard accepted else {
-                return .reject(.callbackMismatch("the callback was not accepted (unexpected state or parameters)"))
-            }
-            return finish(.success(url))
-
-        case (_, .closedByUser):
-            return finish(.failure(.canceled(.user)))
-        case (_, .failed(let error)):
-            return finish(.failure(error))
-        case (_, .cancel):
-            return finish(.failure(.canceled(.program)))
-        case (_, .timedOut(let after)):
-            return finish(.failure(.timedOut(after: after)))
-
-        case (.listening, _), (.presenting, _), (.waiting, _):
-            // An out-of-order event (a late `presented`, a callback before listening): ignore it.
-            return .none
+    /// The redirect URI, once known.
+    package var redirectURI: URL? {
+        switch state {
+        case .idle, .listening, .cancelledBeforeStart: nil
+        case .presenting(_, let redirectURI, _), .waiting(_, _, let redirectURI, _): redirectURI
+        case .closing(_, let redirectURI, _, _), .finished(_, let redirectURI): redirectURI
         }
     }
 
-    private mutating func finish(_ result: Result<URL, WebAuthenticationSessionError>) -> Action {
-        state = .finished(result)
-        return .finish(result)
+    /// Adds a caller that waits for the result.
+    ///
+    /// - Returns: The result at once when the session is over, else `nil`: the waiter is kept
+    ///   and handed back in ``Action/deliver(_:to:)``.
+    package mutating func addWaiter(_ waiter: Waiter) -> Outcome? {
+        switch state {
+        case .idle(let waiters):
+            state = .idle(waiters: waiters + [waiter])
+        case .listening(let waiters):
+            state = .listening(waiters: waiters + [waiter])
+        case .presenting(let listener, let redirectURI, let waiters):
+            state = .presenting(listener: listener, redirectURI: redirectURI, waiters: waiters + [waiter])
+        case .waiting(let listener, let presentation, let redirectURI, let waiters):
+            state = .waiting(
+                listener: listener, presentation: presentation, redirectURI: redirectURI, waiters: waiters + [waiter])
+        case .closing(let outcome, let redirectURI, let stepUnderWay, let waiters):
+            state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: stepUnderWay, waiters: waiters + [waiter])
+        case .finished(let outcome, _):
+            return outcome
+        case .cancelledBeforeStart:
+            return .failure(.cancelled(.program))
+        }
+        return nil
+    }
+
+    package mutating func handle(_ event: Event) -> Action {
+        switch state {
+        case .idle(let waiters):
+            switch event {
+            case .start(let test):
+                acceptance = CallbackAcceptance(callback: acceptance.callback, test: test)
+                state = .listening(waiters: waiters)
+                return .listen
+            case .cancel:
+                state = .cancelledBeforeStart
+                return waiters.isEmpty ? .none : .deliver(.failure(.cancelled(.program)), to: waiters)
+            default:
+                return .none
+            }
+
+        case .listening(let waiters):
+            switch event {
+            case .listenerReady(let listener, let redirectURI, let callback):
+                return present(listener: listener, redirectURI: redirectURI, callback: callback, waiters: waiters)
+            case .noListenerNeeded(let redirectURI, let callback):
+                return present(listener: nil, redirectURI: redirectURI, callback: callback, waiters: waiters)
+            case .listenFailed(let error):
+                return close(.failure(error), redirectURI: nil, stepUnderWay: false, waiters: waiters)
+            case .cancel, .timedOut:
+                return close(ending(event), redirectURI: nil, stepUnderWay: true, waiters: waiters)
+            default:
+                return .none
+            }
+
+        case .presenting(let listener, let redirectURI, let waiters):
+            switch event {
+            case .presentationReady(let presentation):
+                state = .waiting(
+                    listener: listener, presentation: presentation, redirectURI: redirectURI, waiters: waiters)
+                return .watch(presentation, redirectURI: redirectURI)
+            case .presentFailed(let error):
+                return close(.failure(error), redirectURI: redirectURI, close: listener, waiters: waiters)
+            case .callbackOffered(let url):
+                guard let received = received(url, redirectURI: redirectURI) else { return rejection(url) }
+                return close(
+                    .success(received), redirectURI: redirectURI, close: listener, stepUnderWay: true, waiters: waiters)
+            case .cancel, .timedOut:
+                return close(
+                    ending(event), redirectURI: redirectURI, close: listener, stepUnderWay: true, waiters: waiters)
+            default:
+                return .none
+            }
+
+        case .waiting(let listener, let presentation, let redirectURI, let waiters):
+            let outcome: Outcome
+            switch event {
+            case .callbackOffered(let url):
+                guard let received = received(url, redirectURI: redirectURI) else { return rejection(url) }
+                outcome = .success(received)
+            case .closedByUser, .browserFailed, .cancel, .timedOut:
+                outcome = ending(event)
+            default:
+                return .none
+            }
+            state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: false, waiters: waiters)
+            return .tearDown(close: listener, dismiss: presentation)
+
+        case .closing(let outcome, let redirectURI, let stepUnderWay, let waiters):
+            switch event {
+            case .listenerReady(let late, _, _) where stepUnderWay:
+                state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: false, waiters: waiters)
+                return .tearDown(close: late, dismiss: nil)
+            case .presentationReady(let late) where stepUnderWay:
+                state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: false, waiters: waiters)
+                return .tearDown(close: nil, dismiss: late)
+            case .noListenerNeeded where stepUnderWay, .listenFailed where stepUnderWay,
+                .presentFailed where stepUnderWay:
+                state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: false, waiters: waiters)
+                return .tearDown(close: nil, dismiss: nil)
+            case .tornDown where !stepUnderWay:
+                state = .finished(outcome, redirectURI: redirectURI)
+                return .deliver(outcome, to: waiters)
+            default:
+                return .none
+            }
+
+        case .finished, .cancelledBeforeStart:
+            // Defensive: a resource that still turns up is handed back to be released.
+            switch event {
+            case .listenerReady(let late, _, _): return .tearDown(close: late, dismiss: nil)
+            case .presentationReady(let late): return .tearDown(close: nil, dismiss: late)
+            default: return .none
+            }
+        }
+    }
+
+    /// Enters `presenting`: from now on callbacks must match `callback` as bound.
+    private mutating func present(
+        listener: Listener?, redirectURI: URL, callback: Callback, waiters: [Waiter]
+    ) -> Action {
+        acceptance.callback = callback
+        state = .presenting(listener: listener, redirectURI: redirectURI, waiters: waiters)
+        return .present(redirectURI: redirectURI, callback: callback, watching: listener)
+    }
+
+    /// The received callback, if `url` is accepted.
+    private func received(_ url: URL, redirectURI: URL) -> ReceivedCallback? {
+        acceptance.verdict(url) == nil ? ReceivedCallback(url: url, redirectURI: redirectURI) : nil
+    }
+
+    private func rejection(_ url: URL) -> Action {
+        .reject(acceptance.verdict(url) ?? .callbackMismatch("the callback was not accepted"))
+    }
+
+    /// The failure an ending event stands for.
+    private func ending(_ event: Event) -> Outcome {
+        switch event {
+        case .closedByUser: .failure(.cancelled(.user))
+        case .browserFailed(let error): .failure(error)
+        case .timedOut(let after): .failure(.timedOut(after: after))
+        default: .failure(.cancelled(.program))
+        }
+    }
+
+    /// Enters `closing` and tears down `listener`; delivers at once when nothing is held or under way.
+    private mutating func close(
+        _ outcome: Outcome, redirectURI: URL?, close listener: Listener? = nil, stepUnderWay: Bool = false,
+        waiters: [Waiter]
+    ) -> Action {
+        if listener == nil, !stepUnderWay {
+            state = .finished(outcome, redirectURI: redirectURI)
+            return .deliver(outcome, to: waiters)
+        }
+        state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: stepUnderWay, waiters: waiters)
+        return .tearDown(close: listener, dismiss: nil)
     }
 }

@@ -21,7 +21,7 @@ import Synchronization
 ///     return components.url!
 /// }
 /// session.timeout = .seconds(300)
-/// let callbackURL = try await session.authenticate()
+/// let callbackURL = try await session.authenticate().url
 /// ```
 ///
 /// ## Semantics
@@ -38,7 +38,7 @@ import Synchronization
 ///   are read when the session starts; changing them afterwards has no effect.
 public final class WebAuthenticationSession: Sendable {
     /// The completion handler's type: the callback URL, or why there is none.
-    public typealias CompletionHandler = @Sendable (Result<URL, WebAuthenticationSessionError>) -> Void
+    public typealias CompletionHandler = @Sendable (Result<ReceivedCallback, WebAuthenticationSessionError>) -> Void
 
     /// The callback this session waits for.
     public let callback: Callback
@@ -58,20 +58,18 @@ public final class WebAuthenticationSession: Sendable {
         var logger = Logger(label: "webauth.session", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
-    private struct Core: Sendable {
-        var machine: SessionStateMachine
-        var settings = Settings()
-        var events: AsyncStream<DriverEvent>.Continuation?
-        var redirectURI: URL?
-        var outcome: Result<URL, WebAuthenticationSessionError>?
-        var waiters: [CheckedContinuation<Result<URL, WebAuthenticationSessionError>, Never>] = []
-    }
+    /// The state machine as this session runs it: the resources are the protocols' values.
+    private typealias Machine = SessionStateMachine<
+        any CallbackListener, any BrowserPresentation,
+        CheckedContinuation<Result<ReceivedCallback, WebAuthenticationSessionError>, Never>
+    >
 
-    /// What the driver loop reads: state machine events, and the resources its steps produce.
-    private enum DriverEvent: Sendable {
-        case machine(SessionStateMachine.Event)
-        case listenerReady(any CallbackListener)
-        case presentationReady(any BrowserPresentation)
+    /// The state machine (which holds the listener, the page and the waiting callers), the
+    /// settings, and the driver's mailbox while the session runs.
+    private struct Core: Sendable {
+        var machine: Machine
+        var settings = Settings()
+        var events: AsyncStream<Machine.Event>.Continuation?
     }
 
     // MARK: - Creating a session
@@ -116,7 +114,7 @@ public final class WebAuthenticationSession: Sendable {
         self.environment = environment
         self.authorizationURL = authorizationURL
         self.completionHandler = completionHandler
-        self.core = Mutex(Core(machine: SessionStateMachine(callback: callback)))
+        self.core = Mutex(Core(machine: Machine(callback: callback)))
     }
 
     // MARK: - Settings
@@ -182,7 +180,7 @@ public final class WebAuthenticationSession: Sendable {
     public var canStart: Bool { core.withLock { $0.machine.canStart } }
 
     /// The redirect URI, once the session is listening (for loopback: with its bound port).
-    public var redirectURI: URL? { core.withLock { $0.redirectURI } }
+    public var redirectURI: URL? { core.withLock { $0.machine.redirectURI } }
 
     /// Starts the session.
     ///
@@ -190,19 +188,51 @@ public final class WebAuthenticationSession: Sendable {
     ///   cancelled. The result arrives in the completion handler, or from ``authenticate()``.
     @discardableResult
     public func start() -> Bool {
-        let (events, continuation) = AsyncStream.makeStream(of: DriverEvent.self)
+        switch start(refusingUnplannable: false) {
+        case .success(let started): started
+        case .failure: true
+        }
+    }
+
+    /// Starts the session, deciding at once its browser and how the callback will come back.
+    ///
+    /// - Parameter refusingUnplannable: When the session cannot run (a missing requirement, a
+    ///   callback nothing here can receive, a receiver already taken), end it without calling
+    ///   the completion handler and return why — for callers such as Apple's API whose `start()`
+    ///   says `false`. Otherwise the failure is delivered like any other.
+    /// - Returns: Whether the session started (`false`: already started or cancelled), or why
+    ///   it was refused.
+    package func start(refusingUnplannable: Bool) -> Result<Bool, WebAuthenticationSessionError> {
+        let (events, continuation) = AsyncStream.makeStream(of: Machine.Event.self)
         let settings: Settings? = core.withLock { core in
-            guard core.machine.handle(.start) == .listen else { return nil }
+            guard case .listen = core.machine.handle(.start(acceptsCallback: core.settings.acceptsCallback)) else {
+                return nil
+            }
             core.events = continuation
             return core.settings
         }
         guard let settings else {
             continuation.finish()
-            return false
+            return .success(false)
+        }
+        let (browser, plan) = plan(settings)
+        if refusingUnplannable, case .failure(let refusal) = plan {
+            continuation.finish()
+            let action = core.withLock { core in
+                core.events = nil
+                return core.machine.handle(.listenFailed(refusal))
+            }
+            if case .deliver(let result, let waiters) = action {
+                for waiter in waiters { waiter.resume(returning: result) }
+            }
+            return .failure(refusal)
         }
         // The task holds `self` until the session has completed: the session keeps itself alive.
-        Task { await self.run(settings: settings, events: events, continuation: continuation) }
-        return true
+        Task {
+            await self.run(
+                settings: settings, browser: browser, plan: plan, events: events, continuation: continuation)
+        }
+        return .success(true)
     }
 
     /// Cancels the session.
@@ -211,14 +241,15 @@ public final class WebAuthenticationSession: Sendable {
     /// (reason ``WebAuthenticationSessionError/CancellationReason/program``) after closing what
     /// it opened. A session not yet started will never start. A finished session is unaffected.
     public func cancel() {
-        let continuation = core.withLock { core -> AsyncStream<DriverEvent>.Continuation? in
-            if core.machine.canStart {
-                _ = core.machine.handle(.cancel)
-                return nil
-            }
-            return core.events
+        let (continuation, notStarted) = core.withLock {
+            core -> (AsyncStream<Machine.Event>.Continuation?, Machine.Action) in
+            guard core.machine.canStart else { return (core.events, .none) }
+            return (nil, core.machine.handle(.cancel))
         }
-        continuation?.yield(.machine(.cancel))
+        continuation?.yield(.cancel)
+        if case .deliver(let result, let waiters) = notStarted {
+            for waiter in waiters { waiter.resume(returning: result) }
+        }
     }
 
     /// Starts the session if it has not been started, and waits for its result.
@@ -226,19 +257,15 @@ public final class WebAuthenticationSession: Sendable {
     /// Cancelling the calling task cancels the session. If the session has already ended, its
     /// result is returned again.
     ///
-    /// - Returns: The callback URL.
+    /// - Returns: The callback URL and the redirect URI the authorization URL was built with.
     /// - Throws: ``WebAuthenticationSessionError``.
-    public func authenticate() async throws(WebAuthenticationSessionError) -> URL {
+    public func authenticate() async throws(WebAuthenticationSessionError) -> ReceivedCallback {
         start()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = core.withLock { core -> Result<URL, WebAuthenticationSessionError>? in
-                    if let outcome = core.outcome { return outcome }
-                    if case .cancelledBeforeStart = core.machine.state { return .failure(.canceled(.program)) }
-                    core.waiters.append(continuation)
-                    return nil
+                if let ready = core.withLock({ $0.machine.addWaiter(continuation) }) {
+                    continuation.resume(returning: ready)
                 }
-                if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             self.cancel()
@@ -248,16 +275,8 @@ public final class WebAuthenticationSession: Sendable {
 
     // MARK: - The driver
 
-    private func apply(_ event: SessionStateMachine.Event) -> SessionStateMachine.Action {
-        core.withLock { $0.machine.handle(event) }
-    }
-
-    private func run(
-        settings: Settings,
-        events: AsyncStream<DriverEvent>,
-        continuation: AsyncStream<DriverEvent>.Continuation
-    ) async {
-        let logger = settings.logger
+    /// The browser for this session and how the callback will come back, decided once.
+    private func plan(_ settings: Settings) -> (any Browser, Result<SessionPlan, WebAuthenticationSessionError>) {
         let receiversAccepting = environment.receivers.map { $0.canReceive(callback) }
         let browser = environment.browser(
             for: BrowserNeeds(
@@ -265,15 +284,7 @@ public final class WebAuthenticationSession: Sendable {
                 hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty,
                 requiredCapabilities: settings.requiredCapabilities,
                 callbackIsReceivable: receiversAccepting.contains(true)))
-        let report = settings.progressHandler ?? { _ in }
-        let accepts = settings.acceptsCallback ?? { _ in true }
-        var iterator = events.makeAsyncIterator()
-        var listener: (any CallbackListener)?
-        var presentation: (any BrowserPresentation)?
-        var result: Result<URL, WebAuthenticationSessionError> = .failure(.canceled(.program))
-
-        logger.debug("session starting", metadata: ["callback": "\(callback)", "browser": "\(browser.name)"])
-        let plan = SessionPlan.make(
+        var plan = SessionPlan.make(
             callback: callback,
             browserName: browser.name,
             browserCapabilities: browser.capabilities,
@@ -282,17 +293,40 @@ public final class WebAuthenticationSession: Sendable {
             prefersEphemeral: settings.prefersEphemeral,
             additionalHeaderFields: settings.additionalHeaderFields ?? [:]
         )
+        if case .success(let planned) = plan, let index = planned.receiverIndex,
+            let taken = environment.receivers[index].unavailability(for: callback)
+        {
+            plan = .failure(taken)
+        }
+        return (browser, plan)
+    }
+
+    /// Runs the session: feeds the machine the outcome of each step and performs its actions,
+    /// until it says deliver. It holds no resource itself: the machine's states do.
+    private func run(
+        settings: Settings,
+        browser: any Browser,
+        plan: Result<SessionPlan, WebAuthenticationSessionError>,
+        events: AsyncStream<Machine.Event>,
+        continuation: AsyncStream<Machine.Event>.Continuation
+    ) async {
+        let logger = settings.logger
+        let report = settings.progressHandler ?? { _ in }
+        let acceptance = core.withLock { $0.machine.acceptance }
+        logger.debug("session starting", metadata: ["callback": "\(callback)", "browser": "\(browser.name)"])
 
         await withTaskGroup(of: Void.self) { group in
             if let timeout = settings.timeout {
                 group.addTask {
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    continuation.yield(.machine(.timedOut(timeout)))
+                    continuation.yield(.timedOut(timeout))
                 }
             }
+
+            // The listen step: it ends with exactly one event.
             switch plan {
             case .failure(let error):
-                continuation.yield(.machine(.failed(error)))
+                continuation.yield(.listenFailed(error))
             case .success(let plan):
                 for notice in plan.notices {
                     logger.notice("\(notice)")
@@ -303,66 +337,39 @@ public final class WebAuthenticationSession: Sendable {
                     let callback = callback
                     group.addTask {
                         do throws(WebAuthenticationSessionError) {
-                            let listener = try await receiver.listen(for: callback, accepting: accepts)
-                            continuation.yield(.listenerReady(listener))
+                            let listener = try await receiver.listen(for: callback, accepting: acceptance.accepts)
+                            continuation.yield(
+                                .listenerReady(listener, redirectURI: listener.redirectURI, callback: listener.callback)
+                            )
                         } catch {
-                            continuation.yield(.machine(.failed(error)))
+                            continuation.yield(.listenFailed(error))
                         }
                     }
                 } else {
-                    let base = URL(string: callback.description) ?? URL(string: "\(callback.scheme):")!
-                    continuation.yield(.machine(.listening(redirectURI: base, callback: callback)))
+                    continuation.yield(.noListenerNeeded(redirectURI: callback.redirectURI, callback: callback))
                 }
             }
 
-            loop: while let event = await iterator.next() {
-                let action: SessionStateMachine.Action
-                switch event {
-                case .machine(let event):
-                    action = apply(event)
-                case .listenerReady(let ready):
-                    listener = ready
-                    group.addTask {
-                        for await url in ready.callbacks {
-                            continuation.yield(.machine(.callbackOffered(url, accepted: true)))
-                        }
-                    }
-                    core.withLock { $0.redirectURI = ready.redirectURI }
-                    logger.debug("listening", metadata: ["redirect_uri": "\(ready.redirectURI.redactedForLogs)"])
-                    report(SessionProgress(phase: .listening, redirectURI: ready.redirectURI))
-                    action = apply(.listening(redirectURI: ready.redirectURI, callback: ready.callback))
-                case .presentationReady(let ready):
-                    presentation = ready
-                    group.addTask {
-                        for await event in ready.events {
-                            switch event.kind {
-                            case .callback(let url):
-                                continuation.yield(.machine(.callbackOffered(url, accepted: accepts(url))))
-                            case .closedByUser:
-                                continuation.yield(.machine(.closedByUser))
-                            case .failed(let why):
-                                continuation.yield(.machine(.failed(.browserLaunchFailed(why))))
-                            }
-                        }
-                    }
-                    action = apply(.presented)
-                    if action == .none, case .waiting(let redirectURI) = core.withLock({ $0.machine.state }) {
-                        report(SessionProgress(phase: .waiting, redirectURI: redirectURI, browserName: browser.name))
-                    }
-                }
-
+            for await event in events {
+                let action = core.withLock { $0.machine.handle(event) }
                 switch action {
                 case .none, .listen:
                     break
-                case .present(let redirectURI):
+                case .present(let redirectURI, let boundCallback, let listener):
+                    if let listener {
+                        group.addTask {
+                            for await url in listener.callbacks { continuation.yield(.callbackOffered(url)) }
+                        }
+                        logger.debug("listening", metadata: ["redirect_uri": "\(redirectURI.redactedForLogs)"])
+                        report(SessionProgress(phase: .listening, redirectURI: redirectURI))
+                    }
                     let url = authorizationURL(redirectURI)
                     do throws(WebAuthenticationSessionError) {
                         _ = try AuthorizationURLPolicy.validate(url)
                     } catch {
-                        continuation.yield(.machine(.failed(error)))
+                        continuation.yield(.presentFailed(error))
                         break
                     }
-                    let boundCallback = listener?.callback ?? callback
                     let request = BrowserRequest(
                         url: url, callback: boundCallback, redirectURI: redirectURI,
                         prefersEphemeralSession: settings.prefersEphemeral,
@@ -376,47 +383,51 @@ public final class WebAuthenticationSession: Sendable {
                         do throws(WebAuthenticationSessionError) {
                             continuation.yield(.presentationReady(try await browser.present(request)))
                         } catch {
-                            continuation.yield(.machine(.failed(error)))
+                            continuation.yield(.presentFailed(error))
                         }
                     }
+                case .watch(let presentation, let redirectURI):
+                    group.addTask {
+                        for await event in presentation.events {
+                            switch event.kind {
+                            case .callback(let url): continuation.yield(.callbackOffered(url))
+                            case .closedByUser: continuation.yield(.closedByUser)
+                            case .failed(let why): continuation.yield(.browserFailed(.browserLaunchFailed(why)))
+                            }
+                        }
+                    }
+                    report(SessionProgress(phase: .waiting, redirectURI: redirectURI, browserName: browser.name))
                 case .reject(let error):
                     logger.info("callback offered but not taken: \(error.message)")
                     report(SessionProgress(phase: .notice, message: error.message))
-                case .finish(let finished):
-                    result = finished
-                    break loop
+                case .tearDown(let listener, let presentation):
+                    // The result is known: stop the timeout and the readers, and hurry a step
+                    // still under way; what it produces comes back here to be released.
+                    group.cancelAll()
+                    await listener?.close()
+                    await presentation?.dismiss()
+                    continuation.yield(.tornDown)
+                case .deliver(let result, let waiters):
+                    deliver(result, to: waiters, logger: logger)
+                    continuation.finish()
                 }
             }
             group.cancelAll()
         }
+    }
 
-        // Resources a step produced after the session had already finished are closed too.
-        continuation.finish()
-        while let late = await iterator.next() {
-            switch late {
-            case .listenerReady(let late): await late.close()
-            case .presentationReady(let late): await late.dismiss()
-            case .machine: break
-            }
-        }
-        await listener?.close()
-        await presentation?.dismiss()
+    private func deliver(
+        _ result: Result<ReceivedCallback, WebAuthenticationSessionError>,
+        to waiters: [CheckedContinuation<Result<ReceivedCallback, WebAuthenticationSessionError>, Never>],
+        logger: Logger
+    ) {
         let outcome =
             switch result {
             case .success: "callback"
             case .failure(let error): "\(error.code) (\(error.cancellationReason?.description ?? "-"))"
             }
         logger.debug("session finished", metadata: ["outcome": "\(outcome)"])
-        deliver(result)
-    }
-
-    private func deliver(_ result: Result<URL, WebAuthenticationSessionError>) {
-        let waiters = core.withLock { core in
-            core.outcome = result
-            core.events = nil
-            defer { core.waiters = [] }
-            return core.waiters
-        }
+        core.withLock { $0.events = nil }
         for waiter in waiters { waiter.resume(returning: result) }
         completionHandler?(result)
     }

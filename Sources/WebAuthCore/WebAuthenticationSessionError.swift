@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     let url = try await session.authenticate()
+///     let url = try await session.authenticate().url
 /// } catch let error where error.code == .canceledLogin {
 ///     if error.cancellationReason == .user { print("You closed the browser window.") }
 /// } catch {
@@ -126,7 +126,7 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
 
 extension WebAuthenticationSessionError {
     /// The session was cancelled for `reason`.
-    public static func canceled(_ reason: CancellationReason) -> Self {
+    public static func cancelled(_ reason: CancellationReason) -> Self {
         let message =
             switch reason {
             case .user: "the sign-in was cancelled in the browser"

@@ -12,9 +12,9 @@ import Foundation
 ///
 /// The URL may be at most ``maximumURLLength`` bytes; reasons never contain the URL's query or
 /// fragment.
-public enum CallbackSocketProtocol {
+package enum CallbackSocketProtocol {
     /// The longest callback URL accepted, in bytes: 64 KiB.
-    public static let maximumURLLength = 64 * 1024
+    package static let maximumURLLength = 64 * 1024
 
     /// The session took the URL.
     static let accepted = "accepted"

@@ -2,30 +2,33 @@ import Foundation
 
 /// Why registering, unregistering or looking up a URL scheme with the desktop failed.
 ///
-/// ``message`` is a sentence for people that names what to do about it.
+/// Match on ``code``; ``message`` is a sentence for people that names what to do about it.
 public struct DesktopSchemeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a value that stays stable across releases.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        let name: String
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, such as `invalidScheme`.
+        public let rawValue: String
+        /// Creates a code from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The scheme name is not a valid URL scheme (RFC 3986 §3.1), or is one browsers handle.
-        public static let invalidScheme = Code(name: "invalidScheme")
+        public static let invalidScheme = Code(rawValue: "invalidScheme")
         /// The handler program is missing, not executable, or at a path a desktop entry cannot name.
-        public static let invalidHandler = Code(name: "invalidHandler")
+        public static let invalidHandler = Code(rawValue: "invalidHandler")
         /// The application name has characters other than letters, digits and `. _ + -`.
-        public static let invalidApplication = Code(name: "invalidApplication")
+        public static let invalidApplication = Code(rawValue: "invalidApplication")
         /// A desktop entry with webauth's file name exists but was not written by webauth; it is
         /// left alone.
-        public static let foreignEntry = Code(name: "foreignEntry")
+        public static let foreignEntry = Code(rawValue: "foreignEntry")
         /// `xdg-mime` is not installed or failed.
-        public static let xdgUtilsFailed = Code(name: "xdgUtilsFailed")
+        public static let xdgUtilsFailed = Code(rawValue: "xdgUtilsFailed")
         /// A file or directory could not be read or written.
-        public static let fileSystem = Code(name: "fileSystem")
+        public static let fileSystem = Code(rawValue: "fileSystem")
         /// No scheme, or more than one, is registered for the application.
-        public static let noRegisteredScheme = Code(name: "noRegisteredScheme")
+        public static let noRegisteredScheme = Code(rawValue: "noRegisteredScheme")
 
         /// The code's name, such as `invalidScheme`.
-        public var description: String { name }
+        public var description: String { rawValue }
     }
 
     /// What went wrong.
@@ -39,8 +42,8 @@ public struct DesktopSchemeError: Error, Sendable, Hashable, CustomStringConvert
         self.message = message
     }
 
-    /// The message.
-    public var description: String { message }
+    /// `code: message`, safe to print.
+    public var description: String { "\(code): \(message)" }
 
     static func invalidScheme(_ message: String) -> Self { Self(code: .invalidScheme, message: message) }
     static func invalidHandler(_ message: String) -> Self { Self(code: .invalidHandler, message: message) }

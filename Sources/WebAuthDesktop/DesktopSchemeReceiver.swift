@@ -100,6 +100,28 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         return true
     }
 
+    /// For a custom-scheme callback another session is waiting for (``isWaiting(forScheme:)``):
+    /// the reason a session for it cannot start; otherwise `nil`.
+    public func unavailability(for callback: Callback) -> WebAuthenticationSessionError? {
+        guard callback.isCustomScheme, isWaiting(forScheme: callback.scheme) else { return nil }
+        return WebAuthenticationSessionError(
+            code: .callbackListenerFailed,
+            message: "another sign-in is already waiting for \(callback.scheme): callbacks; finish or cancel it first")
+    }
+
+    /// The custom scheme registered for this program (``DesktopSchemeRegistry/currentApplication``).
+    ///
+    /// - Throws: `WebAuthenticationSessionError.Code.noCallbackReceiver` when none is, saying how
+    ///   to register one.
+    public func registeredCallback() throws(WebAuthenticationSessionError) -> Callback? {
+        do {
+            return .customScheme(
+                try registry.registeredScheme(forApplication: DesktopSchemeRegistry.currentApplication))
+        } catch {
+            throw .noCallbackReceiver(error.message)
+        }
+    }
+
     /// Starts listening on the scheme's socket.
     ///
     /// - Throws: `WebAuthenticationSessionError.Code.callbackListenerFailed` when another session
@@ -168,7 +190,7 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         server.start()
         logger.debug("waiting for callbacks", metadata: ["scheme": "\(scheme)", "socket": "\(socketPath)"])
         return SchemeCallbackListener(
-            redirectURI: URL(string: "\(scheme):") ?? URL(fileURLWithPath: "/"), callback: callback,
+            redirectURI: callback.redirectURI, callback: callback,
             callbacks: server.callbacks, server: server)
     }
 }

@@ -6,7 +6,7 @@ import WebAuthCore
 /// webauth's handler program, which forwards them to the waiting session.
 ///
 /// This is the Linux form of declaring a URL type in an app's `Info.plist`: a `.desktop` entry
-/// for the handler (see ``SchemeHandlerEntry``) in the user's `applications` directory, made
+/// for the handler (see `SchemeHandlerEntry`) in the user's `applications` directory, made
 /// the default for `x-scheme-handler/{scheme}` with `xdg-mime default`. Browsers (through
 /// `xdg-open`, GIO or KDE's launcher) then run `webauth-scheme-handler URL` for such URLs.
 ///
@@ -326,7 +326,11 @@ public struct SchemeRegistrationStatus: Sendable, Hashable, CustomStringConverti
     /// The path of webauth's entry for the scheme, if one is installed.
     public var entryPath: String?
     /// webauth's entry for the scheme, if one is installed.
-    public var entry: SchemeHandlerEntry?
+    package var entry: SchemeHandlerEntry?
+    /// The program webauth's entry runs for the scheme, if an entry is installed.
+    public var handlerPath: String? { entry?.handlerPath }
+    /// The application webauth's entry names, if it names one.
+    public var application: String? { entry?.application }
     /// The desktop file ID `xdg-mime query default` names for the scheme, if any.
     public var defaultHandler: String?
     /// Whether the entry's handler program exists and is executable.

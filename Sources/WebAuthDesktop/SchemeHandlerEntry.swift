@@ -21,33 +21,33 @@ import Foundation
 /// `X-WebAuth-Scheme` marks the entry as webauth's (an entry without it is never changed or
 /// removed); `X-WebAuth-Application`, when present, names the program the scheme belongs to, so
 /// that a session created without a scheme can find "the scheme this app registered".
-public struct SchemeHandlerEntry: Sendable, Hashable {
+package struct SchemeHandlerEntry: Sendable, Hashable {
     /// The scheme, lower-cased.
-    public var scheme: String
+    package var scheme: String
     /// The handler program's absolute path.
-    public var handlerPath: String
+    package var handlerPath: String
     /// The program the scheme belongs to, if one was named.
-    public var application: String?
+    package var application: String?
 
     /// Creates an entry.
-    public init(scheme: String, handlerPath: String, application: String? = nil) {
+    package init(scheme: String, handlerPath: String, application: String? = nil) {
         self.scheme = scheme
         self.handlerPath = handlerPath
         self.application = application
     }
 
     /// The desktop file ID (and file name): `webauth-scheme-{scheme}.desktop`.
-    public static func desktopFileID(forScheme scheme: String) -> String {
+    package static func desktopFileID(forScheme scheme: String) -> String {
         "webauth-scheme-\(scheme.lowercased()).desktop"
     }
 
     /// The MIME type the desktop associates with the scheme: `x-scheme-handler/{scheme}`.
-    public static func mimeType(forScheme scheme: String) -> String {
+    package static func mimeType(forScheme scheme: String) -> String {
         "x-scheme-handler/\(scheme.lowercased())"
     }
 
     /// The entry's text.
-    public var text: String {
+    package var text: String {
         var lines = [
             "[Desktop Entry]",
             "Type=Application",
@@ -64,7 +64,7 @@ public struct SchemeHandlerEntry: Sendable, Hashable {
     }
 
     /// Reads an entry written by webauth; `nil` for any other desktop file.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         var values: [String: String] = [:]
         var inMainGroup = false
         for rawLine in text.split(whereSeparator: \.isNewline) {

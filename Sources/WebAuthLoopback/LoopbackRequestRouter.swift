@@ -85,20 +85,9 @@ package struct LoopbackRequestRouter: Sendable {
         guard let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery else {
             return nil
         }
-        var error: String?
-        var description: String?
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = formDecoded(parts[0])
-            let value = parts.count > 1 ? formDecoded(parts[1]) : ""
-            if name == "error", error == nil { error = value }
-            if name == "error_description", description == nil { description = value }
-        }
+        let items = FormEncoding.decode(query)
+        let error = items.first { $0.0 == "error" }?.1
+        let description = items.first { $0.0 == "error_description" }?.1
         return error.map { ($0, description) }
-    }
-
-    private static func formDecoded(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 }

@@ -88,7 +88,7 @@ extension AuthorizationGrant: CustomStringConvertible, CustomDebugStringConverti
     public var customMirror: Mirror { Mirror(self, children: ["grant": description], displayStyle: .enum) }
 }
 
-extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension HTTPTransportRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The method, the URL without its query, the header field names and the body's size —
     /// never a header value (an `Authorization` field holds a secret) or the body (a token
     /// request's form holds several).

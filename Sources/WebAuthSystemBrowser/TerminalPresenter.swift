@@ -44,8 +44,11 @@ public struct TerminalPresenter: Browser {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 
-    /// `terminal`.
-    public var name: String { "terminal" }
+    /// The name every terminal presenter has, ``name``: `terminal`.
+    public static let browserName = "terminal"
+
+    /// `terminal` (``browserName``).
+    public var name: String { Self.browserName }
 
     /// ``BrowserCapabilities/pastedCallback`` when it reads input; nothing otherwise.
     public var capabilities: BrowserCapabilities { input == nil ? [] : [.pastedCallback] }

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthEmbeddedProvider
 
 extension AuthorizationPageServer {
     /// What the server answers to `request`, and the record of the exchange. Pure: no I/O.
@@ -37,7 +38,7 @@ extension AuthorizationPageServer {
             parameters = [("code", code)]
         }
         if let state { parameters.append(("state", state)) }
-        let location = appendingQuery(parameters, to: redirectURI)
+        let location = FormCoding.appendingQuery(parameters, to: redirectURI)
         record.redirectLocation = location
 
         switch mode {
@@ -61,27 +62,6 @@ extension AuthorizationPageServer {
         default:
             return .redirect(to: location)
         }
-    }
-
-    /// `uri` with the percent-encoded `parameters` added to its query (after `?`, or after `&`
-    /// when it already has one), in front of any fragment.
-    static func appendingQuery(_ parameters: [(String, String)], to uri: String) -> String {
-        let encoded = parameters.map { "\($0.0.queryEncoded)=\($0.1.queryEncoded)" }.joined(separator: "&")
-        var base = uri
-        var fragment = ""
-        if let hash = base.firstIndex(of: "#") {
-            fragment = String(base[hash...])
-            base = String(base[..<hash])
-        }
-        let separator: String
-        if !base.contains("?") {
-            separator = "?"
-        } else if base.hasSuffix("?") || base.hasSuffix("&") {
-            separator = ""
-        } else {
-            separator = "&"
-        }
-        return base + separator + encoded + fragment
     }
 
     /// A fresh authorization code: 128 random bits, hex.

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthEmbeddedProvider
 
 /// A tiny HTTP/1.1 server on `127.0.0.1` that stands in for an authorization server's login
 /// page in tests, and records every request it gets.
@@ -100,7 +101,7 @@ public final class AuthorizationPageServer: Sendable {
         var parameters = [("redirect_uri", redirectURI.absoluteString), ("state", state)]
         if mode != .redirect { parameters.append(("mode", mode.rawValue)) }
         parameters += additionalQueryItems.map { ($0.name, $0.value ?? "") }
-        let string = Self.appendingQuery(parameters, to: authorizeURL.absoluteString)
+        let string = FormCoding.appendingQuery(parameters, to: authorizeURL.absoluteString)
         guard let url = URL(string: string) else { preconditionFailure("unencodable authorization URL \(string)") }
         return url
     }

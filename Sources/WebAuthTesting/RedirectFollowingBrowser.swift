@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthCore
+import WebAuthEmbeddedProvider
 
 /// A browser stand-in for tests with no real browser: it requests the authorization URL over
 /// real HTTP and follows `Location` redirects (at most five), as a browser would, until a

@@ -37,7 +37,7 @@ import Logging
 /// try await store.save(StoredTokens(tokens: tokens, configuration: configuration), profile: "default")
 /// let stored = try await store.load(profile: "default")
 /// ```
-public struct FileTokenStore: TokenStore {
+public struct FileTokenStore: TokenStore, LockedEntryStore {
     /// The directory holding the files.
     public let directory: String
     /// How long a write waits for another process's lock before failing with
@@ -70,7 +70,7 @@ public struct FileTokenStore: TokenStore {
     ///   ``TokenStoreError/Code/fileSystem``.
     public init(
         directory: String? = nil, lockTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.tokenstore")
+        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(TokenStoreError) {
         self.directory = directory ?? Self.defaultDirectory()
         self.lockTimeout = lockTimeout
@@ -86,25 +86,18 @@ public struct FileTokenStore: TokenStore {
 
     /// Reads the profile's file; `nil` when there is none.
     public func load(profile: String) async throws -> StoredTokens? {
-        try ProfileName.validate(profile)
-        return try readEntry(profile: profile)
+        try await loadEntry(profile: profile)
     }
 
     /// Writes the profile's file atomically under its lock.
     public func save(_ tokens: StoredTokens, profile: String) async throws {
-        try ProfileName.validate(profile)
-        try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
-            try writeEntry(tokens, profile: profile)
-        }
+        try await saveEntry(tokens, profile: profile)
     }
 
     /// Removes the profile's file under its lock.
     @discardableResult
     public func delete(profile: String) async throws -> Bool {
-        try ProfileName.validate(profile)
-        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
-            try remove(profile: profile)
-        }
+        try await deleteEntry(profile: profile)
     }
 
     /// The profiles with a file, sorted.
@@ -122,36 +115,13 @@ public struct FileTokenStore: TokenStore {
         }.sorted()
     }
 
-    /// Reads, changes and writes the profile's file under its lock (see ``TokenStore``).
+    /// Reads, changes and writes the profile's file under its lock (see ``TokenStore``). The
+    /// space for the new file is set aside before `body` runs (see above).
     @discardableResult
     public func update(
         profile: String, _ body: (StoredTokens?) async throws -> StoredTokens?
     ) async throws -> StoredTokens? {
-        try ProfileName.validate(profile)
-        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
-            let current = try readEntry(profile: profile)
-            // The space for the new entry is taken before `body` runs: a full disk or a
-            // read-only directory fails here, before a refresh the provider would answer by
-            // rotating the refresh token — whose new value could then not be kept.
-            let reservation = try PrivateFile.Reservation(
-                for: filePath(profile), bytes: Self.reservedBytes(replacing: current))
-            let new: StoredTokens?
-            let data: Data?
-            do {
-                new = try await body(current)
-                data = new != current ? try new?.encoded() : nil
-            } catch {
-                reservation.discard()
-                throw error
-            }
-            guard let new, let data else {
-                reservation.discard()
-                if new == nil, current != nil { _ = try remove(profile: profile) }
-                return new
-            }
-            try reservation.commit(data)
-            return new
-        }
+        try await updateEntry(profile: profile, body)
     }
 
     /// The space set aside for the entry that replaces `current`: four times its size, at
@@ -164,9 +134,9 @@ public struct FileTokenStore: TokenStore {
     // MARK: - Files
 
     private func filePath(_ profile: String) -> String { "\(directory)/\(profile).json" }
-    private func lockPath(_ profile: String) -> String { "\(directory)/.\(profile).lock" }
+    package func lockPath(_ profile: String) -> String { "\(directory)/.\(profile).lock" }
 
-    private func readEntry(profile: String) throws(TokenStoreError) -> StoredTokens? {
+    package func readEntry(profile: String) throws(TokenStoreError) -> StoredTokens? {
         let path = filePath(profile)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if descriptor < 0 {
@@ -201,12 +171,34 @@ public struct FileTokenStore: TokenStore {
 
     /// Through ``PrivateFile``: temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync`
     /// the directory.
-    private func writeEntry(_ tokens: StoredTokens, profile: String) throws(TokenStoreError) {
+    package func writeEntry(_ tokens: StoredTokens, profile: String) throws(TokenStoreError) {
         try PrivateFile.write(try tokens.encoded(), to: filePath(profile))
     }
 
-    private func remove(profile: String) throws(TokenStoreError) -> Bool {
+    package func removeEntry(profile: String) throws(TokenStoreError) -> Bool {
         try PrivateFile.remove(filePath(profile))
+    }
+
+    /// The space for the entry that replaces `current` is taken before an update's body runs: a
+    /// full disk or a read-only directory fails here, before a refresh the provider would answer
+    /// by rotating the refresh token — whose new value could then not be kept.
+    package func prepareWrite(
+        profile: String, replacing current: StoredTokens?
+    ) throws(TokenStoreError) -> PendingEntryWrite {
+        let reservation = try PrivateFile.Reservation(
+            for: filePath(profile), bytes: Self.reservedBytes(replacing: current))
+        return PendingEntryWrite(
+            commit: { entry throws(TokenStoreError) in
+                let data: Data
+                do throws(TokenStoreError) {
+                    data = try entry.encoded()
+                } catch {
+                    reservation.discard()
+                    throw error
+                }
+                try reservation.commit(data)
+            },
+            discard: { reservation.discard() })
     }
 
     // MARK: - The directory

@@ -26,7 +26,7 @@ package enum PrivateFile {
     /// whose result would then be lost — such as a refresh that rotates the refresh token —
     /// has been done. ``commit(_:)`` writes and renames it over the file; ``discard()`` removes
     /// it. Either must be called once.
-    package struct Reservation {
+    package struct Reservation: Sendable {
         private let path: String
         private let temporary: String
         private let descriptor: Int32

@@ -34,7 +34,7 @@ import WebAuthProcess
 /// try await store.checkAvailability()  // throws keyringUnavailable with no usable keyring
 /// try await store.save(stored, profile: "default")
 /// ```
-public struct SecretServiceTokenStore: TokenStore {
+public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     /// The `service` attribute every item carries.
     public static let service = "webauth"
     /// The largest entry stored, in bytes of its JSON: less than the 8192 bytes `secret-tool`
@@ -63,7 +63,7 @@ public struct SecretServiceTokenStore: TokenStore {
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, lockDirectory: String? = nil,
         timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.tokenstore")
+        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(TokenStoreError) {
         guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
             throw TokenStoreError(.keyringUnavailable, "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)")
@@ -114,25 +114,18 @@ public struct SecretServiceTokenStore: TokenStore {
 
     /// The profile's item, decoded; `nil` when there is none.
     public func load(profile: String) async throws -> StoredTokens? {
-        try ProfileName.validate(profile)
-        return try await loadEntry(profile: profile)
+        try await loadEntry(profile: profile)
     }
 
     /// Stores the profile's item under its lock.
     public func save(_ tokens: StoredTokens, profile: String) async throws {
-        try ProfileName.validate(profile)
-        try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
-            try await storeEntry(tokens, profile: profile)
-        }
+        try await saveEntry(tokens, profile: profile)
     }
 
     /// Removes the profile's item under its lock.
     @discardableResult
     public func delete(profile: String) async throws -> Bool {
-        try ProfileName.validate(profile)
-        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
-            try await clearEntry(profile: profile)
-        }
+        try await deleteEntry(profile: profile)
     }
 
     /// The profiles with an item, sorted.
@@ -158,33 +151,22 @@ public struct SecretServiceTokenStore: TokenStore {
     public func update(
         profile: String, _ body: (StoredTokens?) async throws -> StoredTokens?
     ) async throws -> StoredTokens? {
-        try ProfileName.validate(profile)
-        return try await ProfileLock.withLock(at: lockPath(profile), timeout: lockTimeout) {
-            let current = try await loadEntry(profile: profile)
-            let new = try await body(current)
-            if new == current { return new }
-            if let new {
-                try await storeEntry(new, profile: profile)
-            } else {
-                _ = try await clearEntry(profile: profile)
-            }
-            return new
-        }
+        try await updateEntry(profile: profile, body)
     }
 
     // MARK: - secret-tool
 
-    private func lockPath(_ profile: String) -> String { "\(lockDirectory)/\(profile).lock" }
+    package func lockPath(_ profile: String) -> String { "\(lockDirectory)/\(profile).lock" }
 
     private func attributes(_ profile: String) -> [String] { ["service", Self.service, "profile", profile] }
 
-    private func loadEntry(profile: String) async throws(TokenStoreError) -> StoredTokens? {
+    package func readEntry(profile: String) async throws(TokenStoreError) -> StoredTokens? {
         guard let data = try await lookup(attributes: attributes(profile)) else { return nil }
         return try StoredTokens.decode(
             data, profile: profile, location: "the keyring item service=\(Self.service) profile=\(profile)")
     }
 
-    private func storeEntry(_ tokens: StoredTokens, profile: String) async throws(TokenStoreError) {
+    package func writeEntry(_ tokens: StoredTokens, profile: String) async throws(TokenStoreError) {
         let data = try tokens.encoded()
         guard data.count <= Self.maximumEntrySize else {
             throw TokenStoreError(
@@ -197,7 +179,14 @@ public struct SecretServiceTokenStore: TokenStore {
         guard Subprocess.exitCode(of: result.status) == 0 else { throw failure("store", result) }
     }
 
-    private func clearEntry(profile: String) async throws(TokenStoreError) -> Bool {
+    /// The keyring sets nothing aside: the item is written when the update's body has returned.
+    package func prepareWrite(
+        profile: String, replacing current: StoredTokens?
+    ) throws(TokenStoreError) -> PendingEntryWrite {
+        .direct { entry throws(TokenStoreError) in try await writeEntry(entry, profile: profile) }
+    }
+
+    package func removeEntry(profile: String) async throws(TokenStoreError) -> Bool {
         guard try await lookup(attributes: attributes(profile)) != nil else { return false }
         let result = try await run(["clear"] + attributes(profile))
         guard Subprocess.exitCode(of: result.status) == 0 else { throw failure("clear", result) }

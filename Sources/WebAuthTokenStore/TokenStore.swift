@@ -20,6 +20,10 @@ import WebAuthOAuth
 /// }
 /// ```
 ///
+/// For signed-in profiles, ``TokenStores`` does this and more — which store holds a profile,
+/// the fallback from the keyring to files, an `AccessTokenProvider` that refreshes under the
+/// lock — and keeps them where the `webauth` tool does.
+///
 /// Store failures are ``TokenStoreError``s; their messages never contain a token.
 public protocol TokenStore: Sendable {
     /// Which kind of store this is, for `webauth status`.

@@ -13,8 +13,8 @@ import Foundation
 public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        /// The code's name.
-        public var rawValue: String
+        /// The code's name, such as `lockTimeout`.
+        public let rawValue: String
         /// Creates a code.
         public init(rawValue: String) { self.rawValue = rawValue }
         init(_ rawValue: String) { self.rawValue = rawValue }
@@ -44,12 +44,19 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         /// The entry is larger than the store can keep whole (the keyring, through
         /// `secret-tool`, takes at most 8 KiB).
         public static let entryTooLarge = Code("entryTooLarge")
+        /// No store holds an entry for the profile: it was never signed in, or signed out since.
+        public static let notSignedIn = Code("notSignedIn")
+        /// The access token needs refreshing and the entry has no refresh token: sign in again.
+        public static let noRefreshToken = Code("noRefreshToken")
+        /// The access token needs refreshing and the entry was saved without the client
+        /// configuration to refresh it with (see ``StoredTokens/configuration``): sign in again.
+        public static let noConfiguration = Code("noConfiguration")
     }
 
     /// What kind of failure this is.
-    public var code: Code
+    public let code: Code
     /// A description for people, with no token values.
-    public var message: String
+    public let message: String
 
     /// Creates an error.
     public init(code: Code, message: String) {
@@ -61,11 +68,16 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         self.init(code: code, message: message)
     }
 
+    /// ``Code/notSignedIn`` for `profile`.
+    static func notSignedIn(_ profile: String) -> TokenStoreError {
+        TokenStoreError(.notSignedIn, "no profile \"\(profile)\" is signed in")
+    }
+
     /// An error for a failed system call: `what` plus the `errno` text.
     static func system(_ what: String, errno number: Int32 = errno, code: Code = .fileSystem) -> TokenStoreError {
         TokenStoreError(code, "\(what): \(String(cString: strerror(number)))")
     }
 
-    /// `code: message`.
+    /// `code: message`, safe to print.
     public var description: String { "\(code): \(message)" }
 }

@@ -36,7 +36,8 @@ public enum TokenStoreSelection: String, Sendable, Hashable, CaseIterable, Custo
     ///   - logger: Where a fallback from the keyring to files is logged (at debug level).
     public func makeStore(
         environment: [String: String] = ProcessInfo.processInfo.environment, directory: String? = nil,
-        lockTimeout: Duration = .seconds(30), logger: Logger = Logger(label: "webauth.tokenstore")
+        lockTimeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> any TokenStore {
         let fileStore = { () throws(TokenStoreError) -> FileTokenStore in
             try FileTokenStore(

@@ -32,16 +32,31 @@ struct CLIParsingTests {
             try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "not a scheme", "https://a.example/"])
                 as? OpenCommand)
         #expect(throws: (any Error).self) { try badScheme.makeCallback() }
+        let wholeURL = try #require(
+            try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "com.example.app:/cb", "https://a.example/"])
+                as? OpenCommand)
+        #expect(throws: (any Error).self) { try wholeURL.makeCallback() }
+        let scheme = try #require(
+            try WebAuthCommand.parseAsRoot(["open", "--callback-scheme", "Com.Example.App", "https://a.example/"])
+                as? OpenCommand)
+        #expect(try scheme.makeCallback() == .customScheme("com.example.app"))
         let command = try #require(
             try WebAuthCommand.parseAsRoot(["open", "--callback-https", "example.com/oauth", "https://a.example/"])
                 as? OpenCommand)
         #expect(try command.makeCallback() == .https(host: "example.com", path: "/oauth"))
     }
 
+    @Test func versionIsTheLibrarysVersion() async throws {
+        let (status, stdout, stderr) = try await CLIProcess.run(["--version"])
+        #expect(status == ExitStatus.success, "\(stderr)")
+        #expect(stdout == WebAuthVersion.current + "\n")
+        #expect(WebAuthVersion.current.split(separator: ".").compactMap { Int($0) }.count == 3)
+    }
+
     @Test func errorKindsMapToTheirDocumentedStatuses() {
         let cases: [(WebAuthenticationSessionError, Int32)] = [
-            (.canceled(.user), ExitStatus.cancelledByUser),
-            (.canceled(.program), ExitStatus.interrupted),
+            (.cancelled(.user), ExitStatus.cancelledByUser),
+            (.cancelled(.program), ExitStatus.interrupted),
             (.timedOut(after: .seconds(1)), ExitStatus.timedOut),
             (.noBrowserAvailable("x"), ExitStatus.noBrowser),
             (.browserCannotHonor("x"), ExitStatus.noBrowser),

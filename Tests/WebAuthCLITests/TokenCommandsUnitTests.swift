@@ -75,25 +75,24 @@ struct TokenCommandsUnitTests {
 
     @Test func anExpiryNoDateCanTrap() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: 1e300), now: now).hasPrefix("expires "))
-        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: -1e300), now: now).hasPrefix("expired"))
-        #expect(StatusCommand.expiry(Date(timeIntervalSince1970: .nan), now: now) == "no expiry given")
-        #expect(StatusCommand.expiry(now.addingTimeInterval(90.4), now: now).contains("(in 1 min)"))
+        #expect(EntryDescription.expiry(Date(timeIntervalSince1970: 1e300), now: now).hasPrefix("expires "))
+        #expect(EntryDescription.expiry(Date(timeIntervalSince1970: -1e300), now: now).hasPrefix("expired"))
+        #expect(EntryDescription.expiry(Date(timeIntervalSince1970: .nan), now: now) == "no expiry given")
+        #expect(EntryDescription.expiry(now.addingTimeInterval(90.4), now: now).contains("(in 1 min)"))
     }
 
     // MARK: How login signs in
 
-    @Test func flagsDecideFirstThenTheDisplayThenTheProvider() {
+    @Test func flagsDecideFirstThenTheBrowserSelectionThenTheProvider() {
         typealias Situation = SignInPlan.Situation
-        #expect(SignInPlan.choose(Situation(deviceRequested: true, hasDisplay: true)).method == .device)
-        #expect(SignInPlan.choose(Situation(noBrowserRequested: true, hasDisplay: false)).method == .pastedRedirect)
-        #expect(SignInPlan.choose(Situation(hasDisplay: true)) == SignInPlan(method: .browser))
-        #expect(SignInPlan.choose(Situation(browserNamed: true, hasDisplay: false)).method == .browser)
+        #expect(SignInPlan.choose(Situation(deviceRequested: true, opensBrowser: true)).method == .device)
+        #expect(SignInPlan.choose(Situation(noBrowserRequested: true, opensBrowser: false)).method == .pastedRedirect)
+        #expect(SignInPlan.choose(Situation(opensBrowser: true)) == SignInPlan(method: .browser))
 
-        let headless = Situation(hasDisplay: false)
+        let headless = Situation(opensBrowser: false)
         #expect(SignInPlan.needsProviderMetadata(headless))
-        #expect(!SignInPlan.needsProviderMetadata(Situation(hasDisplay: true)))
-        #expect(!SignInPlan.needsProviderMetadata(Situation(deviceRequested: true, hasDisplay: false)))
+        #expect(!SignInPlan.needsProviderMetadata(Situation(opensBrowser: true)))
+        #expect(!SignInPlan.needsProviderMetadata(Situation(deviceRequested: true, opensBrowser: false)))
         var offered = headless
         offered.providerOffersDevice = true
         let device = SignInPlan.choose(offered)
@@ -105,39 +104,21 @@ struct TokenCommandsUnitTests {
         #expect(pasted.reason?.contains("no device flow") == true)
     }
 
-    // MARK: When token refreshes
+    // MARK: When token cannot refresh
 
-    private func entry(expiresIn seconds: Double?, refreshToken: String? = "rt", configured: Bool = true)
-        -> StoredTokens
-    {
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let configuration = ClientConfiguration(issuer: URL(string: "https://issuer.example")!, clientID: "cli")
-        return StoredTokens(
-            tokens: TokenSet(
-                accessToken: "at", refreshToken: refreshToken, expiresAt: seconds.map { now.addingTimeInterval($0) }),
-            clientID: "cli", configuration: configured ? configuration : nil)
-    }
-
-    @Test func aTokenIsRefreshedOnlyInsideTheMinimumValidity() {
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let minute = Duration.seconds(60)
-        #expect(TokenFreshness.of(entry(expiresIn: 3600), now: now, minimumValidity: minute) == .fresh)
-        #expect(TokenFreshness.of(entry(expiresIn: nil), now: now, minimumValidity: .seconds(7200)) == .fresh)
-        let stale = entry(expiresIn: 30)
-        #expect(
-            TokenFreshness.of(stale, now: now, minimumValidity: minute) == .needsRefresh(stale.configuration!))
-        #expect(
-            TokenFreshness.of(entry(expiresIn: 3600), now: now, minimumValidity: .seconds(7200))
-                == .needsRefresh(stale.configuration!))
-        #expect(
-            TokenFreshness.of(entry(expiresIn: -5, refreshToken: nil), now: now, minimumValidity: minute)
-                == .cannotRefresh(.noRefreshToken))
-        #expect(
-            TokenFreshness.of(entry(expiresIn: 10, configured: false), now: now, minimumValidity: minute)
-                == .cannotRefresh(.noConfiguration))
-        let failure = TokenFreshness.failure(.noRefreshToken, profile: "work")
-        #expect(failure.status == ExitStatus.notSignedIn)
-        #expect(failure.description.contains("webauth login --profile work"))
+    @Test func storeErrorsAboutTheProfileReadAsTheCommandsOwnFailures() {
+        let notSignedIn = CommandFailure.from(
+            TokenStoreError(code: .notSignedIn, message: "x"), profile: "work", action: "refresh")
+        #expect(notSignedIn.status == ExitStatus.notSignedIn)
+        #expect(notSignedIn.code == "notSignedIn")
+        for code in [TokenStoreError.Code.noRefreshToken, .noConfiguration] {
+            let failure = CommandFailure.from(TokenStoreError(code: code, message: "x"), profile: "work", action: "")
+            #expect(failure.status == ExitStatus.notSignedIn, "\(code)")
+            #expect(failure.code == code.rawValue)
+            #expect(failure.description.contains("webauth login --profile work"), "\(failure)")
+        }
+        let lock = CommandFailure.from(TokenStoreError(code: .lockTimeout, message: "x"), profile: "work", action: "")
+        #expect(lock.status == ExitStatus.tokenStoreFailed)
     }
 
     // MARK: Exit statuses
@@ -160,7 +141,7 @@ struct TokenCommandsUnitTests {
             (OAuthError(code: .noRefreshToken, message: "x"), ExitStatus.notSignedIn),
             (OAuthError(code: .deviceCodeExpired, message: "x"), ExitStatus.timedOut),
             (
-                OAuthError(code: .session, message: "x", sessionError: .canceled(.user)),
+                OAuthError(code: .session, message: "x", sessionError: .cancelled(.user)),
                 ExitStatus.cancelledByUser
             ),
         ]
@@ -282,65 +263,6 @@ struct TokenCommandsUnitTests {
         #expect(token.storeOption.selection == .automatic)
     }
 
-    // MARK: Stored entries and the index
-
-    @Test func entriesWrittenBeforeTheConfigurationFieldStillDecode() throws {
-        let old = #"""
-            {"clientID":"client-1","issuer":"https://issuer.example","savedAt":"2027-01-15T08:00:00Z",
-             "tokenEndpoint":"https://issuer.example/token","version":1,
-             "tokens":{"accessToken":"at-1","tokenType":"Bearer","refreshToken":"rt-1","scopes":["openid"],
-                       "receivedAt":"2027-01-15T08:00:00Z","expiresAt":"2030-03-17T17:46:40Z"}}
-            """#
-        let entry = try StoredTokens.decode(Data(old.utf8), profile: "old", location: "old.json")
-        #expect(entry.configuration == nil)
-        #expect(entry.tokens.refreshToken == "rt-1")
-        #expect(
-            TokenFreshness.of(entry, now: Date(timeIntervalSince1970: 1_900_000_000), minimumValidity: .seconds(60))
-                == .cannotRefresh(.noConfiguration))
-
-        let configuration = ClientConfiguration(
-            issuer: URL(string: "https://issuer.example")!, clientID: "client-1", clientSecret: "kept")
-        let new = StoredTokens(tokens: entry.tokens, configuration: configuration)
-        let decoded = try StoredTokens.decode(try new.encoded(), profile: "new", location: "new.json")
-        #expect(decoded.configuration == configuration)
-        #expect(!decoded.description.contains("kept"), "the description never shows the secret")
-    }
-
-    @Test func anUnsafeTokenDirectoryIsReportedNotTakenForNoSignIn() async throws {
-        let sandbox = try ProfileSandbox()
-        defer { sandbox.remove() }
-        // The token directory is a symbolic link: the file store refuses it, and `token` must
-        // say so (a store failure) rather than report the profile as never signed in.
-        try FileManager.default.createDirectory(atPath: sandbox.root + "/elsewhere", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(
-            atPath: sandbox.stateHome + "/webauth", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(
-            atPath: sandbox.tokenDirectory, withDestinationPath: sandbox.root + "/elsewhere")
-        let stores = TokenStores(selection: .automatic, environment: sandbox.environment)
-        await #expect {
-            _ = try await stores.find(profile: "default")
-        } throws: { ($0 as? TokenStoreError)?.code == .insecureDirectory }
-    }
-
-    @Test func theIndexRemembersStoresIn0600AndForgets() async throws {
-        let sandbox = try ProfileSandbox()
-        defer { sandbox.remove() }
-        let index = ProfileIndex(environment: sandbox.environment)
-        #expect(index.path == sandbox.indexPath)
-        #expect(index.kind(of: "work") == nil)
-        try await index.record(.keyring, for: "work")
-        try await index.record(.file, for: "home")
-        #expect(index.kind(of: "work") == .keyring)
-        #expect(index.entries() == ["work": .keyring, "home": .file])
-        #expect(sandbox.mode(of: sandbox.indexPath) == 0o600)
-        #expect(sandbox.mode(of: sandbox.stateHome + "/webauth") == 0o700)
-        try await index.forget("work")
-        #expect(index.entries() == ["home": .file])
-
-        try Data("not json".utf8).write(to: URL(fileURLWithPath: sandbox.indexPath))
-        #expect(index.entries().isEmpty, "an unreadable index means: not known")
-    }
-
     // MARK: Terminal output
 
     @Test func colorsOnlyOnATerminalAndNeverWithNoColor() {
@@ -421,11 +343,11 @@ struct TokenCommandsUnitTests {
 
     @Test func statusFormatsExpiryWithoutTokens() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(StatusCommand.expiry(nil, now: now) == "no expiry given")
-        #expect(StatusCommand.expiry(now.addingTimeInterval(-1), now: now).hasPrefix("expired"))
-        #expect(StatusCommand.expiry(now.addingTimeInterval(3599), now: now).hasSuffix("(in 59 min)"))
-        #expect(StatusCommand.duration(45) == "45 s")
-        #expect(StatusCommand.duration(3 * 3600 + 300) == "3 h 5 min")
-        #expect(StatusCommand.duration(2 * 86400 + 4 * 3600) == "2 d 4 h")
+        #expect(EntryDescription.expiry(nil, now: now) == "no expiry given")
+        #expect(EntryDescription.expiry(now.addingTimeInterval(-1), now: now).hasPrefix("expired"))
+        #expect(EntryDescription.expiry(now.addingTimeInterval(3599), now: now).hasSuffix("(in 59 min)"))
+        #expect(EntryDescription.duration(45) == "45 s")
+        #expect(EntryDescription.duration(3 * 3600 + 300) == "3 h 5 min")
+        #expect(EntryDescription.duration(2 * 86400 + 4 * 3600) == "2 d 4 h")
     }
 }

@@ -32,8 +32,8 @@
 
             @Test func everyLinuxErrorMapsOntoAnAppleCodeAndStaysReachable() {
                 let cases: [(WebAuthenticationSessionError, ASWebAuthenticationSessionError.Code)] = [
-                    (.canceled(.user), .canceledLogin),
-                    (.canceled(.program), .canceledLogin),
+                    (.cancelled(.user), .canceledLogin),
+                    (.cancelled(.program), .canceledLogin),
                     (.timedOut(after: .seconds(5)), .canceledLogin),
                     (
                         WebAuthenticationSessionError(code: .presentationContextNotProvided, message: "m"),
@@ -78,7 +78,7 @@
                         return "other"
                     }
                 }
-                #expect(classify(ASWebAuthenticationSessionError(.canceled(.user))) == "cancelled")
+                #expect(classify(ASWebAuthenticationSessionError(.cancelled(.user))) == "cancelled")
                 #expect(classify(ASWebAuthenticationSessionError(.presentationContextNotProvided)) == "no context")
                 #expect(classify(ASWebAuthenticationSessionError(.presentationContextInvalid)) == "other")
                 #expect(classify(CocoaError(.fileNoSuchFile)) == "other")
@@ -132,7 +132,7 @@
                 }
                 #expect(session.canStart)
                 #expect(start(session, in: setup) == false)
-                let completion = try #require(await received.next(within: .seconds(5)))
+                let completion = try #require(await received.next())
                 #expect(completion.code == 2)
                 #expect(completion.domain == ASWebAuthenticationSessionErrorDomain)
                 #expect(completion.detail?.code == .presentationContextNotProvided)
@@ -206,7 +206,7 @@
                     }
                     session.presentationContextProvider = provider
                     #expect(start(session, in: setup) == false, "\(scheme ?? "nil")")
-                    return try #require(await received.next(within: .seconds(5)))
+                    return try #require(await received.next())
                 }
                 let unregistered = try await attempt("com.example.unregistered")
                 #expect(unregistered.code == ASWebAuthenticationSessionError.Code.presentationContextInvalid.rawValue)

@@ -87,7 +87,7 @@
                     let completion = await viewController.errors.next()
                     if completion == nil { Issue.record("no completion; Chromium said:\n\(launcher.logTails())") }
                     #expect(completion?.detail == nil, "\(String(describing: completion?.detail))")
-                    let token = try #require(await viewController.tokens.next(within: .seconds(5)))
+                    let token = try #require(await viewController.tokens.next())
                     await server.shutdown()
 
                     #expect(token != nil)

@@ -101,7 +101,7 @@
                         let completion = await screen.completions.next()
                         if completion == nil { Issue.record("no completion; Chromium said:\n\(launcher.logTails())") }
                         #expect(completion?.detail == nil, "\(String(describing: completion?.detail))")
-                        let code = try #require(await screen.codes.next(within: .seconds(5)))
+                        let code = try #require(await screen.codes.next())
                         let request = try #require(await server.authorizationRequests.first)
                         #expect(code == request.issuedCode)
                         #expect(request.redirectLocation?.hasPrefix("\(scheme)://authorize?code=") == true)

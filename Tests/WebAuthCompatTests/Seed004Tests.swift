@@ -80,7 +80,7 @@
                 let completion = await screen.completions.next()
                 if completion == nil { Issue.record("no completion; Chromium said:\n\(launcher.logTails())") }
                 #expect(completion?.detail == nil, "\(String(describing: completion?.detail))")
-                let token = try #require(await screen.tokens.next(within: .seconds(5)))
+                let token = try #require(await screen.tokens.next())
                 await server.shutdown()
                 #expect(token == requestToken)
                 let callbackURL = try #require(screen.completions.all.first?.url)

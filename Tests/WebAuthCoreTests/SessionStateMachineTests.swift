@@ -3,115 +3,231 @@ import Testing
 
 @testable import WebAuthCore
 
+/// The machine with plain values for its resources: a listener, a page and a waiter are names.
+private typealias Machine = SessionStateMachine<String, String, String>
+
 @Suite("Session state machine")
 struct SessionStateMachineTests {
     let redirect = URL(string: "http://127.0.0.1:5000/callback")!
     let callback = Callback.loopback().boundToPort(5000)
 
-    private func waitingMachine() -> SessionStateMachine {
-        var machine = SessionStateMachine(callback: .loopback())
-        _ = machine.handle(.start)
-        _ = machine.handle(.listening(redirectURI: redirect, callback: callback))
-        _ = machine.handle(.presented)
+    private func listening(_ machine: inout Machine, accepting test: (@Sendable (URL) -> Bool)? = nil) -> Machine.Action
+    {
+        _ = machine.handle(.start(acceptsCallback: test))
+        return machine.handle(.listenerReady("listener", redirectURI: redirect, callback: callback))
+    }
+
+    private func waitingMachine(accepting test: (@Sendable (URL) -> Bool)? = nil) -> Machine {
+        var machine = Machine(callback: .loopback())
+        _ = listening(&machine, accepting: test)
+        _ = machine.handle(.presentationReady("page"))
+        #expect(machine.addWaiter("caller") == nil)
         return machine
     }
 
+    /// The result the machine says to deliver, after the owner reports the teardown done.
+    private func delivered(
+        after tearDown: Machine.Action, in machine: inout Machine, closing listener: String? = "listener",
+        dismissing page: String? = "page"
+    ) -> (Machine.Outcome, [String])? {
+        guard case .tearDown(let closed, let dismissed) = tearDown else {
+            Issue.record("expected a teardown, got \(tearDown)")
+            return nil
+        }
+        #expect(closed == listener)
+        #expect(dismissed == page)
+        #expect(!machine.isFinished, "nothing is delivered before the teardown is done")
+        guard case .deliver(let outcome, let waiters) = machine.handle(.tornDown) else {
+            Issue.record("nothing delivered after the teardown")
+            return nil
+        }
+        #expect(machine.isFinished)
+        return (outcome, waiters)
+    }
+
     @Test func startsOnceThenListensPresentsAndWaits() {
-        var machine = SessionStateMachine(callback: .loopback())
+        var machine = Machine(callback: .loopback())
         #expect(machine.canStart)
-        #expect(machine.handle(.start) == .listen)
+        guard case .listen = machine.handle(.start(acceptsCallback: nil)) else {
+            Issue.record("start did not listen")
+            return
+        }
         #expect(!machine.canStart)
-        #expect(machine.handle(.start) == .none)
-        #expect(
-            machine.handle(.listening(redirectURI: redirect, callback: callback)) == .present(redirectURI: redirect))
-        #expect(machine.handle(.presented) == .none)
-        #expect(machine.state == .waiting(redirectURI: redirect))
+        guard case .none = machine.handle(.start(acceptsCallback: nil)) else {
+            Issue.record("a second start did something")
+            return
+        }
+        let present = machine.handle(.listenerReady("listener", redirectURI: redirect, callback: callback))
+        guard case .present(let redirectURI, let bound, let watching) = present else {
+            Issue.record("a ready listener did not lead to presenting")
+            return
+        }
+        #expect(redirectURI == redirect)
+        #expect(bound == callback)
+        #expect(watching == "listener")
+        guard case .watch(let page, let waitingAt) = machine.handle(.presentationReady("page")) else {
+            Issue.record("an open page is not watched")
+            return
+        }
+        #expect(page == "page")
+        #expect(waitingAt == redirect)
+        #expect(machine.redirectURI == redirect)
     }
 
     @Test func cancelBeforeStartPreventsStartingAndDeliversNothing() {
-        var machine = SessionStateMachine(callback: .loopback())
-        #expect(machine.handle(.cancel) == .none)
+        var machine = Machine(callback: .loopback())
+        guard case .none = machine.handle(.cancel) else {
+            Issue.record("cancelling an idle session did something")
+            return
+        }
         #expect(!machine.canStart)
-        #expect(machine.handle(.start) == .none)
+        guard case .none = machine.handle(.start(acceptsCallback: nil)) else {
+            Issue.record("a cancelled session started")
+            return
+        }
         #expect(machine.isFinished)
+        #expect(machine.addWaiter("late")?.failureCode == .canceledLogin)
     }
 
-    @Test func matchingAcceptedCallbackFinishesWithSuccess() {
+    @Test func anAcceptedCallbackTearsDownThenDeliversToEveryWaiter() throws {
         var machine = waitingMachine()
+        #expect(machine.addWaiter("second") == nil)
         let url = URL(string: "http://127.0.0.1:5000/callback?code=abc")!
-        #expect(machine.handle(.callbackOffered(url, accepted: true)) == .finish(.success(url)))
+        let tearDown = machine.handle(.callbackOffered(url))
+        #expect(machine.addWaiter("during teardown") == nil, "a caller arriving during the teardown waits")
+        let (outcome, waiters) = try #require(delivered(after: tearDown, in: &machine))
+        #expect(try outcome.get() == ReceivedCallback(url: url, redirectURI: redirect))
+        #expect(waiters == ["caller", "second", "during teardown"])
+        #expect(try machine.addWaiter("after")?.get().url == url, "a later caller gets the result at once")
+    }
+
+    @Test func callbackWhilePresentingCountsAndThePageThatOpensLateIsDismissed() throws {
+        var machine = Machine(callback: .loopback())
+        _ = listening(&machine)
+        let url = URL(string: "http://127.0.0.1:5000/callback?code=fast")!
+        guard case .tearDown(let closed, nil) = machine.handle(.callbackOffered(url)) else {
+            Issue.record("the listener was not closed")
+            return
+        }
+        #expect(closed == "listener")
+        guard case .none = machine.handle(.tornDown) else {
+            Issue.record("delivered while the page was still opening")
+            return
+        }
+        let (outcome, _) = try #require(
+            delivered(
+                after: machine.handle(.presentationReady("late page")), in: &machine, closing: nil,
+                dismissing: "late page"))
+        #expect(try outcome.get().url == url)
+    }
+
+    @Test func aListenerThatArrivesAfterCancellationIsHandedBackToClose() throws {
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: nil))
+        #expect(machine.addWaiter("caller") == nil)
+        guard case .tearDown(nil, nil) = machine.handle(.cancel) else {
+            Issue.record("cancelling while listening did not tear down")
+            return
+        }
+        guard case .none = machine.handle(.tornDown) else {
+            Issue.record("delivered while the listener was still being made")
+            return
+        }
+        let late = machine.handle(.listenerReady("late listener", redirectURI: redirect, callback: callback))
+        let (outcome, waiters) = try #require(
+            delivered(after: late, in: &machine, closing: "late listener", dismissing: nil))
+        #expect(outcome.failureCode == .canceledLogin)
+        #expect(waiters == ["caller"])
+    }
+
+    @Test func aFailedStepDeliversAtOnceWhenNothingIsHeld() {
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: nil))
+        guard case .deliver(let outcome, _) = machine.handle(.listenFailed(.noCallbackReceiver("none"))) else {
+            Issue.record("a failed listen step was not delivered")
+            return
+        }
+        #expect(outcome.failureCode == .noCallbackReceiver)
         #expect(machine.isFinished)
     }
 
-    @Test func callbackWhilePresentingCounts() {
-        var machine = SessionStateMachine(callback: .loopback())
-        _ = machine.handle(.start)
-        _ = machine.handle(.listening(redirectURI: redirect, callback: callback))
-        let url = URL(string: "http://127.0.0.1:5000/callback?code=fast")!
-        #expect(machine.handle(.callbackOffered(url, accepted: true)) == .finish(.success(url)))
-    }
-
-    @Test func mismatchedOrUnacceptedCallbacksAreRejectedAndTheSessionGoesOn() {
-        var machine = waitingMachine()
-        let otherPort = URL(string: "http://127.0.0.1:5001/callback?code=abc")!
-        guard case .reject(let mismatch) = machine.handle(.callbackOffered(otherPort, accepted: true)) else {
+    @Test func mismatchedOrUnacceptedCallbacksAreRejectedAndTheSessionGoesOn() throws {
+        var machine = waitingMachine(accepting: { $0.query?.contains("state=good") == true })
+        let otherPort = URL(string: "http://127.0.0.1:5001/callback?code=abc&state=good")!
+        guard case .reject(let mismatch) = machine.handle(.callbackOffered(otherPort)) else {
             Issue.record("a URL on another port was taken")
             return
         }
         #expect(mismatch.code == .callbackMismatch)
         #expect(!mismatch.message.contains("code=abc"))
         let forged = URL(string: "http://127.0.0.1:5000/callback?code=evil&state=wrong")!
-        guard case .reject = machine.handle(.callbackOffered(forged, accepted: false)) else {
+        guard case .reject = machine.handle(.callbackOffered(forged)) else {
             Issue.record("an unaccepted callback was taken")
             return
         }
-        #expect(machine.state == .waiting(redirectURI: redirect))
-        let real = URL(string: "http://127.0.0.1:5000/callback?code=good")!
-        #expect(machine.handle(.callbackOffered(real, accepted: true)) == .finish(.success(real)))
+        #expect(!machine.isFinished)
+        let real = URL(string: "http://127.0.0.1:5000/callback?code=good&state=good")!
+        let (outcome, _) = try #require(delivered(after: machine.handle(.callbackOffered(real)), in: &machine))
+        #expect(try outcome.get().url == real)
     }
 
-    @Test func endingsCarryTheirReasons() {
+    @Test func endingsCarryTheirReasons() throws {
         var user = waitingMachine()
-        #expect(user.handle(.closedByUser) == .finish(.failure(.canceled(.user))))
+        let (byUser, _) = try #require(delivered(after: user.handle(.closedByUser), in: &user))
+        #expect(byUser.failure == .cancelled(.user))
         var program = waitingMachine()
-        #expect(program.handle(.cancel) == .finish(.failure(.canceled(.program))))
+        let (byProgram, _) = try #require(delivered(after: program.handle(.cancel), in: &program))
+        #expect(byProgram.failure == .cancelled(.program))
         var clock = waitingMachine()
-        guard case .finish(.failure(let timedOut)) = clock.handle(.timedOut(.seconds(2))) else {
-            Issue.record("timeout did not finish")
-            return
-        }
-        #expect(timedOut.code == .timedOut)
-        #expect(timedOut.cancellationReason == .timeout)
+        let (timedOut, _) = try #require(delivered(after: clock.handle(.timedOut(.seconds(2))), in: &clock))
+        #expect(timedOut.failureCode == .timedOut)
+        #expect(timedOut.failure?.cancellationReason == .timeout)
         var failing = waitingMachine()
         let error = WebAuthenticationSessionError.browserLaunchFailed("gone")
-        #expect(failing.handle(.failed(error)) == .finish(.failure(error)))
+        let (failed, _) = try #require(delivered(after: failing.handle(.browserFailed(error)), in: &failing))
+        #expect(failed.failure == error)
     }
 
-    @Test func finishesExactlyOnce() {
+    @Test func finishesExactlyOnce() throws {
         var machine = waitingMachine()
         let url = URL(string: "http://127.0.0.1:5000/callback?code=1")!
-        #expect(machine.handle(.callbackOffered(url, accepted: true)) == .finish(.success(url)))
-        #expect(machine.handle(.callbackOffered(url, accepted: true)) == .none)
-        #expect(machine.handle(.cancel) == .none)
-        #expect(machine.handle(.timedOut(.seconds(1))) == .none)
-        #expect(machine.handle(.closedByUser) == .none)
-        #expect(machine.handle(.failed(.timedOut(after: .seconds(1)))) == .none)
-    }
-
-    @Test func cancelWhileListeningFinishes() {
-        var machine = SessionStateMachine(callback: .loopback())
-        _ = machine.handle(.start)
-        #expect(machine.handle(.cancel) == .finish(.failure(.canceled(.program))))
-        #expect(machine.handle(.listening(redirectURI: redirect, callback: callback)) == .none)
+        _ = try #require(delivered(after: machine.handle(.callbackOffered(url)), in: &machine))
+        for event: Machine.Event in [
+            .callbackOffered(url), .cancel, .timedOut(.seconds(1)), .closedByUser, .tornDown,
+            .browserFailed(.timedOut(after: .seconds(1))),
+        ] {
+            guard case .none = machine.handle(event) else {
+                Issue.record("a finished session acted on \(event)")
+                return
+            }
+        }
     }
 
     @Test func outOfOrderEventsAreIgnored() {
-        var machine = SessionStateMachine(callback: .loopback())
-        _ = machine.handle(.start)
-        #expect(machine.handle(.presented) == .none)
-        #expect(machine.handle(.callbackOffered(redirect, accepted: true)) == .none)
-        #expect(machine.state == .listening)
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: nil))
+        guard case .none = machine.handle(.callbackOffered(redirect)) else {
+            Issue.record("a callback before listening was acted on")
+            return
+        }
+        guard case .none = machine.handle(.tornDown) else {
+            Issue.record("a teardown report while running was acted on")
+            return
+        }
+        #expect(!machine.isFinished)
+        #expect(machine.redirectURI == nil)
     }
+}
+
+extension Result where Failure == WebAuthenticationSessionError {
+    /// The error, if this is a failure.
+    fileprivate var failure: WebAuthenticationSessionError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    /// The error's code, if this is a failure.
+    fileprivate var failureCode: WebAuthenticationSessionError.Code? { failure?.code }
 }
 
 @Suite("Session plan")

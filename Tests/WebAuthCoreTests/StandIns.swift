@@ -54,20 +54,38 @@ final class StandInPresentation: BrowserPresentation {
 final class StandInReceiver: CallbackReceiver {
     private let port: Int
     private let failure: WebAuthenticationSessionError?
+    private let slow: Bool
+    private let taken: WebAuthenticationSessionError?
     private let made = Mutex<[StandInListener]>([])
+    /// Yields each time ``listen(for:accepting:)`` is entered.
+    let listenCalls: AsyncStream<Void>
+    private let listenCallsContinuation: AsyncStream<Void>.Continuation
 
-    init(port: Int = 40_000, failure: WebAuthenticationSessionError? = nil) {
+    /// - Parameter slow: Whether listening takes until the listening task is cancelled (at
+    ///   most a minute), so that the listener arrives after the session has ended.
+    /// - Parameter taken: What ``unavailability(for:)`` reports, as if another session had the callback.
+    init(
+        port: Int = 40_000, failure: WebAuthenticationSessionError? = nil, slow: Bool = false,
+        taken: WebAuthenticationSessionError? = nil
+    ) {
         self.port = port
         self.failure = failure
+        self.slow = slow
+        self.taken = taken
+        (listenCalls, listenCallsContinuation) = AsyncStream.makeStream(of: Void.self)
     }
 
     var listeners: [StandInListener] { made.withLock { $0 } }
 
     func canReceive(_ callback: Callback) -> Bool { callback.isLoopback }
 
+    func unavailability(for callback: Callback) -> WebAuthenticationSessionError? { taken }
+
     func listen(
         for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
+        listenCallsContinuation.yield()
+        if slow { try? await Task.sleep(for: .seconds(60)) }
         if let failure { throw failure }
         let bound = callback.boundToPort(port)
         let listener = StandInListener(callback: bound, accepting: accepting)

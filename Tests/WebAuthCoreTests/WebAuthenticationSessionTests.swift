@@ -34,7 +34,9 @@ struct WebAuthenticationSessionTests {
         let listener = try #require(receiver.listeners.first)
         let callbackURL = URL(string: "http://127.0.0.1:41000/callback?code=abc&state=xyz")!
         #expect(listener.deliver(callbackURL))
-        #expect(try await result.value == callbackURL)
+        let received = try await result.value
+        #expect(received.url == callbackURL)
+        #expect(received.redirectURI.absoluteString == "http://127.0.0.1:41000/callback")
         #expect(listener.closeCount == 1)
         #expect(presentation.dismissCount == 1)
     }
@@ -42,7 +44,7 @@ struct WebAuthenticationSessionTests {
     @Test func startsOnlyOnceAndCompletesExactlyOnce() async throws {
         let browser = StandInBrowser()
         let receiver = StandInReceiver()
-        let calls = Mutex<[Result<URL, WebAuthenticationSessionError>]>([])
+        let calls = Mutex<[Result<ReceivedCallback, WebAuthenticationSessionError>]>([])
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         let session = session(browser: browser, receiver: receiver) { result in
             calls.withLock { $0.append(result) }
@@ -60,16 +62,16 @@ struct WebAuthenticationSessionTests {
         // A second delivery or cancel after completion must not produce a second call.
         session.cancel()
         listener.deliver(URL(string: "http://127.0.0.1:40000/callback?code=2")!)
-        _ = try? await session.authenticate()
+        _ = try? await session.authenticate().url
         #expect(calls.withLock { $0.count } == 1)
-        #expect(try calls.withLock { try $0[0].get() }.absoluteString.hasSuffix("code=1"))
+        #expect(try calls.withLock { try $0[0].get() }.url.absoluteString.hasSuffix("code=1"))
     }
 
     @Test func cancelEndsWithProgramReasonAndCleansUp() async throws {
         let browser = StandInBrowser()
         let receiver = StandInReceiver()
         let session = session(browser: browser, receiver: receiver)
-        let result = Task { try await session.authenticate() }
+        let result = Task { try await session.authenticate().url }
         let presentation = await browser.nextPresentation()
         session.cancel()
         let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
@@ -80,10 +82,48 @@ struct WebAuthenticationSessionTests {
         #expect(presentation.dismissCount == 1)
     }
 
+    @Test func aListenerThatArrivesAfterCancellationIsClosedBeforeTheResult() async throws {
+        let browser = StandInBrowser()
+        let receiver = StandInReceiver(slow: true)
+        let closedAtDelivery = Mutex<Int?>(nil)
+        let (delivered, deliver) = AsyncStream.makeStream(
+            of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
+        let session = session(browser: browser, receiver: receiver) { result in
+            closedAtDelivery.withLock { $0 = receiver.listeners.first?.closeCount }
+            deliver.yield(result)
+        }
+        #expect(session.start())
+        var calls = receiver.listenCalls.makeAsyncIterator()
+        await calls.next()
+        session.cancel()
+        var results = delivered.makeAsyncIterator()
+        let result = try #require(await results.next())
+        #expect(throws: WebAuthenticationSessionError.cancelled(.program)) { try result.get() }
+        #expect(closedAtDelivery.withLock { $0 } == 1, "the late listener was closed before the result")
+        #expect(browser.requests.isEmpty, "nothing was presented")
+    }
+
+    @Test func aReceiverAlreadyTakenRefusesTheStartOrFailsTheSession() async throws {
+        let taken = WebAuthenticationSessionError(code: .callbackListenerFailed, message: "another session waits")
+        let browser = StandInBrowser()
+        let receiver = StandInReceiver(taken: taken)
+        let refusing = session(browser: browser, receiver: receiver) { _ in
+            Issue.record("a refused session called its completion handler")
+        }
+        #expect(throws: taken) { try refusing.start(refusingUnplannable: true).get() }
+        #expect(!refusing.canStart)
+        await #expect(throws: taken) { try await refusing.authenticate() }
+
+        let failing = session(browser: browser, receiver: receiver)
+        await #expect(throws: taken) { try await failing.authenticate() }
+        #expect(receiver.listeners.isEmpty, "nobody listened")
+        #expect(browser.requests.isEmpty, "nothing was presented")
+    }
+
     @Test func cancellingTheTaskCancelsTheSession() async throws {
         let browser = StandInBrowser()
         let session = session(browser: browser)
-        let task = Task { try await session.authenticate() }
+        let task = Task { try await session.authenticate().url }
         _ = await browser.nextPresentation()
         task.cancel()
         let error = await #expect(throws: WebAuthenticationSessionError.self) { try await task.value }
@@ -96,7 +136,7 @@ struct WebAuthenticationSessionTests {
         session.cancel()
         #expect(!session.canStart)
         #expect(!session.start())
-        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate() }
+        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
         #expect(error?.code == .canceledLogin)
         #expect(browser.requests.isEmpty)
     }
@@ -106,7 +146,7 @@ struct WebAuthenticationSessionTests {
         let receiver = StandInReceiver()
         let session = session(browser: browser, receiver: receiver)
         session.timeout = .milliseconds(200)
-        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate() }
+        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
         #expect(error?.code == .timedOut)
         #expect(error?.cancellationReason == .timeout)
         #expect(receiver.listeners.first?.closeCount == 1)
@@ -115,7 +155,7 @@ struct WebAuthenticationSessionTests {
     @Test func theWindowClosedByThePersonIsAUserCancel() async throws {
         let browser = StandInBrowser(capabilities: [.closeDetection])
         let session = session(browser: browser)
-        let result = Task { try await session.authenticate() }
+        let result = Task { try await session.authenticate().url }
         let presentation = await browser.nextPresentation()
         presentation.continuation.yield(.closedByUser)
         let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
@@ -126,7 +166,7 @@ struct WebAuthenticationSessionTests {
     @Test func aBrowserThatDiesFailsTheSession() async throws {
         let browser = StandInBrowser()
         let session = session(browser: browser)
-        let result = Task { try await session.authenticate() }
+        let result = Task { try await session.authenticate().url }
         let presentation = await browser.nextPresentation()
         presentation.continuation.yield(.failed("exited with status 1"))
         let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
@@ -138,7 +178,7 @@ struct WebAuthenticationSessionTests {
         let browser = StandInBrowser(failure: .noBrowserAvailable("nothing installed"))
         let receiver = StandInReceiver()
         let session = session(browser: browser, receiver: receiver)
-        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate() }
+        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
         #expect(error?.code == .noBrowserAvailable)
         #expect(receiver.listeners.first?.closeCount == 1)
     }
@@ -147,7 +187,7 @@ struct WebAuthenticationSessionTests {
         let browser = StandInBrowser()
         let receiver = StandInReceiver(failure: .listenerFailed(port: 8080, "address already in use"))
         let session = session(browser: browser, receiver: receiver)
-        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate() }
+        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
         #expect(error?.code == .callbackListenerFailed)
         #expect(error?.port == 8080)
         #expect(error?.message.contains("8080") == true)
@@ -159,7 +199,7 @@ struct WebAuthenticationSessionTests {
         let session = WebAuthenticationSession(
             url: URL(string: "file:///etc/passwd")!, callback: .loopback(),
             environment: SessionEnvironment(browser: browser, receivers: [StandInReceiver()]))
-        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate() }
+        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
         #expect(error?.code == .invalidAuthorizationURL)
         #expect(browser.requests.isEmpty)
     }
@@ -170,7 +210,7 @@ struct WebAuthenticationSessionTests {
         let session = session(browser: browser, receiver: receiver)
         session.prefersEphemeralWebBrowserSession = true
         session.requiredCapabilities = [.ephemeralSessions]
-        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate() }
+        let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
         #expect(error?.code == .browserCannotHonorRequest)
         #expect(browser.requests.isEmpty)
         #expect(receiver.listeners.isEmpty)
@@ -186,7 +226,7 @@ struct WebAuthenticationSessionTests {
         session.progressHandler = { progress in
             if progress.phase == .notice, let message = progress.message { notices.withLock { $0.append(message) } }
         }
-        let result = Task { try await session.authenticate() }
+        let result = Task { try await session.authenticate().url }
         _ = await browser.nextPresentation()
         #expect(browser.requests.first?.prefersEphemeralSession == true)
         #expect(browser.requests.first?.additionalHeaderFields == ["X-Client": "cli"])
@@ -199,7 +239,7 @@ struct WebAuthenticationSessionTests {
         let browser = StandInBrowser(capabilities: [.callbackInterception])
         let session = session(browser: browser, callback: .customScheme("com.example.app"))
         session.acceptsCallback = { url in url.query?.contains("state=expected") == true }
-        let result = Task { try await session.authenticate() }
+        let result = Task { try await session.authenticate().url }
         let presentation = await browser.nextPresentation()
         presentation.continuation.yield(.callback(URL(string: "com.example.app:/cb?code=evil&state=forged")!))
         presentation.continuation.yield(.callback(URL(string: "other.app:/cb?code=x&state=expected")!))
@@ -211,7 +251,7 @@ struct WebAuthenticationSessionTests {
     @Test func theSessionKeepsItselfAliveUntilItCompletes() async throws {
         let browser = StandInBrowser()
         let receiver = StandInReceiver()
-        let (done, finished) = AsyncStream.makeStream(of: Result<URL, WebAuthenticationSessionError>.self)
+        let (done, finished) = AsyncStream.makeStream(of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
         weak var weakSession: WebAuthenticationSession?
         do {
             let session = session(browser: browser, receiver: receiver) { finished.yield($0) }
@@ -223,7 +263,7 @@ struct WebAuthenticationSessionTests {
         try #require(receiver.listeners.first).deliver(URL(string: "http://127.0.0.1:40000/callback?code=1")!)
         var iterator = done.makeAsyncIterator()
         let result = await iterator.next()
-        #expect(try result?.get().query == "code=1")
+        #expect(try result?.get().url.query == "code=1")
     }
 
     @Test func aChoosingEnvironmentGetsTheSessionsNeeds() async throws {
@@ -238,7 +278,7 @@ struct WebAuthenticationSessionTests {
             url: authorize, callback: .loopback(), environment: environment)
         session.prefersEphemeralWebBrowserSession = true
         session.additionalHeaderFields = ["X-Client": "cli"]
-        let result = Task { try await session.authenticate() }
+        let result = Task { try await session.authenticate().url }
         _ = await capable.nextPresentation()
         session.cancel()
         _ = try? await result.value
@@ -257,7 +297,7 @@ struct WebAuthenticationSessionTests {
                     let browser = StandInBrowser()
                     let receiver = StandInReceiver(port: 42_000 + index)
                     let session = session(browser: browser, receiver: receiver)
-                    let result = Task { try await session.authenticate() }
+                    let result = Task { try await session.authenticate().url }
                     _ = await browser.nextPresentation()
                     let url = URL(string: "http://127.0.0.1:\(42_000 + index)/callback?code=\(index)")!
                     try #require(receiver.listeners.first).deliver(url)

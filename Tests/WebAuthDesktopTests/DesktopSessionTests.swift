@@ -45,7 +45,7 @@
                         let rule = AcceptanceRule(state: state)
                         session.acceptsCallback = rule.rule
                         session.timeout = .seconds(45)
-                        let callbackURL = try await session.authenticate()
+                        let callbackURL = try await session.authenticate().url
 
                         #expect(callbackURL.scheme == scheme)
                         #expect(callbackURL.path == "/oauth/done")
@@ -81,7 +81,7 @@
                                     }
                                     session.acceptsCallback = AcceptanceRule(state: state).rule
                                     session.timeout = .seconds(45)
-                                    return (scheme, state, try await session.authenticate())
+                                    return (scheme, state, try await session.authenticate().url)
                                 }
                             }
                             var seen = Set<String>()
@@ -107,7 +107,7 @@
                     url: URL(string: "https://example.com/authorize")!, callback: .customScheme("com.example.nowhere"),
                     environment: environment)
                 let error = try await #require(throws: WebAuthenticationSessionError.self) {
-                    try await session.authenticate()
+                    try await session.authenticate().url
                 }
                 #expect(error.code == .noCallbackReceiver)
                 #expect(error.message.contains("register the scheme with the desktop"))
@@ -125,7 +125,7 @@
                     url: URL(string: "http://127.0.0.1:9/authorize")!, callback: .customScheme(scheme),
                     environment: environment
                 )
-                let result = Task { try await session.authenticate() }
+                let result = Task { try await session.authenticate().url }
                 let socket = setup.socketDirectory.socketPath(forScheme: scheme)
                 #expect(await eventually { FileManager.default.fileExists(atPath: socket) })
                 session.cancel()

@@ -444,6 +444,7 @@ struct LoopbackReceiverTests {
 
         let reply = try await TestClient.exchange(
             TestClient.get("/callback?code=real", host: listener.hostField), port: port)
+        #expect(!reply.clientTimedOut)
         #expect(reply.status == 200)
         #expect(await listener.firstCallback()?.query == "code=real")
         await listener.close()

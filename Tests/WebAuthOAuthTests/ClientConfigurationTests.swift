@@ -21,8 +21,7 @@ struct ClientConfigurationTests {
         #expect(configuration.name == "Nae for Anilist")
         #expect(configuration.redirectURI.absoluteString == "fairese-nae://anilist-auth")
         #expect(configuration.responseType == .code)
-        let target = try RedirectTarget(configuration.redirectURI)
-        #expect(target.callback == .customScheme("fairese-nae"))
+        #expect(try Callback.configured(configuration.redirectURI) == .customScheme("fairese-nae"))
     }
 
     @Test func roundTripsTheFullForm() throws {
@@ -96,7 +95,7 @@ struct ClientConfigurationTests {
 
     @Test func anHTTPRedirectURIMustBeLoopbackToTheLetter() {
         for uri in ["http://127.attacker.example/cb", "http://127.0.0.1.nip.example/cb"] {
-            #expect(throws: OAuthError.self, "\(uri)") { try RedirectTarget(URL(string: uri)!) }
+            #expect(throws: OAuthError.self, "\(uri)") { try Callback.configured(URL(string: uri)!) }
         }
     }
 
@@ -119,17 +118,17 @@ struct ClientConfigurationTests {
     }
 
     @Test func mapsRedirectURIsToCallbacks() throws {
-        #expect(try RedirectTarget(URL(string: "http://127.0.0.1/callback")!).callback == .loopback(path: "/callback"))
+        #expect(try Callback.configured(URL(string: "http://127.0.0.1/callback")!) == .loopback(path: "/callback"))
         #expect(
-            try RedirectTarget(URL(string: "http://127.0.0.1:8765/cb")!).callback == .loopback(path: "/cb", port: 8765))
+            try Callback.configured(URL(string: "http://127.0.0.1:8765/cb")!) == .loopback(path: "/cb", port: 8765))
         #expect(
-            try RedirectTarget(URL(string: "http://[::1]/cb")!).callback == .loopback(path: "/cb", host: .ipv6))
+            try Callback.configured(URL(string: "http://[::1]/cb")!) == .loopback(path: "/cb", host: .ipv6))
         #expect(
-            try RedirectTarget(URL(string: "https://app.example.com/oauth")!).callback
+            try Callback.configured(URL(string: "https://app.example.com/oauth")!)
                 == .https(host: "app.example.com", path: "/oauth"))
-        #expect(try RedirectTarget(URL(string: "com.example.app:/oauth")!).callback == .customScheme("com.example.app"))
-        #expect(throws: OAuthError.self) { try RedirectTarget(URL(string: "http://example.com/cb")!) }
-        #expect(throws: OAuthError.self) { try RedirectTarget(URL(string: "http://127.0.0.1/cb?x=1")!) }
+        #expect(try Callback.configured(URL(string: "com.example.app:/oauth")!) == .customScheme("com.example.app"))
+        #expect(throws: OAuthError.self) { try Callback.configured(URL(string: "http://example.com/cb")!) }
+        #expect(throws: OAuthError.self) { try Callback.configured(URL(string: "http://127.0.0.1/cb?x=1")!) }
     }
 
     @Test func aSecretMethodNeedsASecret() {

@@ -73,8 +73,7 @@ struct HostileProviderAuthorizationSecurityTests {
             let callback = try #require(URL(string: "http://127.0.0.1:9/callback?code=abc&state=forged"))
             do throws(OAuthError) {
                 _ = try await client.completeAuthorization(
-                    authorization, callbackURL: callback,
-                    redirectURI: authorization.redirectURI(sessionRedirectURI: callback))
+                    authorization, received: ReceivedCallback(url: callback, redirectURI: callback))
                 Issue.record("accepted a callback with another state")
             } catch {
                 #expect(error.code == .stateMismatch)
@@ -94,14 +93,14 @@ struct HostileProviderAuthorizationSecurityTests {
                 .init(name: "iss", value: provider.issuerURL.absoluteString),
             ]
             let callback = try #require(components.url)
-            let redirectURI = authorization.redirectURI(sessionRedirectURI: callback)
+            let received = ReceivedCallback(url: callback, redirectURI: callback)
             // The first response is taken (the provider refuses the made-up code; that is beside the point).
-            _ = try? await client.completeAuthorization(authorization, callbackURL: callback, redirectURI: redirectURI)
+            _ = try? await client.completeAuthorization(authorization, received: received)
             #expect(provider.tokenRequests.count == 1)
             // The same redirect again — replayed, or from a second tab — goes nowhere.
             let copy = authorization
             do throws(OAuthError) {
-                _ = try await client.completeAuthorization(copy, callbackURL: callback, redirectURI: redirectURI)
+                _ = try await client.completeAuthorization(copy, received: received)
                 Issue.record("a second response with the same state was taken")
             } catch {
                 #expect(error.code == .stateMismatch)
@@ -211,8 +210,7 @@ struct HostileProviderAuthorizationSecurityTests {
             let callback = try #require(URL(string: "http://127.0.0.1:9/callback#" + fragment))
             do throws(OAuthError) {
                 _ = try await client.completeAuthorization(
-                    authorization, callbackURL: callback,
-                    redirectURI: authorization.redirectURI(sessionRedirectURI: callback))
+                    authorization, received: ReceivedCallback(url: callback, redirectURI: callback))
                 Issue.record("a code-flow client took an implicit response")
             } catch {
                 #expect([.stateMismatch, .invalidCallback].contains(error.code))

@@ -138,7 +138,7 @@ struct IndependentProviderEndToEndTests {
                 let driver = try ChromiumPageDriver()
                 defer { driver.tearDown() }
                 let session = driver.browsingSession(to: complete, loopbackReceiver: LoopbackReceiver())
-                let browsing = Task { try? await session.authenticate() }
+                let browsing = Task { try? await session.authenticate().url }
                 defer {
                     session.cancel()
                     polling.cancel()

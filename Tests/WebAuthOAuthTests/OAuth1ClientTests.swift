@@ -102,7 +102,7 @@ struct OAuth1ClientTests {
     }
 
     /// Recomputes the HMAC-SHA1 signature of a recorded request with the test's secrets.
-    static func signatureIsValid(_ request: HTTPRequest, tokenSecret: String?) throws -> Bool {
+    static func signatureIsValid(_ request: HTTPTransportRequest, tokenSecret: String?) throws -> Bool {
         var fields: [String: String] = [:]
         for (name, value) in oauth1AuthorizationFields(request.value(forHeader: "Authorization")) {
             fields[name] = FormEncoding.decode("v=\(value)").first?.1 ?? value
@@ -202,7 +202,7 @@ struct OAuth1ClientTests {
             "Invalid consumer.\r\n\u{1B}[2J\u{1B}[31mForged: line\u{7}\u{202E}" + String(repeating: "x", count: 500)
         let transport = OAuth1ScriptedTransport { _ in
             .success(
-                HTTPResponse(
+                HTTPTransportResponse(
                     status: 401, headerFields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8")],
                     body: Data(hostile.utf8)))
         }
@@ -235,7 +235,7 @@ struct OAuth1ClientTests {
     func errorBodyNotQuoted(contentType: String, body: String) async throws {
         let transport = OAuth1ScriptedTransport { _ in
             .success(
-                HTTPResponse(
+                HTTPTransportResponse(
                     status: 500, headerFields: [.init(name: "Content-Type", value: contentType)], body: Data(body.utf8))
             )
         }
@@ -378,7 +378,7 @@ struct OAuth1ClientTests {
     func signAPIRequest() throws {
         let client = OAuth1Client(configuration: Self.configuration, transport: OAuth1ScriptedTransport(routes: [:]))
         let credentials = OAuth1Credentials(token: Self.accessToken, tokenSecret: Self.accessSecret)
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "GET", url: URL(string: "https://photos.example.net/photos?file=vacation.jpg&size=original")!)
         let signed = client.sign(request, with: credentials)
         #expect(oauth1AuthorizationFields(signed.value(forHeader: "Authorization"))["oauth_token"] == Self.accessToken)

@@ -44,7 +44,7 @@ struct OAuth1ProviderFixture: Sendable {
 
     /// The requests received so far.
     func log() async throws -> [LogEntry] {
-        let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url("/log")))
+        let response = try await URLSessionTransport().send(HTTPTransportRequest(method: "GET", url: url("/log")))
         return try JSONDecoder().decode([LogEntry].self, from: response.body)
     }
 

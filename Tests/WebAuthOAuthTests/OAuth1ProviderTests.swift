@@ -86,7 +86,8 @@ struct OAuth1ProviderTests {
 
             // A signed request to the protected resource is accepted…
             let transport = URLSessionTransport()
-            let photo = HTTPRequest(method: "GET", url: provider.url("/photos?file=vacation.jpg&size=original"))
+            let photo = HTTPTransportRequest(
+                method: "GET", url: provider.url("/photos?file=vacation.jpg&size=original"))
             let response = try await transport.send(client.sign(photo, with: credentials))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self).contains("vacation.jpg"))

@@ -56,7 +56,7 @@ func oauth1AuthorizationFields(_ header: String?) -> [String: String] {
 struct OAuth1SignatureTests {
     // MARK: RFC 5849 §3.4.1
 
-    static let section3411Request = HTTPRequest(
+    static let section3411Request = HTTPTransportRequest(
         method: "POST", url: URL(string: "http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b")!,
         headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")],
         body: Data("c2&a3=2+q".utf8))
@@ -118,7 +118,7 @@ struct OAuth1SignatureTests {
         let signer = fixedSigner(
             key: Self.photosConsumer.key, secret: Self.photosConsumer.secret, nonce: "wIjqoS", timestamp: 137_131_200,
             realm: "Photos")
-        let request = HTTPRequest(method: "POST", url: URL(string: "https://photos.example.net/initiate")!)
+        let request = HTTPTransportRequest(method: "POST", url: URL(string: "https://photos.example.net/initiate")!)
         let signed = signer.sign(
             request, additionalProtocolParameters: ["oauth_callback": "http://printer.example.com/ready"])
         #expect(
@@ -135,7 +135,7 @@ struct OAuth1SignatureTests {
             key: Self.photosConsumer.key, secret: Self.photosConsumer.secret, nonce: "walatlh", timestamp: 137_131_201,
             realm: "Photos")
         let temporary = OAuth1Credentials(token: "hh5s93j4hdidpola", tokenSecret: "hdhd0244k9j7ao03")
-        let request = HTTPRequest(method: "POST", url: URL(string: "https://photos.example.net/token")!)
+        let request = HTTPTransportRequest(method: "POST", url: URL(string: "https://photos.example.net/token")!)
         let signed = signer.sign(
             request, token: temporary, additionalProtocolParameters: ["oauth_verifier": "hfdp7dh39dks9884"])
         let fields = oauth1AuthorizationFields(signed.value(forHeader: "Authorization"))
@@ -151,12 +151,12 @@ struct OAuth1SignatureTests {
         let signer = fixedSigner(
             key: Self.photosConsumer.key, secret: Self.photosConsumer.secret, nonce: "chapoH", timestamp: 137_131_202)
         let token = OAuth1Credentials(token: "nnch734d00sl2jdk", tokenSecret: "pfkkdhi9sl3r4s00")
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "GET", url: URL(string: "http://photos.example.net/photos?file=vacation.jpg&size=original")!)
         let fields = oauth1AuthorizationFields(signer.sign(request, token: token).value(forHeader: "Authorization"))
         #expect(fields["oauth_signature"] == "MdpQcU8iPSUjWoN%2FUDMsK2sui9I%3D")
         // The scheme is signed: the same request over HTTPS has another signature.
-        let https = HTTPRequest(
+        let https = HTTPTransportRequest(
             method: "GET", url: URL(string: "https://photos.example.net/photos?file=vacation.jpg&size=original")!)
         let other = oauth1AuthorizationFields(signer.sign(https, token: token).value(forHeader: "Authorization"))
         #expect(other["oauth_signature"] == "91yh92rtXzicpezVYjTDNzieVps%3D")
@@ -166,7 +166,7 @@ struct OAuth1SignatureTests {
     func section21Plaintext() {
         let signer = fixedSigner(
             key: "jd83jd92dhsh93js", secret: "ja893SD9", nonce: "n", timestamp: 1, realm: "Example", method: .plaintext)
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "POST", url: URL(string: "https://server.example.com/request_temp_credentials")!)
         let fields = oauth1AuthorizationFields(
             signer.sign(request, additionalProtocolParameters: ["oauth_callback": "http://client.example.net/cb?x=1"])
@@ -182,7 +182,7 @@ struct OAuth1SignatureTests {
             key: Self.photosConsumer.key, secret: Self.photosConsumer.secret, nonce: "kllo9940pd9333jh",
             timestamp: 1_191_242_096, includesVersion: true)
         let token = OAuth1Credentials(token: "nnch734d00sl2jdk", tokenSecret: "pfkkdhi9sl3r4s00")
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "GET", url: URL(string: "http://photos.example.net/photos?file=vacation.jpg&size=original")!)
         let parameters = signer.protocolParameters(for: request, token: token)
         #expect(parameters["oauth_signature"] == "tR3+Ty81lMeYAr/Fid0kMTYa/WM=")
@@ -209,7 +209,7 @@ struct OAuth1SignatureTests {
         let token = OAuth1Credentials(
             token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
             tokenSecret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE")
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "POST",
             url: URL(
                 string:
@@ -241,7 +241,8 @@ struct OAuth1SignatureTests {
             key: "webauthOAuth1TestClient0", secret: "s3cr3t with spaces & symbols/=",
             nonce: "7d8f3e4a9b1c2d3e4f5a6b7c",
             timestamp: 1_795_312_800, realm: "Photos", includesVersion: true)
-        let request = HTTPRequest(method: "POST", url: URL(string: "http://127.0.0.1:8080/oauth/request_token")!)
+        let request = HTTPTransportRequest(
+            method: "POST", url: URL(string: "http://127.0.0.1:8080/oauth/request_token")!)
         let header = signer.sign(
             request, additionalProtocolParameters: ["oauth_callback": "http://127.0.0.1:49152/callback"]
         ).value(forHeader: "Authorization")
@@ -263,7 +264,7 @@ struct OAuth1SignatureTests {
             key: Self.photosConsumer.key, secret: Self.photosConsumer.secret, nonce: "walatlhWalatlhWalatlh123",
             timestamp: 1_795_312_801, includesVersion: true)
         let temporary = OAuth1Credentials(token: "hh5s93j4hdidpola", tokenSecret: "hdhd0244k9j7ao03")
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "POST", url: URL(string: "https://photos.example.net/token?a=2&a=1&b=%7E~&A=3")!)
         let parameters = signer.protocolParameters(
             for: request, token: temporary, additionalProtocolParameters: ["oauth_verifier": "hfdp7dh39dks9884"])
@@ -308,10 +309,10 @@ struct OAuth1SignatureTests {
     @Test("A body is signed only when it is application/x-www-form-urlencoded")
     func bodyOnlyWhenFormEncoded() {
         let url = URL(string: "https://api.example.com/items")!
-        let json = HTTPRequest(
+        let json = HTTPTransportRequest(
             method: "POST", url: url, headerFields: [.init(name: "Content-Type", value: "application/json")],
             body: Data("a=1".utf8))
-        let form = HTTPRequest(
+        let form = HTTPTransportRequest(
             method: "POST", url: url,
             headerFields: [.init(name: "content-type", value: "Application/X-WWW-Form-Urlencoded; charset=UTF-8")],
             body: Data("a=1".utf8))
@@ -324,7 +325,7 @@ struct OAuth1SignatureTests {
     @Test("Signing replaces an existing Authorization header and leaves other fields alone")
     func replacesAuthorization() {
         let signer = fixedSigner(key: "k", secret: "s", nonce: "n", timestamp: 1)
-        let request = HTTPRequest(
+        let request = HTTPTransportRequest(
             method: "get", url: URL(string: "https://api.example.com/")!,
             headerFields: [.init(name: "authorization", value: "Bearer old"), .init(name: "Accept", value: "*/*")])
         let signed = signer.sign(request)
@@ -340,7 +341,7 @@ struct OAuth1SignatureTests {
     func reservedParameters() {
         let signer = fixedSigner(key: "real-key", secret: "s", nonce: "real-nonce", timestamp: 42)
         let parameters = signer.protocolParameters(
-            for: HTTPRequest(method: "GET", url: URL(string: "https://api.example.com/")!),
+            for: HTTPTransportRequest(method: "GET", url: URL(string: "https://api.example.com/")!),
             additionalProtocolParameters: [
                 "oauth_consumer_key": "other", "oauth_nonce": "other", "oauth_signature": "forged",
                 "oauth_callback": "oob",
@@ -361,7 +362,7 @@ struct OAuth1SignatureTests {
         #expect(abs(OAuth1Signer.currentTimestamp() - now) <= 2)
 
         let signer = OAuth1Signer(consumerKey: "k", consumerSecret: "s")
-        let request = HTTPRequest(method: "GET", url: URL(string: "https://api.example.com/")!)
+        let request = HTTPTransportRequest(method: "GET", url: URL(string: "https://api.example.com/")!)
         let first = signer.protocolParameters(for: request)
         let second = signer.protocolParameters(for: request)
         #expect(first["oauth_nonce"] != second["oauth_nonce"])

@@ -5,31 +5,33 @@ import WebAuthOAuth
 
 /// A transport that answers from a closure and records every request, for OAuth 1.0a tests.
 final class OAuth1ScriptedTransport: HTTPTransport {
-    private let answer: @Sendable (HTTPRequest) -> Result<HTTPResponse, HTTPTransportError>
-    private let recorded = Mutex<[HTTPRequest]>([])
+    private let answer: @Sendable (HTTPTransportRequest) -> Result<HTTPTransportResponse, HTTPTransportError>
+    private let recorded = Mutex<[HTTPTransportRequest]>([])
 
-    init(_ answer: @escaping @Sendable (HTTPRequest) -> Result<HTTPResponse, HTTPTransportError>) {
+    init(_ answer: @escaping @Sendable (HTTPTransportRequest) -> Result<HTTPTransportResponse, HTTPTransportError>) {
         self.answer = answer
     }
 
     /// Answers by path: a status and a body (form-encoded text), 404 for unknown paths.
     convenience init(routes: [String: (Int, String)]) {
         self.init { request in
-            guard let (status, body) = routes[request.url.path] else { return .success(HTTPResponse(status: 404)) }
+            guard let (status, body) = routes[request.url.path] else {
+                return .success(HTTPTransportResponse(status: 404))
+            }
             return .success(
-                HTTPResponse(
+                HTTPTransportResponse(
                     status: status,
                     headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")],
                     body: Data(body.utf8)))
         }
     }
 
-    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         recorded.withLock { $0.append(request) }
         return try answer(request).get()
     }
 
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
+    var requests: [HTTPTransportRequest] { recorded.withLock { $0 } }
     var paths: [String] { requests.map(\.url.path) }
 }
 

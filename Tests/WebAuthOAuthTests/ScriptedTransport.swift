@@ -6,31 +6,33 @@ import Synchronization
 /// A transport seam for unit tests: answers each request with a closure and records it.
 /// End-to-end tests use real HTTP servers instead.
 final class ScriptedTransport: HTTPTransport {
-    private let handler: @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse
-    private let log = Mutex<[HTTPRequest]>([])
+    private let handler: @Sendable (HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse
+    private let log = Mutex<[HTTPTransportRequest]>([])
 
-    init(_ handler: @escaping @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse) {
+    init(
+        _ handler: @escaping @Sendable (HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse
+    ) {
         self.handler = handler
     }
 
-    var requests: [HTTPRequest] { log.withLock { $0 } }
+    var requests: [HTTPTransportRequest] { log.withLock { $0 } }
 
-    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         log.withLock { $0.append(request) }
         return try await handler(request)
     }
 }
 
-extension HTTPResponse {
+extension HTTPTransportResponse {
     /// A JSON response.
-    static func json(_ status: Int, _ body: String) -> HTTPResponse {
-        HTTPResponse(
+    static func json(_ status: Int, _ body: String) -> HTTPTransportResponse {
+        HTTPTransportResponse(
             status: status, headerFields: [.init(name: "Content-Type", value: "application/json")],
             body: Data(body.utf8))
     }
 }
 
-extension HTTPRequest {
+extension HTTPTransportRequest {
     /// The form body's parameters.
     var formParameters: [String: String] {
         Dictionary(

@@ -123,7 +123,7 @@ struct SecretsInLogsTests {
             (AuthorizationGrant.code(secret), [secret]),
             (AuthorizationGrant.implicit(["access_token": secret]), [secret]),
             (
-                HTTPRequest(
+                HTTPTransportRequest(
                     method: "POST", url: URL(string: "https://issuer.example/token?x=\(secret)")!,
                     headerFields: [.init(name: "Authorization", value: "Basic \(secret)")],
                     body: Data("refresh_token=\(secret)".utf8)),

@@ -170,7 +170,7 @@ struct TokenEndpointTests {
     }
 
     @Test func revocationRevokesTheRefreshTokenThenTheAccessToken() async throws {
-        let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
+        let transport = ScriptedTransport { _ in HTTPTransportResponse(status: 200) }
         try await client(transport).revoke(TokenSet(accessToken: "at", refreshToken: "rt"))
         #expect(transport.requests.map(\.url.path) == ["/revoke", "/revoke"])
         #expect(transport.requests[0].formParameters["token"] == "rt")
@@ -182,7 +182,7 @@ struct TokenEndpointTests {
     @Test func theAccessTokenIsRevokedEvenWhenRevokingTheRefreshTokenFails() async throws {
         let transport = ScriptedTransport { request in
             request.formParameters["token"] == "rt"
-                ? .json(503, #"{"error":"temporarily_unavailable"}"#) : HTTPResponse(status: 200)
+                ? .json(503, #"{"error":"temporarily_unavailable"}"#) : HTTPTransportResponse(status: 200)
         }
         do {
             try await client(transport).revoke(TokenSet(accessToken: "at", refreshToken: "rt"))
@@ -194,7 +194,7 @@ struct TokenEndpointTests {
     }
 
     @Test func noRevocationEndpointIsSaidPlainly() async throws {
-        let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
+        let transport = ScriptedTransport { _ in HTTPTransportResponse(status: 200) }
         let client = try OAuthClient(
             configuration: ClientConfiguration(
                 endpoints: .init(

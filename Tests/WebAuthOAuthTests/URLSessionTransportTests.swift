@@ -31,7 +31,7 @@ struct URLSessionTransportTests {
     @Test func onlyTheRequestsOwnFieldsAndHTTPsGoOnTheWire() async throws {
         let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
-            let request = HTTPRequest(
+            let request = HTTPTransportRequest(
                 method: "POST", url: server.url("/token"),
                 headerFields: [.init(name: "X-Custom", value: "1"), .init(name: "Content-Type", value: "text/plain")],
                 body: Data("a=b".utf8), timeout: .seconds(60))
@@ -71,7 +71,7 @@ struct URLSessionTransportTests {
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
             let transport = URLSessionTransport()
             for path in ["/length", "/chunked"] {
-                let request = HTTPRequest(
+                let request = HTTPTransportRequest(
                     method: "GET", url: server.url(path), timeout: .seconds(60), maximumResponseSize: limit)
                 do throws(HTTPTransportError) {
                     _ = try await transport.send(request)
@@ -81,7 +81,8 @@ struct URLSessionTransportTests {
                 }
             }
             let atLimit = try await transport.send(
-                HTTPRequest(method: "GET", url: server.url("/exact"), timeout: .seconds(60), maximumResponseSize: limit)
+                HTTPTransportRequest(
+                    method: "GET", url: server.url("/exact"), timeout: .seconds(60), maximumResponseSize: limit)
             )
             #expect(atLimit.body.count == limit)
         }

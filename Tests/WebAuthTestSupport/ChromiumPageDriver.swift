@@ -13,7 +13,7 @@ import WebAuthCore
 ///     callback: .loopback(path: "/callback"), environment: driver.environment(receivers: [LoopbackReceiver()])
 /// ) { redirectURI in authorizationURL(redirectURI) }
 /// session.prefersEphemeralWebBrowserSession = true   // a fresh profile, deleted afterwards
-/// let result = Task { try await session.authenticate() }
+/// let result = Task { try await session.authenticate().url }
 /// let page = try await driver.page()
 /// try await page.waitForPage(path: "/accounts/login/")
 /// try await page.fill("input[name=username]", with: "alice")

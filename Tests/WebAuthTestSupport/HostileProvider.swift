@@ -24,6 +24,13 @@ import WebAuthTesting
 /// #expect(await provider.requestPaths.last == "/token")  // no /userinfo after the rejection
 /// #expect(provider.tokenRequests.first?.formValue("code_verifier") != nil)
 /// ```
+///
+/// Why this is not ``EmbeddedProvider`` with more fault switches: the embedded provider is a
+/// shipped product whose faults are the ones an honest provider shows (slow, an error answer, a
+/// broken or garbled response, unexpected claims) while everything else stays correct. This one
+/// forges what no honest provider does — a wrong `iss`, a forged `state`, `alg: none`, keys
+/// outside the JWKS — and is scripted per response, so it lives with the tests, not in a product.
+/// They share the HTTP server, not the protocol code, so neither can mask the other's mistake.
 package final class HostileProvider: Sendable {
     /// The server the provider runs on.
     package let server: LoopbackHTTPServer

@@ -5,7 +5,7 @@ import WebAuthCore
 /// success.
 package func outcome(of session: WebAuthenticationSession) async -> Result<URL, WebAuthenticationSessionError> {
     do {
-        return .success(try await session.authenticate())
+        return .success(try await session.authenticate().url)
     } catch {
         return .failure(error)
     }

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WebAuthOAuth
 
+@testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
 
 /// The package's own OAuth client against the embedded provider, end to end over loopback
@@ -253,6 +254,7 @@ struct EmbeddedProviderFlowTests {
                     verificationURI: provider.deviceVerificationURL, userCode: "BCDF-GHJK")
                 Issue.record("an unknown user code was accepted")
             } catch {
+                #expect(error.code == .refused)
                 #expect(error.message == "the user code was refused: That code is not valid, or it has expired.")
             }
         }

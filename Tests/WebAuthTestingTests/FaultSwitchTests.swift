@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthOAuth
 
+@testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
 
 /// The fault switches: each makes the real client fail in the typed way it should.

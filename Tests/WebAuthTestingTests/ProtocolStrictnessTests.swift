@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthOAuth
 
+@testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
 
 /// The provider's strictness, over raw HTTP: what it refuses, how, and what it never does.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
 
 /// The provider's pure parts, without a server: token bookkeeping, request checks, client

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthOAuth
 
+@testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
 
 /// A browser played by hand over raw HTTP, for protocol tests that look at every answer:

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthOAuth
 
+@testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
 
 /// The scripted user agent's reading of pages and its decisions, without a server, and its
@@ -103,8 +104,9 @@ struct ScriptedUserAgentTests {
             Issue.record("opened an external page")
             return
         }
-        #expect(external.contains("https://example.com/authorize"))
-        #expect(!external.contains("code=1"))
+        #expect(external.code == .notLoopback)
+        #expect(external.message.contains("https://example.com/authorize"))
+        #expect(!external.message.contains("code=1"))
 
         var redirected = fresh()
         guard
@@ -114,7 +116,8 @@ struct ScriptedUserAgentTests {
             Issue.record("followed a redirect off loopback")
             return
         }
-        #expect(away.contains("not plain HTTP on a loopback address"))
+        #expect(away.code == .notLoopback)
+        #expect(away.message.contains("not plain HTTP on a loopback address"))
 
         // A custom-scheme callback is handed over, not opened.
         var custom = fresh()
@@ -128,12 +131,17 @@ struct ScriptedUserAgentTests {
         _ = refused.next(after: .init(url: page, status: 200, location: nil, body: form))
         let again = refused.next(
             after: .init(url: page, status: 200, location: nil, body: #"<p role="alert">No such user.</p>"# + form))
-        #expect(again == .fail("the login form was refused: No such user."))
+        #expect(
+            again == .fail(ScriptedUserAgentError(code: .refused, message: "the login form was refused: No such user."))
+        )
 
         var looping = fresh()
         var last = ScriptedNavigation.Action.finish
         for _ in 0..<4 { last = looping.next(after: .init(url: page, status: 302, location: "/authorize", body: "")) }
-        #expect(last == .fail("gave up after 3 pages without finishing"))
+        #expect(
+            last
+                == .fail(
+                    ScriptedUserAgentError(code: .unexpectedPage, message: "gave up after 3 pages without finishing")))
     }
 
     @Test func anErrorPageIsReportedWithItsMessage() async throws {
@@ -160,7 +168,7 @@ struct ScriptedUserAgentTests {
             ) { redirectURI in
                 server.authorizationURL(redirectURI: redirectURI, state: "s1")
             }
-            let url = try await session.authenticate()
+            let url = try await session.authenticate().url
             #expect(url.query?.contains("state=s1") == true)
         }
     }

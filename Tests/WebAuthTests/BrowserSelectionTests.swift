@@ -61,6 +61,22 @@ struct BrowserSelectionTests {
         #expect(selection.browser(for: ephemeral) is TerminalPresenter)
     }
 
+    @Test func theTerminalIsAFallbackOnlyWithoutADisplayOrABrowserVariable() throws {
+        let (directory, path) = try path(with: ["xdg-open", "my-browser"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let headless = BrowserSelection(environment: ["PATH": path])
+        #expect(headless.fallsBackToTerminal)
+        // The name sessions report in their progress, which the command line keys its output on.
+        #expect(headless.browser(for: shared).name == "terminal")
+        #expect(!BrowserSelection(environment: ["PATH": path, "BROWSER": "my-browser"]).fallsBackToTerminal)
+        #expect(!BrowserSelection(environment: ["PATH": path, "DISPLAY": ":0"]).fallsBackToTerminal)
+        #expect(!BrowserSelection(choice: .system, environment: ["PATH": path]).fallsBackToTerminal)
+        // Asked for, the terminal is a choice, not a fallback.
+        let chosen = BrowserSelection(choice: .terminal, environment: ["PATH": path])
+        #expect(!chosen.fallsBackToTerminal)
+        #expect(chosen.browser(for: shared).name == "terminal")
+    }
+
     @Test func theBrowserVariableIsAnExplicitChoice() throws {
         let (directory, path) = try path(with: ["my-browser", "chromium"])
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -22,8 +22,9 @@ struct DocumentationExamplesTests {
                 .queryItems?.contains { $0.name == "state" && $0.value == state } == true
         }
         session.timeout = .seconds(300)
-        let callbackURL = try await session.authenticate()
-        return callbackURL
+        let received = try await session.authenticate()
+        // received.url: the callback URL; received.redirectURI: the redirect URI it was built with
+        return received.url
     }
 
     /// README "Use it from Swift", second example (and the DocC getting-started one).
@@ -31,7 +32,7 @@ struct DocumentationExamplesTests {
         let session = WebAuthenticationSession(
             url: URL(string: "https://example.com/auth")!, callback: .customScheme("com.example.app")
         ) { result in
-            // .success(callbackURL) or .failure(WebAuthenticationSessionError)
+            // .success(received), received.url being the callback URL, or .failure(WebAuthenticationSessionError)
             _ = result
         }
         session.prefersEphemeralWebBrowserSession = true
@@ -41,7 +42,7 @@ struct DocumentationExamplesTests {
     /// DocC "Getting started", error handling.
     func gettingStartedErrors(_ session: WebAuthenticationSession) async -> String {
         do {
-            let callbackURL = try await session.authenticate()
+            let callbackURL = try await session.authenticate().url
             return callbackURL.absoluteString
         } catch let error where error.cancellationReason == .user {
             return "You closed the browser window."

@@ -20,7 +20,7 @@ struct EndToEndTests {
                 callback: .loopback(path: path), environment: .standard(browser: browser)
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state) }
             session.timeout = .seconds(45)
-            let callbackURL = try await session.authenticate()
+            let callbackURL = try await session.authenticate().url
 
             let items = URLComponents(url: callbackURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
             #expect(items.first { $0.name == "state" }?.value == state)
@@ -43,7 +43,7 @@ struct EndToEndTests {
                 callback: .loopback(path: "/oauth/done"), environment: .standard(browser: browser)
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "page-state", mode: .page) }
             session.timeout = .seconds(45)
-            let callbackURL = try await session.authenticate()
+            let callbackURL = try await session.authenticate().url
             #expect(callbackURL.path == "/oauth/done")
             #expect(callbackURL.query?.contains("state=page-state") == true)
         }
@@ -55,7 +55,7 @@ struct EndToEndTests {
                 callback: .loopback(), environment: .standard(browser: RedirectFollowingBrowser())
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "s", mode: .error) }
             session.timeout = .seconds(20)
-            let callbackURL = try await session.authenticate()
+            let callbackURL = try await session.authenticate().url
             #expect(callbackURL.query?.contains("error=access_denied") == true)
         }
     }
@@ -77,7 +77,7 @@ struct EndToEndTests {
                 if progress.phase == .listening, let uri = progress.redirectURI { listeningContinuation.yield(uri) }
             }
             session.timeout = .seconds(20)
-            let result = Task { try await session.authenticate() }
+            let result = Task { try await session.authenticate().url }
 
             var iterator = listening.makeAsyncIterator()
             let redirectURI = try #require(await iterator.next())
@@ -104,7 +104,7 @@ struct EndToEndTests {
                             callback: .loopback(), environment: .standard(browser: RedirectFollowingBrowser())
                         ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state) }
                         session.timeout = .seconds(60)
-                        return (state, try await session.authenticate())
+                        return (state, try await session.authenticate().url)
                     }
                 }
                 var ports = Set<Int>()
@@ -129,7 +129,7 @@ struct EndToEndTests {
                 redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "t")
             }
             session.timeout = .seconds(20)
-            let result = Task { try await session.authenticate() }
+            let result = Task { try await session.authenticate().url }
             // Play the person: take the printed URL and open it "elsewhere".
             var authorizationURL: URL?
             for _ in 0..<200 where authorizationURL == nil {

@@ -41,6 +41,15 @@ import WebAuthTokenStore
             umask(mask)
             let store = try FileTokenStore(directory: directory + "/tokens")
             try await store.save(entry(1), profile: "umask")
+        case "refresher":
+            // Refreshes the profile `shared` through the store, each call forced to refresh.
+            let stores = TokenStores(
+                selection: .file, environment: TokenStoresTests.environment(directory), lockTimeout: .seconds(300))
+            let provider = try await stores.accessTokenProvider(profile: "shared", refreshMargin: .seconds(7200))
+            let count = Int(environment["WEBAUTH_TOKENSTORE_TEST_COUNT"] ?? "") ?? 0
+            for _ in 0..<count {
+                _ = try await provider.accessToken()
+            }
         default:
             Issue.record("unknown role \(role)")
         }

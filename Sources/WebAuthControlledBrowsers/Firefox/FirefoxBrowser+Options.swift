@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 
 extension FirefoxBrowser {
     /// How a ``FirefoxBrowser`` starts Firefox.
@@ -14,8 +15,8 @@ extension FirefoxBrowser {
         /// The Firefox executable: an absolute path, or a name looked up in the `PATH` of
         /// ``environment``. `nil` (the default) looks for `firefox`, then `firefox-esr`.
         public var executable: String?
-        /// Whether Firefox runs without a window. `nil` (the default) runs headless when
-        /// ``environment`` names no display (`DISPLAY` and `WAYLAND_DISPLAY` unset or empty).
+        /// Whether Firefox runs without a window. `nil` (the default) runs headless exactly when
+        /// ``environment`` has no display (see `DisplayEnvironment`).
         public var headless: Bool?
         /// More command-line arguments, placed before the start page. Use them for what has no
         /// preference; do not pass `--profile`, `--remote-debugging-port` or `--no-remote`, which
@@ -34,8 +35,9 @@ extension FirefoxBrowser {
         /// Where the browser logs what it does (never a URL's query). By default it logs nothing.
         public var logger: Logger
 
-        /// Test hook: called with each presentation as soon as it is open.
-        package var presentationObserver: (@Sendable (FirefoxPresentation) -> Void)?
+        /// Called with each browser this one launches, once its page is open; for tests and
+        /// benchmarks.
+        package var launchObserver: (@Sendable (FirefoxPresentation) -> Void)?
 
         /// Creates options; every parameter has a default.
         public init(
@@ -56,12 +58,9 @@ extension FirefoxBrowser {
             self.logger = logger
         }
 
-        /// Whether Firefox will run headless with these options.
+        /// Whether Firefox will run headless: ``headless``, or whether there is no display.
         public var runsHeadless: Bool {
-            if let headless { return headless }
-            let display = environment["DISPLAY"] ?? ""
-            let wayland = environment["WAYLAND_DISPLAY"] ?? ""
-            return display.isEmpty && wayland.isEmpty
+            headless ?? !DisplayEnvironment(environment: environment).hasDisplay
         }
     }
 
@@ -129,3 +128,5 @@ extension FirefoxBrowser {
         }
     }
 }
+
+extension FirefoxBrowser.Options: ControlledBrowserOptions {}

@@ -15,7 +15,7 @@ import WebAuthCore
 ///     url: authorizationURL, callback: .customScheme("com.example.app"),
 ///     environment: SessionEnvironment(browser: firefox, receivers: []))
 /// session.prefersEphemeralWebBrowserSession = true
-/// let callbackURL = try await session.authenticate()
+/// let callbackURL = try await session.authenticate().url
 /// ```
 ///
 /// ## What it does
@@ -69,10 +69,16 @@ public struct FirefoxBrowser: Browser {
         self.options = options
     }
 
+    /// Where Firefox is looked for, and what to say when it is not found.
+    static let executableLookup = BrowserExecutable(
+        browser: "Firefox", names: executableNames,
+        installHint: "install Firefox (for example `sudo apt install firefox-esr`)",
+        option: "FirefoxBrowser.Options.executable")
+
     /// The path of the first of ``executableNames`` found in `searchPath` (a `PATH`-style list),
     /// or `nil` when Firefox is not installed.
     public static func find(searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
-        FirefoxLauncher.resolve(executable: nil, searchPath: searchPath)
+        executableLookup.find(searchPath: searchPath)
     }
 
     /// `firefox`.
@@ -80,9 +86,7 @@ public struct FirefoxBrowser: Browser {
 
     /// Ephemeral sessions, additional header fields, callback interception, dismissal and close
     /// detection.
-    public var capabilities: BrowserCapabilities {
-        [.ephemeralSessions, .additionalHeaderFields, .callbackInterception, .dismissal, .closeDetection]
-    }
+    public var capabilities: BrowserCapabilities { Self.controlledCapabilities }
 
     /// Starts Firefox with a profile for `request`, connects over WebDriver BiDi, and opens the
     /// authorization URL in its tab.
@@ -96,15 +100,10 @@ public struct FirefoxBrowser: Browser {
     public func present(_ request: BrowserRequest) async throws(WebAuthenticationSessionError)
         -> any BrowserPresentation
     {
-        let url = try AuthorizationURLPolicy.validate(request.url)
-        let searchPath = options.environment["PATH"]
-        guard let executable = FirefoxLauncher.resolve(executable: options.executable, searchPath: searchPath) else {
-            let looked = options.executable.map { [$0] } ?? Self.executableNames
-            throw .noBrowserAvailable(
-                "Firefox was not found (looked for \(looked.joined(separator: ", "))"
-                    + (options.executable?.contains("/") == true ? "" : " in PATH")
-                    + "); install Firefox or set FirefoxBrowser.Options.executable")
-        }
-        return try await FirefoxPresentation.open(url: url, request: request, executable: executable, options: options)
+        try await launch(request)
     }
+}
+
+extension FirefoxBrowser: ControlledBrowser {
+    typealias Launcher = FirefoxLauncher
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuthCore
 import WebAuthProcess
 
@@ -11,22 +10,14 @@ import WebAuthProcess
     import Darwin
 #endif
 
-/// Starting Firefox and finding its WebDriver BiDi endpoint.
+/// Starting Firefox and connecting to it over WebDriver BiDi.
 ///
-/// Firefox has no pipe transport for WebDriver BiDi: `--remote-debugging-port=0` makes it listen
-/// on a loopback TCP port of the system's choosing and print
-/// `WebDriver BiDi listening on ws://127.0.0.1:PORT` on its standard error, which goes to a
-/// private file (mode 0600 in a 0700 directory) that a dedicated thread watches — never a
-/// thread of Swift's cooperative pool.
-enum FirefoxLauncher {
-    /// How waiting for the endpoint ended.
-    enum EndpointWait: Sendable, Hashable {
-        case ready(host: String, port: Int)
-        case exited
-        case timedOut
-        case cancelled
-    }
-
+/// The shared lifecycle takes the profile (``BrowserProfile``) and starts the process
+/// (``LaunchedBrowser``); what is Firefox's own is the command line, the profile's preferences
+/// and scheme handler (``FirefoxProfileSetup``), finding the BiDi endpoint, and preparing the tab
+/// over it (``BiDiSessionSetup``). Firefox has no pipe transport for WebDriver BiDi, so it is
+/// reached over a loopback port it announces (``BiDiEndpoint``).
+enum FirefoxLauncher: ControlledBrowserLauncher {
     /// The command-line arguments: `--profile DIR --no-remote --remote-debugging-port=0
     /// [--headless] EXTRA… about:blank`.
     static func arguments(profile: URL, headless: Bool, extra: [String]) -> [String] {
@@ -35,105 +26,94 @@ enum FirefoxLauncher {
         return arguments + extra + ["about:blank"]
     }
 
-    /// The BiDi endpoint announced in Firefox's output, if it is there and on a loopback address.
-    static func parseEndpoint(_ output: String) -> (host: String, port: Int)? {
-        let marker = "WebDriver BiDi listening on ws://"
-        guard let start = output.range(of: marker)?.upperBound else { return nil }
-        let rest = output[start...].prefix { !$0.isWhitespace && $0 != "/" }
-        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
-            (1...65535).contains(port)
-        else { return nil }
-        var host = String(rest[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.lowercased() == "localhost" { host = "127.0.0.1" }
-        guard AuthorizationURLPolicy.isLoopback(host: host) else { return nil }
-        return (host, port)
-    }
+    /// Starts `executable` for `request`, connects over WebDriver BiDi, and opens the
+    /// authorization URL in its tab. Everything started is stopped and removed again if a step
+    /// fails.
+    static func launch(
+        executable: String, request: BrowserRequest, options: FirefoxBrowser.Options
+    ) async throws(WebAuthenticationSessionError) -> FirefoxPresentation {
+        let started = ContinuousClock.now
+        let logger = options.logger
+        let token = (0..<2).map { _ in String(format: "%016llx", UInt64.random(in: .min ... .max)) }.joined()
+        let handlerPrefix = FirefoxProfileSetup.schemeHandlerPrefix(token: token)
+        let customScheme = request.callback.isCustomScheme ? request.callback.scheme : nil
+        var preferences = FirefoxBrowser.defaultPreferences
+        if let customScheme { preferences["network.protocol-handler.external.\(customScheme)"] = true }
+        preferences.merge(options.extraPreferences) { _, user in user }
+        let (profile, _) = try await BrowserProfile.claim(
+            browser: "firefox", ephemeral: request.prefersEphemeralSession, environment: options.environment,
+            runningBrowser: FirefoxProfileSetup.runningBrowser(in:),
+            setUp: { [preferences] directory throws(WebAuthenticationSessionError) in
+                try FirefoxProfileSetup.prepare(
+                    directory: directory, preferences: preferences, customScheme: customScheme,
+                    handlerPrefix: handlerPrefix)
+            })
 
-    /// Waits on a dedicated thread until `outputFile` announces the endpoint, `process` exits,
-    /// `timeout` passes, or the calling task is cancelled.
-    static func waitForEndpoint(outputFile: String, process: Subprocess, timeout: Duration) async -> EndpointWait {
-        let cancelled = CancellationFlag()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<EndpointWait, Never>) in
-                Thread.detachNewThread {
-                    let deadline = ContinuousClock.now + timeout
-                    while true {
-                        let exited = process.hasExited
-                        if let endpoint = parseEndpoint(readPrefix(of: outputFile)) {
-                            continuation.resume(returning: .ready(host: endpoint.host, port: endpoint.port))
-                            return
-                        }
-                        if exited {
-                            continuation.resume(returning: .exited)
-                            return
-                        }
-                        if cancelled.isSet {
-                            continuation.resume(returning: .cancelled)
-                            return
-                        }
-                        if ContinuousClock.now >= deadline {
-                            continuation.resume(returning: .timedOut)
-                            return
-                        }
-                        usleep(5_000)
-                    }
-                }
+        var environment = options.environment
+        // No crash-report dialog or upload; remote settings off (see defaultPreferences).
+        for (name, value) in ["MOZ_CRASHREPORTER_DISABLE": "1", "MOZ_REMOTE_SETTINGS_DEVTOOLS": "1"]
+        where environment[name] == nil {
+            environment[name] = value
+        }
+        let browser = try await LaunchedBrowser.start(
+            name: "firefox", executable: executable,
+            arguments: arguments(
+                profile: profile.directory, headless: options.runsHeadless, extra: options.extraArguments),
+            environment: environment, profile: profile, watched: true, logger: logger)
+        var connection: BiDiConnection?
+        do throws(WebAuthenticationSessionError) {
+            let endpoint = await BiDiEndpoint.wait(
+                outputFile: browser.outputFile.path, process: browser.process, timeout: options.launchTimeout)
+            let endpointReady = ContinuousClock.now
+            let host: String
+            let port: Int
+            switch endpoint {
+            case .ready(let readyHost, let readyPort):
+                (host, port) = (readyHost, readyPort)
+            case .exited:
+                let status = await browser.process.exitStatus()
+                throw .browserLaunchFailed(
+                    "firefox exited (\(Subprocess.describe(status: status))) before WebDriver BiDi was ready"
+                        + browser.outputTail())
+            case .timedOut:
+                throw .browserLaunchFailed(
+                    "firefox did not open WebDriver BiDi within \(options.launchTimeout)\(browser.outputTail())")
+            case .cancelled:
+                throw .cancelled(.program)
             }
-        } onCancel: {
-            cancelled.set()
-        }
-    }
 
-    /// The first 256 KiB of `path` as text (empty if unreadable).
-    static func readPrefix(of path: String) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: 256 << 10)) ?? nil
-        return String(decoding: data ?? Data(), as: UTF8.self)
-    }
-
-    /// The last `count` non-empty lines of `path`, each cut to 200 characters, for error messages.
-    static func outputTail(of path: String, lines count: Int = 3) -> String {
-        let lines = readPrefix(of: path).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return lines.suffix(count).map { String($0.prefix(200)) }.joined(separator: " | ")
-    }
-
-    /// Creates an empty private output file (mode 0600) named like ephemeral profiles
-    /// (`firefox_output-<pid>-<random>`), so the stale-profile sweep removes it if this process dies.
-    static func makeOutputFile(environment: [String: String]) throws(WebAuthenticationSessionError) -> URL {
-        let base = try BrowserProfile.ephemeralBase(environment: environment)
-        let name = "firefox_output-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
-        let file = base.appendingPathComponent(name)
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw .browserLaunchFailed("cannot create \(file.path): \(String(cString: strerror(errno)))")
-        }
-        close(descriptor)
-        return file
-    }
-
-    /// The executable to run: `executable` as an absolute path, or looked up in `searchPath`
-    /// (`firefox`, then `firefox-esr`, when `executable` is `nil`).
-    static func resolve(executable: String?, searchPath: String?) -> String? {
-        if let executable, executable.contains("/") {
-            return FileManager.default.isExecutableFile(atPath: executable) ? executable : nil
-        }
-        let names = executable.map { [$0] } ?? FirefoxBrowser.executableNames
-        for name in names {
-            for directory in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-                let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name).path
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            let socket: WebSocketClient
+            do {
+                socket = try await WebSocketClient.connect(host: host, port: port, path: "/session")
+            } catch {
+                throw .browserLaunchFailed("cannot connect to Firefox's WebDriver BiDi endpoint: \(error)")
             }
-        }
-        return nil
-    }
+            let bidi = BiDiConnection(socket: socket, logger: logger)
+            connection = bidi
+            let setup = try await BiDiSessionSetup.run(
+                on: bidi, callback: request.callback, hasHeaders: !request.additionalHeaderFields.isEmpty,
+                startupTimeout: max(options.launchTimeout - (ContinuousClock.now - started), .seconds(10)),
+                logger: logger)
 
-    /// A flag set from a cancellation handler and read by a plain thread.
-    final class CancellationFlag: Sendable {
-        private let value = Atomic<Bool>(false)
-        func set() { value.store(true, ordering: .releasing) }
-        var isSet: Bool { value.load(ordering: .acquiring) }
+            let presentation = FirefoxPresentation(
+                browser: browser, connection: bidi, context: setup.context, browserVersion: setup.browserVersion,
+                launchStartedAt: started, endpointReadyAt: endpointReady, sessionReadyAt: .now, logger: logger)
+            presentation.start(
+                with: FirefoxNavigationInterceptor(
+                    callback: request.callback, context: setup.context,
+                    additionalHeaderFields: request.additionalHeaderFields, schemeHandlerPrefix: handlerPrefix))
+            bidi.post(
+                "browsingContext.navigate",
+                ["context": .string(setup.context), "url": .string(request.url.absoluteString), "wait": "none"])
+            logger.debug(
+                "opening the authorization page in firefox",
+                metadata: ["url": "\(request.url.redactedForLogs)", "version": "\(setup.browserVersion)"])
+            options.launchObserver?(presentation)
+            return presentation
+        } catch {
+            await connection?.close()  // a browser that failed to start is not asked to quit
+            await browser.stop(connection: nil)
+            throw error
+        }
     }
 }

@@ -10,8 +10,8 @@ import WebAuthCore
 #endif
 
 /// What a Firefox profile gets before each start: our preferences in `user.js`, and for a
-/// custom-scheme callback a handler entry in `handlers.json`. Also tells whether another Firefox
-/// holds the profile.
+/// custom-scheme callback a handler entry in `handlers.json` — and whether another Firefox runs on
+/// it.
 enum FirefoxProfileSetup {
     /// The host of the in-browser handler for custom schemes. `.invalid` (RFC 6761) never
     /// resolves, and requests to it are stopped before any lookup anyway.
@@ -64,6 +64,12 @@ enum FirefoxProfileSetup {
         ]
         root["schemes"] = .object(schemes)
         return .object(root)
+    }
+
+    /// A description of the Firefox that holds the profile in `directory`, or `nil` when none
+    /// does.
+    static func runningBrowser(in directory: URL) -> String? {
+        lockHolder(in: directory).map { "another Firefox (process \($0))" }
     }
 
     /// The process that holds the profile in `directory`, if a running Firefox does. Firefox

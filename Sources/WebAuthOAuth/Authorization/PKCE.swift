@@ -58,21 +58,6 @@ public struct PKCE: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "PKCE(S256, challenge \(challenge))" }
 }
 
-extension Data {
-    /// Base64url without padding (RFC 4648 §5, RFC 7515 Appendix C).
-    package func base64URLEncodedString() -> String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    /// Decodes base64url with or without padding.
-    init?(base64URLEncoded string: some StringProtocol) {
-        var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
-    }
-}
-
 /// Random values for `state` and `nonce`.
 enum RandomToken {
     /// 32 random bytes (256 bits) as 43 base64url characters.

@@ -48,7 +48,7 @@ public final class OAuthClient: Sendable {
         transport: any HTTPTransport = URLSessionTransport(),
         clock: OAuthClock = .system,
         leeway: Duration = .seconds(60),
-        requestTimeout: Duration = HTTPRequest.defaultTimeout,
+        requestTimeout: Duration = HTTPTransportRequest.defaultTimeout,
         logger: Logger = Logger(label: "webauth.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(OAuthError) {
         self.configuration = try configuration.validated()
@@ -102,26 +102,24 @@ public final class OAuthClient: Sendable {
     ) async throws(OAuthError) -> TokenSet {
         let authorization = try await prepareAuthorization()
         let session = WebAuthenticationSession(
-            callback: authorization.target.callback, environment: environment,
-            authorizationURL: { redirectURI in authorization.url(sessionRedirectURI: redirectURI) })
+            callback: authorization.callback, environment: environment,
+            authorizationURL: { redirectURI in authorization.url(redirectURI: redirectURI) })
         let validator = authorization.validator
         session.acceptsCallback = { url in validator.answersRequest(url) }
         session.logger = logger
         configureSession(session)
-        let callbackURL: URL
+        let received: ReceivedCallback
         do {
-            callbackURL = try await session.authenticate()
+            received = try await session.authenticate()
         } catch {
             throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
         }
-        let redirectURI = authorization.target.redirectURI(
-            sessionRedirectURI: session.redirectURI ?? authorization.target.configured)
-        return try await completeAuthorization(authorization, callbackURL: callbackURL, redirectURI: redirectURI)
+        return try await completeAuthorization(authorization, received: received)
     }
 
     /// The parts of a sign-in before the browser: metadata, fresh `state`/`nonce`/PKCE, and
     /// the authorization URL. Use it with your own session or browser; finish with
-    /// ``completeAuthorization(_:callbackURL:redirectURI:)``.
+    /// ``completeAuthorization(_:received:)``.
     public func prepareAuthorization() async throws(OAuthError) -> PreparedAuthorization {
         let metadata = try await metadata()
         guard let authorizationEndpoint = metadata.authorizationEndpoint else {
@@ -130,8 +128,8 @@ public final class OAuthClient: Sendable {
         if configuration.responseType == .code, metadata.tokenEndpoint == nil {
             throw OAuthError(code: .endpointUnavailable, message: "the provider has no token endpoint")
         }
-        let target = try RedirectTarget(configuration.redirectURI)
-        if configuration.responseType == .token, target.callback.isLoopback {
+        let callback = try Callback.configured(configuration.redirectURI)
+        if configuration.responseType == .token, callback.isLoopback {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message:
@@ -140,7 +138,7 @@ public final class OAuthClient: Sendable {
         }
         let request = AuthorizationRequest(configuration: configuration)
         return PreparedAuthorization(
-            request: request, target: target, authorizationEndpoint: authorizationEndpoint,
+            request: request, callback: callback, authorizationEndpoint: authorizationEndpoint,
             clientID: configuration.clientID, additionalParameters: configuration.additionalAuthorizationParameters,
             validator: AuthorizationResponseValidator(
                 expectedState: request.state, expectedIssuer: metadata.issuer,
@@ -152,11 +150,12 @@ public final class OAuthClient: Sendable {
     ///
     /// - Parameters:
     ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
-    ///   - callbackURL: The redirect the browser was sent to.
-    ///   - redirectURI: The `redirect_uri` the authorization URL carried.
+    ///   - received: The redirect the browser was sent to and the `redirect_uri` the
+    ///     authorization URL carried, as ``WebAuthenticationSession/authenticate()`` returns them.
     public func completeAuthorization(
-        _ authorization: PreparedAuthorization, callbackURL: URL, redirectURI: URL
+        _ authorization: PreparedAuthorization, received: ReceivedCallback
     ) async throws(OAuthError) -> TokenSet {
+        let callbackURL = received.url
         // A state is good for one response: a replayed or second redirect is refused.
         if authorization.validator.answersRequest(callbackURL), !authorization.takeAnswer() {
             logger.info("authorization response rejected", metadata: ["reason": "stateAlreadyUsed"])
@@ -179,7 +178,8 @@ public final class OAuthClient: Sendable {
                 throw OAuthError(code: .invalidCallback, message: "a code arrived for a request that asked for none")
             }
             return try await exchange(
-                code: code, verifier: pkce.verifier, redirectURI: redirectURI, nonce: authorization.request.nonce)
+                code: code, verifier: pkce.verifier, redirectURI: received.redirectURI,
+                nonce: authorization.request.nonce)
         }
     }
 

@@ -6,14 +6,15 @@ import Synchronization
 ///
 /// Made by ``OAuthClient/prepareAuthorization()`` for callers that run their own session. It
 /// answers one response only: once a redirect with its `state` has been taken by
-/// ``OAuthClient/completeAuthorization(_:callbackURL:redirectURI:)``, another one (a replay, a
+/// ``OAuthClient/completeAuthorization(_:received:)``, another one (a replay, a
 /// second tab) is refused, copies of the value included.
 public struct PreparedAuthorization: Sendable {
     /// The `state`, `nonce` and PKCE values of this sign-in.
     public let request: AuthorizationRequest
     /// Checks the redirect that answers this request.
     public let validator: AuthorizationResponseValidator
-    let target: RedirectTarget
+    /// The callback the session must wait for, made from the configured redirect URI.
+    public let callback: Callback
     let authorizationEndpoint: URL
     let clientID: String
     let additionalParameters: [String: String]
@@ -21,11 +22,11 @@ public struct PreparedAuthorization: Sendable {
     private let answered = Answered()
 
     init(
-        request: AuthorizationRequest, target: RedirectTarget, authorizationEndpoint: URL, clientID: String,
+        request: AuthorizationRequest, callback: Callback, authorizationEndpoint: URL, clientID: String,
         additionalParameters: [String: String], validator: AuthorizationResponseValidator
     ) {
         self.request = request
-        self.target = target
+        self.callback = callback
         self.authorizationEndpoint = authorizationEndpoint
         self.clientID = clientID
         self.additionalParameters = additionalParameters
@@ -40,19 +41,12 @@ public struct PreparedAuthorization: Sendable {
         }
     }
 
-    /// The callback the session must wait for.
-    public var callback: Callback { target.callback }
-
-    /// The redirect URI to send, given the session's (which has the loopback port).
-    public func redirectURI(sessionRedirectURI: URL) -> URL {
-        target.redirectURI(sessionRedirectURI: sessionRedirectURI)
-    }
-
-    /// The authorization URL for the session's redirect URI.
-    public func url(sessionRedirectURI: URL) -> URL {
+    /// The authorization URL for the redirect URI the session gives its builder (for loopback:
+    /// with the bound port; otherwise the configured URI).
+    public func url(redirectURI: URL) -> URL {
         request.url(
-            authorizationEndpoint: authorizationEndpoint, clientID: clientID,
-            redirectURI: redirectURI(sessionRedirectURI: sessionRedirectURI), additional: additionalParameters)
+            authorizationEndpoint: authorizationEndpoint, clientID: clientID, redirectURI: redirectURI,
+            additional: additionalParameters)
     }
 }
 

@@ -182,7 +182,7 @@ public struct ClientConfiguration: Sendable, Hashable {
                 message: "client authentication '\(effectiveClientAuthentication.rawValue.safeForDisplay)' is not "
                     + "supported (none, client_secret_basic or client_secret_post)")
         }
-        _ = try RedirectTarget(redirectURI)
+        _ = try Callback.configured(redirectURI)
         if let issuer { try EndpointPolicy.check(issuer, role: "issuer") }
         for (role, url) in endpoints.all { try EndpointPolicy.check(url, role: role) }
         if effectiveClientAuthentication != .none, clientSecret == nil {

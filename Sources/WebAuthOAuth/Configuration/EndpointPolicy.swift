@@ -22,46 +22,14 @@ enum EndpointPolicy {
     }
 }
 
-/// Where the authorization response comes back, derived from the configured redirect URI.
-struct RedirectTarget: Sendable, Hashable {
-    /// What the session waits for.
-    let callback: Callback
-    /// The configured redirect URI; for loopback the port is filled in once the listener is bound.
-    let configured: URL
-
-    init(_ redirectURI: URL) throws(OAuthError) {
-        guard let components = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased()
-        else {
-            throw OAuthError(code: .invalidConfiguration, message: "the redirect URI is not an absolute URL")
+extension Callback {
+    /// The callback a configured redirect URI (or OAuth 1.0a callback URL) describes, by
+    /// ``Callback/init(redirectURI:)``, failing as a configuration error.
+    static func configured(_ redirectURI: URL) throws(OAuthError) -> Callback {
+        do {
+            return try Callback(redirectURI: redirectURI)
+        } catch {
+            throw OAuthError(code: .invalidConfiguration, message: error.message)
         }
-        guard components.query == nil, components.fragment == nil else {
-            throw OAuthError(code: .invalidConfiguration, message: "the redirect URI must have no query or fragment")
-        }
-        configured = redirectURI
-        switch scheme {
-        case "http":
-            guard let host = components.host, EndpointPolicy.isLoopback(host) else {
-                throw OAuthError(
-                    code: .invalidConfiguration,
-                    message: "an http redirect URI must be loopback (http://127.0.0.1/…), RFC 8252 §7.3")
-            }
-            let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-            let loopbackHost: LoopbackHost = host.contains(":") ? .ipv6 : .ipv4
-            callback = .loopback(path: path, port: components.port ?? 0, host: loopbackHost)
-        case "https":
-            guard let host = components.host, !host.isEmpty else {
-                throw OAuthError(code: .invalidConfiguration, message: "the https redirect URI has no host")
-            }
-            callback = .https(host: host.lowercased(), path: components.percentEncodedPath)
-        default:
-            callback = .customScheme(scheme)
-        }
-    }
-
-    /// The `redirect_uri` to send: for loopback, the session's (with the bound port); otherwise
-    /// the configured URI exactly as registered.
-    func redirectURI(sessionRedirectURI: URL) -> URL {
-        callback.isLoopback ? sessionRedirectURI : configured
     }
 }

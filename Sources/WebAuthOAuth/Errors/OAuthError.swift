@@ -14,20 +14,20 @@ import Foundation
 ///     print("Sign-in cancelled (\(error.sessionError?.cancellationReason.map(String.init(describing:)) ?? "")).")
 /// }
 /// ```
-public struct OAuthError: Error, Sendable, CustomStringConvertible {
+public struct OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
-    public var code: Code
+    public let code: Code
     /// A description for people, safe to log.
-    public var message: String
+    public let message: String
     /// The server's error response, for ``Code/server``.
-    public var serverError: OAuthServerError?
+    public let serverError: OAuthServerError?
     /// Which check the ID token failed, for ``Code/invalidIDToken``.
-    public var idTokenProblem: IDTokenProblem?
+    public let idTokenProblem: IDTokenProblem?
     /// The web authentication session's error, for ``Code/session``.
-    public var sessionError: WebAuthenticationSessionError?
+    public let sessionError: WebAuthenticationSessionError?
     /// The transport's error, for ``Code/transportFailed``, ``Code/timedOut`` and
     /// ``Code/responseTooLarge``.
-    public var transportError: HTTPTransportError?
+    public let transportError: HTTPTransportError?
 
     /// Creates an error.
     public init(
@@ -42,98 +42,102 @@ public struct OAuthError: Error, Sendable, CustomStringConvertible {
         self.transportError = transportError
     }
 
-    /// The code and message.
+    /// `code: message`, safe to print.
     public var description: String { "\(code): \(message)" }
 
     /// The kinds of failure. New kinds may be added; match with `==`.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, such as `stateMismatch`.
+        public let rawValue: String
+        /// Creates a code from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The code's name.
-        public var description: String { name }
+        public var description: String { rawValue }
 
         /// The browser session failed or was cancelled; see ``OAuthError/sessionError``.
-        public static let session = Code("session")
+        public static let session = Code(rawValue: "session")
         /// The server answered with an OAuth error response; see ``OAuthError/serverError``.
-        public static let server = Code("server")
+        public static let server = Code(rawValue: "server")
         /// The authorization response's `state` was missing or not the one sent.
-        public static let stateMismatch = Code("stateMismatch")
+        public static let stateMismatch = Code(rawValue: "stateMismatch")
         /// The authorization response's `iss` (RFC 9207) was not the expected issuer.
-        public static let issuerMismatch = Code("issuerMismatch")
+        public static let issuerMismatch = Code(rawValue: "issuerMismatch")
         /// The authorization response had no `iss` although the server's metadata promises one.
-        public static let issuerMissing = Code("issuerMissing")
+        public static let issuerMissing = Code(rawValue: "issuerMissing")
         /// The authorization response had neither a code nor an error, or something it must not.
-        public static let invalidCallback = Code("invalidCallback")
+        public static let invalidCallback = Code(rawValue: "invalidCallback")
         /// An access token arrived in a URL's query, where it leaks into logs and history.
-        public static let tokenInQuery = Code("tokenInQuery")
+        public static let tokenInQuery = Code(rawValue: "tokenInQuery")
         /// The ID token failed validation; see ``OAuthError/idTokenProblem``.
-        public static let invalidIDToken = Code("invalidIDToken")
+        public static let invalidIDToken = Code(rawValue: "invalidIDToken")
         /// The UserInfo response's `sub` differs from the ID token's.
-        public static let userInfoSubjectMismatch = Code("userInfoSubjectMismatch")
+        public static let userInfoSubjectMismatch = Code(rawValue: "userInfoSubjectMismatch")
         /// A response was not the JSON (or form) it should be, or lacked a required member.
-        public static let invalidResponse = Code("invalidResponse")
+        public static let invalidResponse = Code(rawValue: "invalidResponse")
         /// An endpoint answered with an HTTP status that is neither success nor an OAuth error.
-        public static let unexpectedStatus = Code("unexpectedStatus")
+        public static let unexpectedStatus = Code(rawValue: "unexpectedStatus")
         /// The request could not be sent or the response not received.
-        public static let transportFailed = Code("transportFailed")
+        public static let transportFailed = Code(rawValue: "transportFailed")
         /// An endpoint did not answer in time.
-        public static let timedOut = Code("timedOut")
+        public static let timedOut = Code(rawValue: "timedOut")
         /// An endpoint's response was larger than allowed.
-        public static let responseTooLarge = Code("responseTooLarge")
+        public static let responseTooLarge = Code(rawValue: "responseTooLarge")
         /// The discovery document or JWKS was unusable (wrong issuer, missing endpoints, …).
-        public static let invalidMetadata = Code("invalidMetadata")
+        public static let invalidMetadata = Code(rawValue: "invalidMetadata")
         /// An endpoint URL is neither `https` nor `http` to a loopback address.
-        public static let insecureEndpoint = Code("insecureEndpoint")
+        public static let insecureEndpoint = Code(rawValue: "insecureEndpoint")
         /// The provider has no endpoint for this operation (revocation, UserInfo, device flow).
-        public static let endpointUnavailable = Code("endpointUnavailable")
+        public static let endpointUnavailable = Code(rawValue: "endpointUnavailable")
         /// The client configuration is incomplete or contradictory.
-        public static let invalidConfiguration = Code("invalidConfiguration")
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// A refresh was asked for, but there is no refresh token.
-        public static let noRefreshToken = Code("noRefreshToken")
+        public static let noRefreshToken = Code(rawValue: "noRefreshToken")
         /// The device code expired before the person approved (RFC 8628 `expired_token`, or
         /// `expires_in` passed).
-        public static let deviceCodeExpired = Code("deviceCodeExpired")
+        public static let deviceCodeExpired = Code(rawValue: "deviceCodeExpired")
     }
 }
 
 /// The ID token check that failed (OpenID Connect Core §3.1.3.7, §12.2).
-public struct IDTokenProblem: Sendable, Hashable, CustomStringConvertible {
-    private let name: String
-    private init(_ name: String) { self.name = name }
+public struct IDTokenProblem: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The check's name, such as `wrongAudience`.
+    public let rawValue: String
+    /// Creates a problem from its name.
+    public init(rawValue: String) { self.rawValue = rawValue }
 
     /// The check's name.
-    public var description: String { name }
+    public var description: String { rawValue }
 
     /// Not a compact JWS with a JSON header and payload.
-    public static let malformed = IDTokenProblem("malformed")
+    public static let malformed = IDTokenProblem(rawValue: "malformed")
     /// `alg` is `none`, an HMAC algorithm without a client secret, or one this client never accepts.
-    public static let forbiddenAlgorithm = IDTokenProblem("forbiddenAlgorithm")
+    public static let forbiddenAlgorithm = IDTokenProblem(rawValue: "forbiddenAlgorithm")
     /// `alg` is a real algorithm but not one this client expects.
-    public static let unexpectedAlgorithm = IDTokenProblem("unexpectedAlgorithm")
+    public static let unexpectedAlgorithm = IDTokenProblem(rawValue: "unexpectedAlgorithm")
     /// No key in the JWKS matches the token's `kid` and `alg`, even after re-fetching it once.
-    public static let unknownKey = IDTokenProblem("unknownKey")
+    public static let unknownKey = IDTokenProblem(rawValue: "unknownKey")
     /// The signature does not verify.
-    public static let badSignature = IDTokenProblem("badSignature")
+    public static let badSignature = IDTokenProblem(rawValue: "badSignature")
     /// `iss` is not the provider's issuer.
-    public static let wrongIssuer = IDTokenProblem("wrongIssuer")
+    public static let wrongIssuer = IDTokenProblem(rawValue: "wrongIssuer")
     /// `aud` is missing or does not contain the client ID.
-    public static let wrongAudience = IDTokenProblem("wrongAudience")
+    public static let wrongAudience = IDTokenProblem(rawValue: "wrongAudience")
     /// `aud` names other audiences and `azp` is missing or not the client ID.
-    public static let untrustedAudience = IDTokenProblem("untrustedAudience")
+    public static let untrustedAudience = IDTokenProblem(rawValue: "untrustedAudience")
     /// `exp` is missing or past, beyond the allowed leeway.
-    public static let expired = IDTokenProblem("expired")
+    public static let expired = IDTokenProblem(rawValue: "expired")
     /// `iat` is missing, or later than now beyond the allowed leeway.
-    public static let badIssuedAt = IDTokenProblem("badIssuedAt")
+    public static let badIssuedAt = IDTokenProblem(rawValue: "badIssuedAt")
     /// `nbf` is later than now beyond the allowed leeway.
-    public static let notYetValid = IDTokenProblem("notYetValid")
+    public static let notYetValid = IDTokenProblem(rawValue: "notYetValid")
     /// A time claim (`exp`, `iat`, `nbf`, `auth_time`) is not a finite number of seconds
     /// between 1970 and the end of 9999.
-    public static let badTime = IDTokenProblem("badTime")
+    public static let badTime = IDTokenProblem(rawValue: "badTime")
     /// `sub` is missing or empty.
-    public static let missingSubject = IDTokenProblem("missingSubject")
+    public static let missingSubject = IDTokenProblem(rawValue: "missingSubject")
     /// A `nonce` was sent and the token's is missing or different.
-    public static let wrongNonce = IDTokenProblem("wrongNonce")
+    public static let wrongNonce = IDTokenProblem(rawValue: "wrongNonce")
     /// A refreshed ID token's `iss` or `sub` differs from the original's.
-    public static let identityChanged = IDTokenProblem("identityChanged")
+    public static let identityChanged = IDTokenProblem(rawValue: "identityChanged")
 }

@@ -7,6 +7,11 @@ import Foundation
 /// `error` code and the description alike: control characters and escape sequences, bidi
 /// overrides and line separators are replaced, so a hostile server cannot rewrite a terminal or
 /// a log.
+///
+/// It is not thrown by itself: it is the provider's answer, carried by the ``OAuthError`` it
+/// causes (``OAuthError/Code/server``, ``OAuthError/serverError``), which says which operation
+/// failed. Its ``Code`` is the provider's `error` string, not one of this package's codes, so it
+/// can hold any value a server sends.
 public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
     /// The `error` value.
     public var code: Code

@@ -38,10 +38,10 @@ struct EndpointClient: Sendable {
     func getJSON<Response: Decodable>(
         _ url: URL, endpoint: OAuthEndpoint, bearer: String? = nil, as type: Response.Type = Response.self
     ) async throws(OAuthError) -> Response {
-        var fields = [HTTPRequest.HeaderField(name: "Accept", value: "application/json")]
+        var fields = [HTTPTransportRequest.HeaderField(name: "Accept", value: "application/json")]
         if let bearer { fields.append(.init(name: "Authorization", value: "Bearer \(bearer)")) }
         let request = SecretCarryingRequest(
-            request: HTTPRequest(method: "GET", url: url, headerFields: fields, timeout: timeout),
+            request: HTTPTransportRequest(method: "GET", url: url, headerFields: fields, timeout: timeout),
             secrets: bearer.map { [$0] } ?? [])
         let response = try await send(request, endpoint: endpoint)
         return try decodeSuccess(response, endpoint: endpoint, withholding: request.secrets)
@@ -59,8 +59,8 @@ struct EndpointClient: Sendable {
     ) -> SecretCarryingRequest {
         var parameters = parameters
         var fields = [
-            HTTPRequest.HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
-            HTTPRequest.HeaderField(name: "Accept", value: "application/json"),
+            HTTPTransportRequest.HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
+            HTTPTransportRequest.HeaderField(name: "Accept", value: "application/json"),
         ]
         if let authentication {
             switch authentication.method {
@@ -80,7 +80,7 @@ struct EndpointClient: Sendable {
         var secrets = parameters.filter { Self.secretParameters.contains($0.0) }.map(\.1)
         if let secret = authentication?.clientSecret { secrets.append(secret) }
         return SecretCarryingRequest(
-            request: HTTPRequest(
+            request: HTTPTransportRequest(
                 method: "POST", url: url, headerFields: fields, body: Data(FormEncoding.encode(parameters).utf8),
                 timeout: timeout),
             secrets: secrets)
@@ -88,7 +88,7 @@ struct EndpointClient: Sendable {
 
     private func send(
         _ carrying: SecretCarryingRequest, endpoint: OAuthEndpoint
-    ) async throws(OAuthError) -> HTTPResponse {
+    ) async throws(OAuthError) -> HTTPTransportResponse {
         let request = carrying.request
         try EndpointPolicy.check(request.url, role: "\(endpoint) endpoint")
         let started = ContinuousClock.now
@@ -118,7 +118,7 @@ struct EndpointClient: Sendable {
     // MARK: - Responses
 
     private func decodeSuccess<Response: Decodable>(
-        _ response: HTTPResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
+        _ response: HTTPTransportResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
     ) throws(OAuthError) -> Response {
         guard (200..<300).contains(response.status) else {
             throw failure(response, endpoint: endpoint, withholding: secrets)
@@ -141,7 +141,7 @@ struct EndpointClient: Sendable {
     /// The error for a non-success status: the OAuth error response if the body is one, else
     /// the status alone (the body is never quoted).
     private func failure(
-        _ response: HTTPResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
+        _ response: HTTPTransportResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
     ) -> OAuthError {
         if let error = Self.serverError(in: response.body, endpoint: endpoint, withholding: secrets) {
             return OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
@@ -195,7 +195,7 @@ struct EndpointClient: Sendable {
 
 /// A request and the secret values it carries (form values, the client secret, a bearer token).
 struct SecretCarryingRequest: Sendable {
-    var request: HTTPRequest
+    var request: HTTPTransportRequest
     var secrets: [String]
 }
 

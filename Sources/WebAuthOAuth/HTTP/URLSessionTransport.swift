@@ -11,7 +11,7 @@ import Synchronization
 /// authentication challenges.
 ///
 /// The response is read as it arrives, and the exchange is stopped as soon as it announces or
-/// sends more than ``HTTPRequest/maximumResponseSize`` bytes: a hostile endpoint cannot make
+/// sends more than ``HTTPTransportRequest/maximumResponseSize`` bytes: a hostile endpoint cannot make
 /// the client hold more than that.
 ///
 /// A `401` with `WWW-Authenticate` (RFC 6749 §5.2's answer to wrong client credentials) is
@@ -33,7 +33,7 @@ public final class URLSessionTransport: HTTPTransport {
     deinit { session.invalidateAndCancel() }
 
     /// Sends `request` and reads the response, within the request's timeout and size limit.
-    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    public func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
@@ -81,7 +81,8 @@ public final class URLSessionTransport: HTTPTransport {
                 throw HTTPTransportError(
                     code: .redirected, message: "\(endpoint) answered \(response.statusCode), a redirect")
             }
-            return HTTPResponse(status: response.statusCode, headerFields: response.headerFieldList, body: data)
+            return HTTPTransportResponse(
+                status: response.statusCode, headerFields: response.headerFieldList, body: data)
         }
     }
 }
@@ -93,7 +94,7 @@ private struct Exchange {
         /// The whole response.
         case completed(HTTPURLResponse, Data)
         /// A `401` with a challenge, recorded when the challenge was refused.
-        case challenged(HTTPResponse)
+        case challenged(HTTPTransportResponse)
         /// Stopped for announcing (with its size) or sending more than the limit.
         case tooLarge(Int64?)
     }
@@ -166,7 +167,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         if let response = challenge.failureResponse as? HTTPURLResponse {
-            let recorded = HTTPResponse(status: response.statusCode, headerFields: response.headerFieldList)
+            let recorded = HTTPTransportResponse(status: response.statusCode, headerFields: response.headerFieldList)
             exchanges.withLock { $0[task.taskIdentifier]?.stopped = .challenged(recorded) }
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
@@ -187,10 +188,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
 }
 
 extension HTTPURLResponse {
-    fileprivate var headerFieldList: [HTTPRequest.HeaderField] {
+    fileprivate var headerFieldList: [HTTPTransportRequest.HeaderField] {
         allHeaderFields.compactMap { name, value in
             guard let name = name as? String, let value = value as? String else { return nil }
-            return HTTPRequest.HeaderField(name: name, value: value)
+            return HTTPTransportRequest.HeaderField(name: name, value: value)
         }
     }
 }

@@ -19,7 +19,7 @@ import Logging
 /// let credentials = try await client.signIn()          // opens the browser
 /// print(credentials.additionalParameters["screen_name"] ?? "")
 ///
-/// let photo = HTTPRequest(
+/// let photo = HTTPTransportRequest(
 ///     method: "GET", url: URL(string: "https://photos.example.net/photos?file=vacation.jpg")!)
 /// let response = try await URLSessionTransport().send(client.sign(photo, with: credentials))
 /// ```
@@ -69,8 +69,8 @@ public struct OAuth1Client: Sendable {
     /// The signer for the configuration's consumer credentials.
     public let signer: OAuth1Signer
 
-    /// How long a request to an endpoint may take. Default ``HTTPRequest/defaultTimeout``.
-    public var requestTimeout: Duration = HTTPRequest.defaultTimeout
+    /// How long a request to an endpoint may take. Default ``HTTPTransportRequest/defaultTimeout``.
+    public var requestTimeout: Duration = HTTPTransportRequest.defaultTimeout
 
     /// Creates a client.
     ///
@@ -115,14 +115,14 @@ public struct OAuth1Client: Sendable {
         sessionTimeout: Duration? = .seconds(600), prefersEphemeralWebBrowserSession: Bool = false
     ) async throws(OAuthError) -> OAuth1Credentials {
         let configuration = try configuration.validated()
-        let target = try RedirectTarget(configuration.callbackURL)
+        let callback = try Callback.configured(configuration.callbackURL)
         let gate = OAuth1CallbackGate()
-        let (redirectURI, sessionEnvironment, listener) = try await prepareCallback(for: target, gate: gate)
+        let (redirectURI, sessionEnvironment, listener) = try await prepareCallback(for: callback, gate: gate)
         do throws(OAuthError) {
             let temporary = try await requestTemporaryCredentials(callback: redirectURI.absoluteString)
             gate.expect(temporary.token)
             let verifier = try await authorize(
-                temporary, callback: target.callback, environment: sessionEnvironment, gate: gate,
+                temporary, callback: callback, environment: sessionEnvironment, gate: gate,
                 timeout: sessionTimeout, ephemeral: prefersEphemeralWebBrowserSession)
             let credentials = try await requestTokenCredentials(temporary: temporary, verifier: verifier)
             await listener?.close()
@@ -222,7 +222,7 @@ public struct OAuth1Client: Sendable {
     ///
     /// Give a form body its `Content-Type: application/x-www-form-urlencoded` header before
     /// signing; its parameters are then signed too (RFC 5849 §3.4.1.3.1).
-    public func sign(_ request: HTTPRequest, with credentials: OAuth1Credentials) -> HTTPRequest {
+    public func sign(_ request: HTTPTransportRequest, with credentials: OAuth1Credentials) -> HTTPTransportRequest {
         signer.sign(request, token: credentials)
     }
 
@@ -232,17 +232,17 @@ public struct OAuth1Client: Sendable {
     /// returns its redirect URI and an environment that hands it to the session. Otherwise the
     /// configured URI and the environment as it is.
     private func prepareCallback(
-        for target: RedirectTarget, gate: OAuth1CallbackGate
+        for callback: Callback, gate: OAuth1CallbackGate
     ) async throws(OAuthError) -> (URL, SessionEnvironment, (any CallbackListener)?) {
-        guard target.callback.isLoopback else { return (target.configured, environment, nil) }
-        guard let receiver = environment.receivers.first(where: { $0.canReceive(target.callback) }) else {
+        guard callback.isLoopback else { return (callback.redirectURI, environment, nil) }
+        guard let receiver = environment.receivers.first(where: { $0.canReceive(callback) }) else {
             let error = WebAuthenticationSessionError.noCallbackReceiver(
-                "no loopback listener is available for \(target.callback)")
+                "no loopback listener is available for \(callback)")
             throw OAuthError(code: .session, message: error.message, sessionError: error)
         }
         let listener: any CallbackListener
         do throws(WebAuthenticationSessionError) {
-            listener = try await receiver.listen(for: target.callback, accepting: { gate.accepts($0) })
+            listener = try await receiver.listen(for: callback, accepting: { gate.accepts($0) })
         } catch {
             throw OAuthError(code: .session, message: "cannot listen for the callback: \(error)", sessionError: error)
         }
@@ -269,7 +269,7 @@ public struct OAuth1Client: Sendable {
         logger.debug("opening the authorization page", metadata: ["url": "\(url.redactedForLogs)"])
         let callbackURL: URL
         do throws(WebAuthenticationSessionError) {
-            callbackURL = try await session.authenticate()
+            callbackURL = try await session.authenticate().url
         } catch {
             throw OAuthError(
                 code: .session, message: "the browser sign-in did not complete: \(error)", sessionError: error)
@@ -282,14 +282,14 @@ public struct OAuth1Client: Sendable {
         _ url: URL, endpoint: OAuthEndpoint, token: OAuth1Credentials?, protocolParameters: [String: String],
         body: [(String, String)]
     ) async throws(OAuthError) -> [(String, String)] {
-        var request = HTTPRequest(method: "POST", url: url, body: Data(), timeout: requestTimeout)
+        var request = HTTPTransportRequest(method: "POST", url: url, body: Data(), timeout: requestTimeout)
         request.headerFields.append(.init(name: "Accept", value: "application/x-www-form-urlencoded, text/plain"))
         if !body.isEmpty {
             request.headerFields.append(.init(name: "Content-Type", value: "application/x-www-form-urlencoded"))
             request.body = Data(FormEncoding.encode(body).utf8)
         }
         let signed = signer.sign(request, token: token, additionalProtocolParameters: protocolParameters)
-        let response: HTTPResponse
+        let response: HTTPTransportResponse
         do throws(HTTPTransportError) {
             response = try await transport.send(signed)
         } catch {
@@ -352,7 +352,7 @@ public struct OAuth1Client: Sendable {
     /// when the body is empty, not text, or may carry credentials: it mentions `oauth_token`,
     /// `oauth_verifier`, `oauth_signature` or `oauth_consumer_key` (as an echoed request or base
     /// string would) or contains one of `secrets`, as it is or percent-encoded.
-    static func excerpt(of response: HTTPResponse, hiding secrets: [String]) -> String? {
+    static func excerpt(of response: HTTPTransportResponse, hiding secrets: [String]) -> String? {
         guard !response.body.isEmpty else { return nil }
         if let contentType = response.value(forHeader: "Content-Type")?.lowercased() {
             let textual = ["text/", "application/x-www-form-urlencoded", "application/json", "application/xml"]

@@ -92,7 +92,7 @@ public struct OAuth1Configuration: Sendable, Hashable, CustomStringConvertible, 
                     message: "the \(role) \(url.redactedForLogs) must not have oauth_ parameters (RFC 5849 §2)")
             }
         }
-        _ = try RedirectTarget(callbackURL)
+        _ = try Callback.configured(callbackURL)
         return self
     }
 

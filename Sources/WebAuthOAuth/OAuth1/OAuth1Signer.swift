@@ -41,7 +41,7 @@ public struct OAuth1SignatureMethod: Sendable, Hashable, CustomStringConvertible
 ///     consumerKey: "dpf43f3p2l4k3l03", consumerSecret: "kd94hf93k423kf44",
 ///     includesVersion: false, nonce: { "chapoH" }, timestamp: { 137131202 })
 /// let token = OAuth1Credentials(token: "nnch734d00sl2jdk", tokenSecret: "pfkkdhi9sl3r4s00")
-/// let request = HTTPRequest(
+/// let request = HTTPTransportRequest(
 ///     method: "GET", url: URL(string: "http://photos.example.net/photos?file=vacation.jpg&size=original")!)
 /// let signed = signer.sign(request, token: token)
 /// // signed.value(forHeader: "Authorization") contains
@@ -114,8 +114,9 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
     ///   - additionalProtocolParameters: More `oauth_…` parameters to send and sign, such as
     ///     `oauth_callback` or `oauth_verifier`. They cannot replace the ones the signer sets.
     public func sign(
-        _ request: HTTPRequest, token: OAuth1Credentials? = nil, additionalProtocolParameters: [String: String] = [:]
-    ) -> HTTPRequest {
+        _ request: HTTPTransportRequest, token: OAuth1Credentials? = nil,
+        additionalProtocolParameters: [String: String] = [:]
+    ) -> HTTPTransportRequest {
         let parameters = protocolParameters(
             for: request, token: token, additionalProtocolParameters: additionalProtocolParameters)
         var signed = request
@@ -129,7 +130,8 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
     /// nonce and timestamp: what ``sign(_:token:additionalProtocolParameters:)`` puts in the
     /// header.
     public func protocolParameters(
-        for request: HTTPRequest, token: OAuth1Credentials? = nil, additionalProtocolParameters: [String: String] = [:]
+        for request: HTTPTransportRequest, token: OAuth1Credentials? = nil,
+        additionalProtocolParameters: [String: String] = [:]
     ) -> [String: String] {
         var parameters = additionalProtocolParameters
         parameters["oauth_signature"] = nil
@@ -146,7 +148,7 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
 
     /// The `oauth_signature` value (not yet percent-encoded) for `request` with these protocol
     /// parameters.
-    public func signature(for request: HTTPRequest, protocolParameters: [String: String], tokenSecret: String?)
+    public func signature(for request: HTTPTransportRequest, protocolParameters: [String: String], tokenSecret: String?)
         -> String
     {
         let key = Self.signingKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret)
@@ -167,7 +169,9 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
     /// The parameters are the URL's query, the body's when `Content-Type` is
     /// `application/x-www-form-urlencoded`, and `protocolParameters`; `oauth_signature` (and
     /// `realm` among the protocol parameters) are left out.
-    public static func signatureBaseString(for request: HTTPRequest, protocolParameters: [String: String]) -> String {
+    public static func signatureBaseString(for request: HTTPTransportRequest, protocolParameters: [String: String])
+        -> String
+    {
         var parameters = requestParameters(of: request)
         for (name, value) in protocolParameters where name != "realm" {
             parameters.append((name, value))
@@ -200,7 +204,7 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
     /// The request's own parameters (RFC 5849 §3.4.1.3.1), decoded: the query's, then the
     /// body's when the request has `Content-Type: application/x-www-form-urlencoded`. A `+` is a
     /// space in both.
-    public static func requestParameters(of request: HTTPRequest) -> [(name: String, value: String)] {
+    public static func requestParameters(of request: HTTPTransportRequest) -> [(name: String, value: String)] {
         var parameters: [(name: String, value: String)] = []
         if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
             parameters += FormEncoding.decode(query).map { (name: $0.0, value: $0.1) }

@@ -4,6 +4,17 @@ import Foundation
 /// left, otherwise a refreshed one. Concurrent callers share one refresh — there are never two
 /// refreshes at once, so a rotated refresh token is never used twice.
 ///
+/// Keep the tokens in a ``TokenPersistence`` and the same holds across processes: each refresh
+/// runs inside ``TokenPersistence/update(_:)``, with the refresh token stored last, and takes
+/// the tokens another process stored meanwhile instead of refreshing again. `WebAuthTokenStore`
+/// provides one for signed-in profiles:
+///
+/// ```swift
+/// let provider = try await TokenStores().accessTokenProvider(profile: "work")
+/// ```
+///
+/// Or keep the tokens yourself, told of every refresh:
+///
 /// ```swift
 /// let provider = AccessTokenProvider(client: client, tokens: tokens) { refreshed in
 ///     try? store.save(refreshed)          // keep the rotated refresh token
@@ -19,10 +30,11 @@ public actor AccessTokenProvider {
     /// The current tokens.
     public private(set) var tokens: TokenSet
 
-    private let didRefresh: @Sendable (TokenSet) async -> Void
+    /// Refreshes, given the tokens this provider holds now; returns the tokens to hold next.
+    private let refresh: @Sendable (TokenSet) async throws -> TokenSet
     private var refreshing: Task<TokenSet, any Error>?
 
-    /// Creates a provider.
+    /// Creates a provider that holds the tokens in memory and tells `didRefresh` of each refresh.
     ///
     /// - Parameters:
     ///   - client: The client to refresh with.
@@ -37,34 +49,72 @@ public actor AccessTokenProvider {
         self.client = client
         self.tokens = tokens
         self.refreshMargin = refreshMargin
-        self.didRefresh = didRefresh
+        self.refresh = { current in
+            let refreshed = try await client.refresh(current)
+            await didRefresh(refreshed)
+            return refreshed
+        }
+    }
+
+    /// Creates a provider whose tokens live in `persistence`, shared with other holders: each
+    /// refresh reads and stores them there, inside ``TokenPersistence/update(_:)``.
+    ///
+    /// When the stored tokens are not the ones this provider holds and are fresh, another holder
+    /// has refreshed already: they are taken as they are, with no request to the provider.
+    /// Otherwise they are refreshed — with the stored refresh token, the last one issued.
+    ///
+    /// - Parameters:
+    ///   - client: The client to refresh with.
+    ///   - tokens: The tokens to start from (read from `persistence`).
+    ///   - refreshMargin: How long before expiry to refresh. Default 60 s.
+    ///   - persistence: Where the tokens are kept.
+    public init(
+        client: OAuthClient, tokens: TokenSet, refreshMargin: Duration = .seconds(60),
+        persistence: some TokenPersistence
+    ) {
+        self.client = client
+        self.tokens = tokens
+        self.refreshMargin = refreshMargin
+        self.refresh = { current in
+            try await persistence.update { stored in
+                let replaced = stored.accessToken != current.accessToken
+                if replaced, !stored.isExpired(at: client.clock.now(), margin: refreshMargin) { return stored }
+                return try await client.refresh(stored)
+            }
+        }
     }
 
     /// A fresh access token, refreshing first if needed.
-    public func accessToken() async throws(OAuthError) -> String {
+    ///
+    /// - Throws: ``OAuthError`` when the refresh fails; with a ``TokenPersistence``, also what
+    ///   it throws.
+    public func accessToken() async throws -> String {
         try await freshTokens().accessToken
     }
 
     /// Tokens whose access token is fresh, refreshing first if needed.
-    public func freshTokens() async throws(OAuthError) -> TokenSet {
+    ///
+    /// - Throws: ``OAuthError`` when the refresh fails; with a ``TokenPersistence``, also what
+    ///   it throws.
+    public func freshTokens() async throws -> TokenSet {
         if !tokens.isExpired(at: client.clock.now(), margin: refreshMargin) { return tokens }
         return try await refreshNow()
     }
 
-    /// Refreshes now, whatever the expiry (or joins a refresh already under way).
-    public func refreshNow() async throws(OAuthError) -> TokenSet {
+    /// Refreshes now, whatever the expiry (or joins a refresh already under way) — say, after
+    /// the resource server refused the access token. With a ``TokenPersistence`` whose tokens
+    /// another holder has refreshed already, those are taken instead.
+    ///
+    /// - Throws: ``OAuthError`` when the refresh fails; with a ``TokenPersistence``, also what
+    ///   it throws.
+    public func refreshNow() async throws -> TokenSet {
         let task: Task<TokenSet, any Error>
         if let refreshing {
             task = refreshing
         } else {
-            let client = client
+            let refresh = refresh
             let current = tokens
-            let didRefresh = didRefresh
-            task = Task {
-                let refreshed = try await client.refresh(current)
-                await didRefresh(refreshed)
-                return refreshed
-            }
+            task = Task { try await refresh(current) }
             refreshing = task
         }
         do {
@@ -76,8 +126,7 @@ public actor AccessTokenProvider {
             return refreshed
         } catch {
             if refreshing == task { refreshing = nil }
-            if let error = error as? OAuthError { throw error }
-            throw OAuthError(code: .transportFailed, message: "the refresh did not finish")
+            throw error
         }
     }
 }

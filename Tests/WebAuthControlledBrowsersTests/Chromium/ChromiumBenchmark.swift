@@ -73,7 +73,7 @@ enum ChromiumBenchmark {
         let pipe = try DevToolsPipe.make()
         let process = try Subprocess(
             executable: executable,
-            arguments: ChromiumLaunchArguments.make(
+            arguments: ChromiumLauncher.arguments(
                 profile: profile, headless: true, runningAsRoot: geteuid() == 0,
                 extra: TestBrowsers.chromiumOfflineArguments),
             descriptors: pipe.childDescriptors)
@@ -82,7 +82,7 @@ enum ChromiumBenchmark {
         let elapsed = ContinuousClock.now - started
         connection.close()
         await process.terminate(grace: .seconds(2))
-        await ChromiumProcessGroup.waitUntilGone(process.pid, within: .seconds(3))
+        await BrowserProcessGroup.waitUntilGone(process.pid, within: .seconds(3))
         return elapsed
     }
 
@@ -96,7 +96,7 @@ enum ChromiumBenchmark {
                 callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true
             session.timeout = .seconds(60)
-            _ = try await session.authenticate()
+            _ = try await session.authenticate().url
             let delivered = ContinuousClock.now
             let instance = try #require(testbed.instances.first)
             let launch = try #require(instance.time(of: .launchStarted))

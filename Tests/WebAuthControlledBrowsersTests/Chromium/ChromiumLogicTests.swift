@@ -52,16 +52,16 @@ struct ChromiumLogicTests {
 
     private static let authorization = URL(string: "https://auth.example/authorize?state=s")!
 
-    private func watcher(_ callback: Callback, headers: [String: String] = [:]) -> ChromiumNavigationWatcher {
-        ChromiumNavigationWatcher(
+    private func watcher(_ callback: Callback, headers: [String: String] = [:]) -> ChromiumNavigationInterceptor {
+        ChromiumNavigationInterceptor(
             callback: callback, mainFrameID: "MAIN", authorizationURL: Self.authorization,
             additionalHeaderFields: headers)
     }
 
     private func request(
         _ url: String, frame: String = "MAIN", type: String = "Document", status: Int? = nil, location: String? = nil
-    ) -> ChromiumNavigationWatcher.PausedRequest {
-        ChromiumNavigationWatcher.PausedRequest(
+    ) -> ChromiumNavigationInterceptor.PausedRequest {
+        ChromiumNavigationInterceptor.PausedRequest(
             url: url, frameID: frame, resourceType: type, headers: ["User-Agent": "Chrome", "Accept": "*/*"],
             response: status.map { status in
                 .init(status: status, headers: location.map { [.init(name: "Location", value: $0)] } ?? [])
@@ -133,14 +133,14 @@ struct ChromiumLogicTests {
 
     @Test func theCommandLineHasOurFlagsThenTheCallersThenTheBlankPage() {
         let profile = URL(fileURLWithPath: "/tmp/profile")
-        let headless = ChromiumLaunchArguments.make(
+        let headless = ChromiumLauncher.arguments(
             profile: profile, headless: true, runningAsRoot: false, extra: ["--proxy-server=x"])
         #expect(
             headless == [
                 "--remote-debugging-pipe", "--user-data-dir=/tmp/profile", "--no-first-run",
                 "--no-default-browser-check", "--headless=new", "--proxy-server=x", "about:blank",
             ])
-        let headed = ChromiumLaunchArguments.make(profile: profile, headless: false, runningAsRoot: true, extra: [])
+        let headed = ChromiumLauncher.arguments(profile: profile, headless: false, runningAsRoot: true, extra: [])
         #expect(headed.contains("--no-sandbox"))
         #expect(!headed.contains { $0.hasPrefix("--headless") })
         #expect(!headless.contains("--no-sandbox"))
@@ -191,7 +191,7 @@ struct ChromiumLogicTests {
         defer { try? FileManager.default.removeItem(at: profile) }
         let file = profile.appendingPathComponent("Default/Preferences")
 
-        #expect(ChromiumProfilePreferences.apply(to: profile))
+        #expect(ChromiumProfileSetup.apply(to: profile))
         let fresh = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
         #expect((fresh?["net"] as? [String: Any])?["network_prediction_options"] as? Int == 2)
         var status = stat()
@@ -199,30 +199,18 @@ struct ChromiumLogicTests {
 
         // A shared profile's own settings stay.
         try Data(#"{"net":{"network_prediction_options":0,"other":true},"profile":{"name":"Me"}}"#.utf8).write(to: file)
-        #expect(ChromiumProfilePreferences.apply(to: profile))
+        #expect(ChromiumProfileSetup.apply(to: profile))
         let merged = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
         #expect((merged?["net"] as? [String: Any])?["network_prediction_options"] as? Int == 2)
         #expect((merged?["net"] as? [String: Any])?["other"] as? Bool == true)
         #expect((merged?["profile"] as? [String: Any])?["name"] as? String == "Me")
 
         try Data("not json".utf8).write(to: file)
-        #expect(!ChromiumProfilePreferences.apply(to: profile), "a file it cannot read is left alone")
+        #expect(!ChromiumProfileSetup.apply(to: profile), "a file it cannot read is left alone")
         #expect(try String(contentsOf: file, encoding: .utf8) == "not json")
     }
 
     // MARK: - The shared profile's lock
-
-    @Test func aSharedProfileIsTakenByOneSessionAtATime() throws {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-lock-\(UUID())")
-        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: profile) }
-
-        let first = try ChromiumProfileLock.acquire(profile: profile)
-        #expect(throws: WebAuthenticationSessionError.self) { try ChromiumProfileLock.acquire(profile: profile) }
-        first.release()
-        let again = try ChromiumProfileLock.acquire(profile: profile)
-        again.release()
-    }
 
     @Test func aChromiumRunningOnTheProfileIsSeenAndAStaleLockIsNot() throws {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-singleton-\(UUID())")
@@ -234,16 +222,17 @@ struct ChromiumLogicTests {
         let link = profile.appendingPathComponent("SingletonLock").path
 
         symlink("\(host)-\(getpid())", link)  // a live process
-        #expect(ChromiumProfileLock.runningBrowser(profile: profile) != nil)
+        #expect(ChromiumProfileSetup.runningBrowser(in: profile) != nil)
         let error = #expect(throws: WebAuthenticationSessionError.self) {
-            try ChromiumProfileLock.acquire(profile: profile)
+            try SharedProfileLock.acquire(profile: profile, runningBrowser: ChromiumProfileSetup.runningBrowser(in:))
         }
         #expect(error?.code == .browserLaunchFailed)
         #expect(error?.message.contains("in use") == true)
 
         unlink(link)
         symlink("\(host)-999999999", link)  // no such process: stale, Chromium takes it over
-        #expect(ChromiumProfileLock.runningBrowser(profile: profile) == nil)
-        try ChromiumProfileLock.acquire(profile: profile).release()
+        #expect(ChromiumProfileSetup.runningBrowser(in: profile) == nil)
+        try SharedProfileLock.acquire(profile: profile, runningBrowser: ChromiumProfileSetup.runningBrowser(in:))
+            .release()
     }
 }

@@ -23,7 +23,7 @@ extension ChromiumTests {
         private static func expectNoConnection(to network: LocalPageServer, from testbed: ChromiumTestbed) async throws
         {
             let instance = try #require(testbed.instances.first)
-            #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).isEmpty, "the browser has exited")
+            #expect(BrowserProcessGroup.liveMembers(of: instance.pid).isEmpty, "the browser has exited")
             try await network.barrier()
             #expect(network.connectionCount == 1, "no connection to the callback host")
             #expect(network.requestedPaths == [LocalPageServer.barrierPath])
@@ -41,7 +41,7 @@ extension ChromiumTests {
                     callback: .customScheme("com.example.app"), environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(45)
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
 
                 #expect(callbackURL.scheme == "com.example.app")
                 #expect(callbackURL.path == "/cb")
@@ -53,7 +53,7 @@ extension ChromiumTests {
                 // Dismissed: the browser and its helpers are gone, and so is the ephemeral profile.
                 let instance = try #require(testbed.instances.first)
                 #expect(instance.isEphemeral)
-                #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).isEmpty)
+                #expect(BrowserProcessGroup.liveMembers(of: instance.pid).isEmpty)
                 #expect(processIsGone(instance.pid))
                 #expect(!FileManager.default.fileExists(atPath: instance.profileDirectory.path))
             }
@@ -76,7 +76,7 @@ extension ChromiumTests {
                     callback: .https(host: "callback.example", path: "/cb"), environment: environment)
                 session.timeout = .seconds(45)
                 session.prefersEphemeralWebBrowserSession = true
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
 
                 #expect(callbackURL.host == "callback.example")
                 #expect(callbackURL.path == "/cb")
@@ -126,7 +126,7 @@ extension ChromiumTests {
                     callback: .customScheme("com.example.app"), environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(45)
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
                 #expect(callbackURL.path == "/cb")
                 #expect(queryValue("state", in: callbackURL) == "meta")
                 #expect(try #require(await server.authorizationRequests.first).responseStatus == 200)
@@ -236,7 +236,7 @@ extension ChromiumTests {
                 session.additionalHeaderFields = ["X-Webauth-Test": "42"]
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(45)
-                let callbackURL = try await session.authenticate()
+                let callbackURL = try await session.authenticate().url
                 #expect(queryValue("state", in: callbackURL) == "second")
 
                 let requests = await server.authorizationRequests
@@ -265,7 +265,7 @@ extension ChromiumTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(45)
-                    _ = try await session.authenticate()
+                    _ = try await session.authenticate().url
                 }
                 let requests = await server.authorizationRequests
                 try #require(requests.count == 4)
@@ -299,7 +299,7 @@ extension ChromiumTests {
                     // Extra fields replace the request's header list; cookies must survive that.
                     session.additionalHeaderFields = ["X-Webauth-Test": "\(run)"]
                     session.timeout = .seconds(45)
-                    _ = try await session.authenticate()
+                    _ = try await session.authenticate().url
                 }
                 let requests = await server.authorizationRequests
                 try #require(requests.count == 4)
@@ -362,14 +362,14 @@ extension ChromiumTests {
             defer { session.cancel() }  // if the test stops early, so does the browser
             let instance = try await testbed.instance()
             try await testbed.waitForPage(instance, path: "/wait")
-            #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).count > 1, "the browser runs helper processes")
+            #expect(BrowserProcessGroup.liveMembers(of: instance.pid).count > 1, "the browser runs helper processes")
 
             session.cancel()
             let error = try #require(await result.value.failure)
             #expect(error.code == .canceledLogin)
             #expect(error.cancellationReason == .program)
             // The result is delivered after the teardown: nothing of the browser is left.
-            #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).isEmpty)
+            #expect(BrowserProcessGroup.liveMembers(of: instance.pid).isEmpty)
             #expect(processIsGone(instance.pid))
             #expect(!FileManager.default.fileExists(atPath: instance.profileDirectory.path))
         }
@@ -392,7 +392,7 @@ extension ChromiumTests {
             let error = try #require(await result.value.failure)
             #expect(error.code == .canceledLogin)
             #expect(error.cancellationReason == .user)
-            #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).isEmpty)
+            #expect(BrowserProcessGroup.liveMembers(of: instance.pid).isEmpty)
             #expect(!FileManager.default.fileExists(atPath: instance.profileDirectory.path))
         }
 
@@ -417,7 +417,7 @@ extension ChromiumTests {
             #expect(error.code == .browserLaunchFailed)
             #expect(error.message.contains("exited"))
             #expect(error.message.contains("signal 9"))
-            #expect(ChromiumProcessGroup.liveMembers(of: instance.pid).isEmpty, "orphaned helpers are ended too")
+            #expect(BrowserProcessGroup.liveMembers(of: instance.pid).isEmpty, "orphaned helpers are ended too")
             #expect(!FileManager.default.fileExists(atPath: instance.profileDirectory.path))
         }
 
@@ -425,7 +425,7 @@ extension ChromiumTests {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
             var explicit = testbed.options()
-            explicit.executablePath = testbed.root.appendingPathComponent("no-such-chromium").path
+            explicit.executable = testbed.root.appendingPathComponent("no-such-chromium").path
             var searched = testbed.options()
             searched.environment["PATH"] = testbed.root.path
             for options in [explicit, searched] {
@@ -447,7 +447,7 @@ extension ChromiumTests {
             try Data("#!/bin/sh\necho 'cannot open display' >&2\nexit 3\n".utf8).write(to: script)
             chmod(script.path, 0o755)
             var options = testbed.options()
-            options.executablePath = script.path
+            options.executable = script.path
             let session = WebAuthenticationSession(
                 url: URL(string: "https://auth.example/authorize")!, callback: .customScheme("com.example.app"),
                 environment: SessionEnvironment(browser: ChromiumBrowser(options: options), receivers: []))
@@ -468,7 +468,7 @@ extension ChromiumTests {
             try Data("#!/bin/sh\necho $$ > '\(pidFile.path)'\nexec sleep 60\n".utf8).write(to: script)
             chmod(script.path, 0o755)
             var options = testbed.options()
-            options.executablePath = script.path
+            options.executable = script.path
             options.launchTimeout = .seconds(2)
             let session = WebAuthenticationSession(
                 url: URL(string: "https://auth.example/authorize")!, callback: .customScheme("com.example.app"),

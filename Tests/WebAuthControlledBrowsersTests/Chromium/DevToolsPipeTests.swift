@@ -34,7 +34,7 @@ extension ChromiumTests {
                 let pipe = try DevToolsPipe.make()
                 process = try Subprocess(
                     executable: executable,
-                    arguments: ChromiumLaunchArguments.make(
+                    arguments: ChromiumLauncher.arguments(
                         profile: profile, headless: true, runningAsRoot: geteuid() == 0,
                         extra: TestBrowsers.chromiumOfflineArguments),
                     descriptors: pipe.childDescriptors)
@@ -47,7 +47,7 @@ extension ChromiumTests {
             func stop() async {
                 connection.close()
                 await process.terminate(grace: .seconds(2))
-                await ChromiumProcessGroup.waitUntilGone(process.pid, within: .seconds(3))
+                await BrowserProcessGroup.waitUntilGone(process.pid, within: .seconds(3))
                 try? FileManager.default.removeItem(at: profile)
             }
         }
@@ -70,7 +70,7 @@ extension ChromiumTests {
                 try await chromium.connection.send("No.suchMethod", timeout: .seconds(10))
             }
             await chromium.stop()
-            #expect(chromium.connection.isClosed)
+            #expect(!chromium.connection.isOpen)
             await #expect(throws: DevToolsError.self) { try await chromium.connection.send("Browser.getVersion") }
         }
 
@@ -85,7 +85,7 @@ extension ChromiumTests {
             }
             #expect(chromium.process.hasExited, "no signal was sent; the browser left by itself")
             await chromium.stop()
-            #expect(ChromiumProcessGroup.liveMembers(of: chromium.process.pid).isEmpty)
+            #expect(BrowserProcessGroup.liveMembers(of: chromium.process.pid).isEmpty)
         }
 
         @Test func theBrowserGoingAwayEndsTheStreamAndFailsWaitingCommands() async throws {

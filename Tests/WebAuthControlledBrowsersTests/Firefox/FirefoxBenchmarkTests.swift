@@ -41,7 +41,7 @@ extension RealFirefoxTests {
                         executable: executable,
                         arguments: FirefoxLauncher.arguments(profile: profile, headless: true, extra: []),
                         environment: testbed.options().environment, output: output.path)
-                    let endpoint = await FirefoxLauncher.waitForEndpoint(
+                    let endpoint = await BiDiEndpoint.wait(
                         outputFile: output.path, process: process, timeout: .seconds(60))
                     bare.append(ContinuousClock.now - spawned)
                     if case .ready = endpoint {} else { Issue.record("bare Firefox: \(endpoint)") }
@@ -54,7 +54,7 @@ extension RealFirefoxTests {
                             callback: .customScheme("com.example.app"), environment: testbed.environment())
                         session.prefersEphemeralWebBrowserSession = true
                         session.timeout = .seconds(60)
-                        _ = try await session.authenticate()
+                        _ = try await session.authenticate().url
                         let completed = ContinuousClock.now
                         let presentation = try await testbed.presentation(round)
                         let navigation = try #require(presentation.firstNavigationAt)

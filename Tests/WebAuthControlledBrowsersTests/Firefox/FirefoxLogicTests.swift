@@ -17,8 +17,8 @@ struct FirefoxLogicTests {
 
     static func interceptor(
         _ callback: Callback, headers: [String: String] = [:]
-    ) -> NavigationInterceptor {
-        NavigationInterceptor(
+    ) -> FirefoxNavigationInterceptor {
+        FirefoxNavigationInterceptor(
             callback: callback, context: context, additionalHeaderFields: headers, schemeHandlerPrefix: prefix)
     }
 
@@ -236,13 +236,13 @@ struct FirefoxLogicTests {
 
     @Test func theEndpointLineIsParsed() {
         let output = "*** You are running in headless mode.\nWebDriver BiDi listening on ws://127.0.0.1:40243\n"
-        #expect(FirefoxLauncher.parseEndpoint(output)?.host == "127.0.0.1")
-        #expect(FirefoxLauncher.parseEndpoint(output)?.port == 40243)
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://localhost:9222")?.host == "127.0.0.1")
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://[::1]:9222")?.host == "::1")
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://10.0.0.1:9222") == nil)
-        #expect(FirefoxLauncher.parseEndpoint("WebDriver BiDi listening on ws://127.0.0.1:") == nil)
-        #expect(FirefoxLauncher.parseEndpoint("DevTools listening on ws://127.0.0.1:9222") == nil)
+        #expect(BiDiEndpoint.parse(output)?.host == "127.0.0.1")
+        #expect(BiDiEndpoint.parse(output)?.port == 40243)
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://localhost:9222")?.host == "127.0.0.1")
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://[::1]:9222")?.host == "::1")
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://10.0.0.1:9222") == nil)
+        #expect(BiDiEndpoint.parse("WebDriver BiDi listening on ws://127.0.0.1:") == nil)
+        #expect(BiDiEndpoint.parse("DevTools listening on ws://127.0.0.1:9222") == nil)
     }
 
     @Test func argumentsPutTheStartPageLast() {
@@ -287,6 +287,11 @@ struct FirefoxLogicTests {
         let link = directory.appendingPathComponent("lock").path
         #expect(symlink("127.0.0.1:+\(getpid())", link) == 0)
         #expect(FirefoxProfileSetup.lockHolder(in: directory) == getpid())
+        #expect(FirefoxProfileSetup.runningBrowser(in: directory) == "another Firefox (process \(getpid()))")
+        let error = #expect(throws: WebAuthenticationSessionError.self) {
+            try SharedProfileLock.acquire(profile: directory, runningBrowser: FirefoxProfileSetup.runningBrowser(in:))
+        }
+        #expect(error?.message.contains("in use by another Firefox") == true)
         unlink(link)
         // A lock left by a process that no longer exists is stale (Firefox takes it over).
         #expect(symlink("127.0.0.1:+2147483000", link) == 0)

@@ -30,7 +30,7 @@ extension RealFirefoxTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let callbackURL = try await session.authenticate()
+                    let callbackURL = try await session.authenticate().url
 
                     #expect(callbackURL.scheme == "com.example.app")
                     #expect(callbackURL.path == "/cb")
@@ -56,7 +56,7 @@ extension RealFirefoxTests {
                         callback: .https(host: "callback.example", path: "/cb"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let callbackURL = try await session.authenticate()
+                    let callbackURL = try await session.authenticate().url
 
                     #expect(callbackURL.host == "callback.example")
                     #expect(callbackURL.path == "/cb")
@@ -99,7 +99,7 @@ extension RealFirefoxTests {
                         callback: .https(host: "callback.example", path: "/cb"), environment: environment)
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let callbackURL = try await session.authenticate()
+                    let callbackURL = try await session.authenticate().url
                     #expect(Testbed.query(callbackURL)["state"] == "d")
                     let afterCallback = lookups()
                     let logFiles = try FileManager.default.contentsOfDirectory(atPath: testbed.root.path)
@@ -112,7 +112,7 @@ extension RealFirefoxTests {
                         callback: .https(host: "callback.example", path: "/cb"), environment: environment)
                     stray.prefersEphemeralWebBrowserSession = true
                     stray.timeout = .seconds(90)
-                    let strayResult = Task { try await stray.authenticate() }
+                    let strayResult = Task { try await stray.authenticate().url }
                     #expect(
                         await eventually { lookups().contains("callback.example") },
                         "the control URL was looked up")
@@ -134,7 +134,7 @@ extension RealFirefoxTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let callbackURL = try await session.authenticate()
+                    let callbackURL = try await session.authenticate().url
 
                     #expect(callbackURL.absoluteString.hasPrefix("com.example.app:/cb?"))
                     #expect(Testbed.query(callbackURL)["state"] == "meta")
@@ -157,7 +157,7 @@ extension RealFirefoxTests {
                     session.prefersEphemeralWebBrowserSession = true
                     session.additionalHeaderFields = ["X-Test-Header": "42", "X-Other": "two words"]
                     session.timeout = .seconds(60)
-                    let callbackURL = try await session.authenticate()
+                    let callbackURL = try await session.authenticate().url
 
                     #expect(Testbed.query(callbackURL)["state"] == "inner")
                     let requests = await server.authorizationRequests
@@ -183,7 +183,7 @@ extension RealFirefoxTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let callbackURL = try await session.authenticate()
+                    let callbackURL = try await session.authenticate().url
                     #expect(callbackURL.path == "/other/place")
                     #expect(testbed.network.connections.isEmpty)
                 }
@@ -201,7 +201,7 @@ extension RealFirefoxTests {
                         callback: .https(host: "callback.example", path: "/cb"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(90)
-                    let result = Task { try await session.authenticate() }
+                    let result = Task { try await session.authenticate().url }
                     #expect(
                         await eventually {
                             testbed.network.connections.contains("CONNECT callback.example:443 HTTP/1.1")
@@ -227,7 +227,7 @@ extension RealFirefoxTests {
                             callback: .customScheme("com.example.app"), environment: testbed.environment())
                         session.prefersEphemeralWebBrowserSession = true
                         session.timeout = .seconds(60)
-                        let callbackURL = try await session.authenticate()
+                        let callbackURL = try await session.authenticate().url
                         #expect(Testbed.query(callbackURL)["state"] == "e\(index)")
                         let presentation = try await testbed.presentation(index)
                         #expect(presentation.profileDirectory.path.hasPrefix(testbed.ephemeralBase.path))
@@ -251,7 +251,7 @@ extension RealFirefoxTests {
                     environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
                 session.timeout = .seconds(60)
-                let result = Task { try await session.authenticate() }
+                let result = Task { try await session.authenticate().url }
                 let presentation = try await testbed.presentation()
                 #expect(Testbed.mode(of: presentation.profileDirectory) == 0o700)
                 #expect(Testbed.mode(of: testbed.ephemeralBase) == 0o700)
@@ -277,7 +277,7 @@ extension RealFirefoxTests {
                         // Rewriting the first request's header fields must not lose the cookie.
                         session.additionalHeaderFields = ["X-Test-Header": "\(index)"]
                         session.timeout = .seconds(60)
-                        _ = try await session.authenticate()
+                        _ = try await session.authenticate().url
                         let presentation = try await testbed.presentation(index)
                         #expect(
                             presentation.profileDirectory.standardizedFileURL
@@ -300,7 +300,7 @@ extension RealFirefoxTests {
                     url: URL(string: "http://127.0.0.1:9/unreachable")!, callback: .customScheme("com.example.app"),
                     environment: testbed.environment())
                 first.timeout = .seconds(60)
-                let firstResult = Task { try await first.authenticate() }
+                let firstResult = Task { try await first.authenticate().url }
                 _ = try await testbed.presentation()
 
                 let second = WebAuthenticationSession(
@@ -309,7 +309,7 @@ extension RealFirefoxTests {
                 second.timeout = .seconds(30)
                 let started = ContinuousClock.now
                 let error = await #expect(throws: WebAuthenticationSessionError.self) {
-                    try await second.authenticate()
+                    try await second.authenticate().url
                 }
                 #expect(error?.code == .browserLaunchFailed)
                 #expect(error?.message.contains("in use") == true, "\(String(describing: error))")
@@ -338,7 +338,7 @@ extension RealFirefoxTests {
                     arguments: FirefoxLauncher.arguments(profile: profile, headless: true, extra: []),
                     environment: testbed.options().environment, output: output.path)
                 let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-                let endpoint = await FirefoxLauncher.waitForEndpoint(
+                let endpoint = await BiDiEndpoint.wait(
                     outputFile: output.path, process: process, timeout: .seconds(60))
                 guard case .ready(let host, let port) = endpoint else {
                     Issue.record("Firefox did not open WebDriver BiDi: \(endpoint)")
@@ -376,7 +376,7 @@ extension RealFirefoxTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let result = Task { try await session.authenticate() }
+                    let result = Task { try await session.authenticate().url }
                     let presentation = try await testbed.presentation()
                     _ = await server.waitForRequests(path: "/a-page-that-stays")
                     let group = presentation.processID
@@ -403,7 +403,7 @@ extension RealFirefoxTests {
                         environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let result = Task { try await session.authenticate() }
+                    let result = Task { try await session.authenticate().url }
                     try await Task.sleep(for: delay)
                     session.cancel()
                     let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
@@ -425,7 +425,7 @@ extension RealFirefoxTests {
                     )
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let result = Task { try await session.authenticate() }
+                    let result = Task { try await session.authenticate().url }
                     let presentation = try await testbed.presentation()
                     _ = await server.waitForRequests(path: "/a-page-that-stays")
 
@@ -446,7 +446,7 @@ extension RealFirefoxTests {
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
-                    let result = Task { try await session.authenticate() }
+                    let result = Task { try await session.authenticate().url }
                     let presentation = try await testbed.presentation()
                     _ = await server.waitForRequests(path: "/a-page-that-stays")
 
@@ -472,7 +472,7 @@ extension RealFirefoxTests {
                     environment: SessionEnvironment(browser: FirefoxBrowser(options: options), receivers: []))
                 session.timeout = .seconds(10)
                 let error = await #expect(throws: WebAuthenticationSessionError.self) {
-                    try await session.authenticate()
+                    try await session.authenticate().url
                 }
                 #expect(error?.code == .noBrowserAvailable)
                 #expect(error?.message.contains("no-such-firefox") == true)
@@ -482,7 +482,7 @@ extension RealFirefoxTests {
                     url: URL(string: "https://example.com/authorize")!, callback: .customScheme("com.example.app"),
                     environment: SessionEnvironment(browser: FirefoxBrowser(options: options), receivers: []))
                 let nameError = await #expect(throws: WebAuthenticationSessionError.self) {
-                    try await byName.authenticate()
+                    try await byName.authenticate().url
                 }
                 #expect(nameError?.code == .noBrowserAvailable)
                 #expect(nameError?.message.contains("in PATH") == true)

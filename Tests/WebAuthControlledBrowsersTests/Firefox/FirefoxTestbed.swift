@@ -101,7 +101,7 @@ final class FirefoxTestbed: Sendable {
         var options = FirefoxBrowser.Options(
             headless: !headed, extraPreferences: offlinePreferences.merging(extraPreferences) { _, new in new },
             launchTimeout: .seconds(60), environment: environment)
-        options.presentationObserver = { [opened] presentation in opened.all.withLock { $0.append(presentation) } }
+        options.launchObserver = { [opened] presentation in opened.all.withLock { $0.append(presentation) } }
         return options
     }
 

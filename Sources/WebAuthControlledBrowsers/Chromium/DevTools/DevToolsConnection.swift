@@ -59,8 +59,8 @@ final class DevToolsConnection: Sendable {
             })
     }
 
-    /// Whether the pipe has closed (or ``close()`` was called).
-    var isClosed: Bool { state.withLock { $0.closedReason != nil } }
+    /// Whether the pipe is still open: it has not closed, and ``close()`` was not called.
+    var isOpen: Bool { state.withLock { $0.closedReason == nil } }
 
     /// Sends a command and waits for its result.
     ///
@@ -111,5 +111,12 @@ final class DevToolsConnection: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: .failure(.closed("closed by webauth"))) }
         pipe.close()
+    }
+}
+
+extension DevToolsConnection: BrowserControlConnection {
+    /// Sends `Browser.close`.
+    func requestBrowserClose(timeout: Duration) async {
+        _ = try? await send("Browser.close", timeout: timeout)
     }
 }

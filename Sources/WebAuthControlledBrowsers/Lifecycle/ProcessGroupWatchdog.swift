@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import WebAuthProcess
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Ends a launched browser's process group and removes its files if this process dies without
+/// dismissing it.
+///
+/// A tiny `/bin/sh` runs in a process group of its own, reading from a socket whose other end only
+/// this process holds (close-on-exec, so no other child inherits it). However this process ends —
+/// even `SIGKILL` or a crash — the kernel closes that end; the shell then reads end-of-file,
+/// sends `SIGTERM` and, two seconds later, `SIGKILL` to the browser's process group, and removes
+/// the paths it was given (the ephemeral profile and the output file). ``disarm()`` stops the
+/// shell first when the session ends normally.
+final class ProcessGroupWatchdog: Sendable {
+    private let process: Subprocess
+    private let writeEnd: Mutex<Int32?>
+
+    /// The shell script: `$1` is the process group, the other arguments are paths to remove.
+    static let script = """
+        read -r line <&3
+        kill -TERM "-$1" 2>/dev/null
+        sleep 2
+        kill -KILL "-$1" 2>/dev/null
+        shift
+        if [ "$#" -gt 0 ]; then rm -rf -- "$@"; fi
+        """
+
+    /// Starts watching process group `group`; `paths` are removed if this process dies.
+    init(group: pid_t, removing paths: [String]) throws {
+        // A socket pair rather than a pipe: it can be created close-on-exec atomically, so no
+        // child another thread spawns meanwhile inherits the end that must close with us.
+        var descriptors: [Int32] = [-1, -1]
+        #if os(Linux)
+            let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue)
+        #else
+            let type = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        #if !os(Linux)
+            for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        #endif
+        defer { close(descriptors[0]) }
+        do {
+            process = try Subprocess(
+                executable: "/bin/sh",
+                arguments: ["-c", Self.script, "webauth-browser-watchdog", String(group)] + paths,
+                environment: ["PATH": "/usr/bin:/bin"],
+                descriptors: [3: descriptors[0]])
+        } catch {
+            close(descriptors[1])
+            throw error
+        }
+        writeEnd = Mutex(descriptors[1])
+    }
+
+    /// The watchdog's process identifier.
+    var pid: pid_t { process.pid }
+
+    /// Stops the watchdog without letting it act. Safe to call more than once.
+    func disarm() async {
+        kill(-process.pid, SIGKILL)
+        _ = await process.exitStatus()
+        if let descriptor = writeEnd.withLock({ end -> Int32? in
+            defer { end = nil }
+            return end
+        }) {
+            close(descriptor)
+        }
+    }
+
+    /// Test hook: closes this process's end as the kernel would if this process died.
+    func simulateOwnerDeath() {
+        if let descriptor = writeEnd.withLock({ end -> Int32? in
+            defer { end = nil }
+            return end
+        }) {
+            close(descriptor)
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+
+extension EmbeddedProvider {
+    /// A person who can sign in at the provider's login form.
+    ///
+    /// Printing a user never shows the password.
+    public struct User: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+        /// What the person types in the login form's username field.
+        public var username: String
+        /// What the person types in the password field.
+        public var password: String
+        /// The stable identifier in ID tokens and UserInfo (`sub`).
+        public var subject: String
+        /// The display name (`name`, with the `profile` scope).
+        public var name: String?
+        /// The e-mail address (`email`, with the `email` scope).
+        public var email: String?
+        /// Whether the e-mail address counts as verified (`email_verified`).
+        public var emailVerified: Bool
+
+        /// Creates a user.
+        public init(
+            username: String, password: String, subject: String, name: String? = nil, email: String? = nil,
+            emailVerified: Bool = true
+        ) {
+            self.username = username
+            self.password = password
+            self.subject = subject
+            self.name = name
+            self.email = email
+            self.emailVerified = emailVerified
+        }
+
+        /// The demo user: username `demo`, password `demo-password`, subject `demo-user`.
+        public static let demo = User(
+            username: "demo", password: "demo-password", subject: "demo-user", name: "Demo User",
+            email: "demo@example.com")
+
+        /// The username and subject; never the password.
+        public var description: String { "User(\(username), subject \(subject))" }
+
+        /// The same as ``description``.
+        public var debugDescription: String { description }
+    }
+
+    /// A client registered with the provider.
+    ///
+    /// A client with a ``secret`` is confidential and must authenticate at the token,
+    /// revocation and device authorization endpoints (`client_secret_basic` or
+    /// `client_secret_post`); one without is public and sends only its `client_id`, relying on
+    /// PKCE. Printing a client never shows the secret.
+    public struct Client: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+        /// The `client_id`.
+        public var id: String
+        /// The client secret; `nil` for a public client.
+        public var secret: String?
+        /// The name the consent page shows.
+        public var name: String
+        /// The registered redirect URIs. A loopback one (`http://127.0.0.1/…` or
+        /// `http://[::1]/…`) matches that address and path on any port (RFC 8252 §7.3); any
+        /// other must match exactly.
+        public var redirectURIs: [URL]
+        /// The scopes the client may ask for; asking for another is `invalid_scope`.
+        public var allowedScopes: Set<String>
+
+        /// Creates a client.
+        public init(
+            id: String, secret: String? = nil, name: String? = nil, redirectURIs: [URL],
+            allowedScopes: Set<String> = ["openid", "profile", "email", "offline_access"]
+        ) {
+            self.id = id
+            self.secret = secret
+            self.name = name ?? id
+            self.redirectURIs = redirectURIs
+            self.allowedScopes = allowedScopes
+        }
+
+        /// Whether the client has a secret to authenticate with.
+        public var isConfidential: Bool { secret != nil }
+
+        /// The demo client: public, `client_id` `webauth-demo`, redirect URIs
+        /// `http://127.0.0.1/callback` and `http://[::1]/callback` (any port), scopes `openid`,
+        /// `profile`, `email` and `offline_access`.
+        public static let demo = Client(
+            id: "webauth-demo", name: "webauth demo",
+            redirectURIs: [URL(string: "http://127.0.0.1/callback")!, URL(string: "http://[::1]/callback")!])
+
+        /// The ID, whether the client is confidential, and its redirect URIs; never the secret.
+        public var description: String {
+            let kind = isConfidential ? "confidential" : "public"
+            return "Client(\(id), \(kind), redirect URIs \(redirectURIs.map(\.absoluteString)))"
+        }
+
+        /// The same as ``description``.
+        public var debugDescription: String { description }
+    }
+
+    /// How an ``EmbeddedProvider`` behaves: who can sign in, which clients exist, token
+    /// lifetimes and the choices a real provider makes.
+    ///
+    /// ```swift
+    /// var configuration = EmbeddedProvider.Configuration()
+    /// configuration.requiresConsent = false
+    /// configuration.accessTokenLifetime = .seconds(30)
+    /// configuration.clients.append(.init(
+    ///     id: "backend", secret: "s3cret", redirectURIs: [URL(string: "http://127.0.0.1/done")!]))
+    /// ```
+    public struct Configuration: Sendable {
+        /// The people who can sign in. Default: ``User/demo``.
+        public var users: [User]
+        /// The registered clients. Default: ``Client/demo``.
+        public var clients: [Client]
+        /// How long an access token is valid (`expires_in`). Default 1 hour.
+        public var accessTokenLifetime: Duration
+        /// How long a refresh token is valid after it is issued. Default 1 day.
+        public var refreshTokenLifetime: Duration
+        /// How long an authorization code can be exchanged. Default 60 seconds.
+        public var authorizationCodeLifetime: Duration
+        /// How long a device code can be approved and polled (`expires_in`). Default 10 minutes.
+        public var deviceCodeLifetime: Duration
+        /// How long an ID token is valid (`exp` − `iat`). Default 1 hour.
+        public var idTokenLifetime: Duration
+        /// The device flow's polling `interval` (RFC 8628 §3.2), whole seconds, at least 1.
+        /// Default 5 seconds.
+        public var devicePollingInterval: Duration
+        /// Whether each refresh returns a new refresh token and retires the old one. Presenting
+        /// a retired one is then taken as theft: `invalid_grant`, and the whole grant is
+        /// revoked. Default `true`.
+        public var rotatesRefreshTokens: Bool
+        /// Whether the person approves each authorization on a consent page. Default `true`.
+        public var requiresConsent: Bool
+        /// How long a sign-in (the session cookie) lasts, so that a second authorization in the
+        /// same browser skips the password. Default 1 hour.
+        public var signInSessionLifetime: Duration
+        /// The name the pages show. Default `webauth embedded provider`.
+        public var displayName: String
+        /// A note the login form shows under its fields, such as which demo account to use.
+        /// Shown as text (escaped). Default `nil`: no note.
+        public var loginPageNote: String?
+        /// Bounds on what the provider keeps, so that a flood of requests cannot grow its
+        /// memory without bound.
+        public var limits: Limits
+
+        /// Creates a configuration; every parameter has the default its property describes.
+        public init(
+            users: [User] = [.demo],
+            clients: [Client] = [.demo],
+            accessTokenLifetime: Duration = .seconds(3600),
+            refreshTokenLifetime: Duration = .seconds(86_400),
+            authorizationCodeLifetime: Duration = .seconds(60),
+            deviceCodeLifetime: Duration = .seconds(600),
+            idTokenLifetime: Duration = .seconds(3600),
+            devicePollingInterval: Duration = .seconds(5),
+            rotatesRefreshTokens: Bool = true,
+            requiresConsent: Bool = true,
+            signInSessionLifetime: Duration = .seconds(3600),
+            displayName: String = "webauth embedded provider",
+            loginPageNote: String? = nil,
+            limits: Limits = Limits()
+        ) {
+            self.users = users
+            self.clients = clients
+            self.accessTokenLifetime = accessTokenLifetime
+            self.refreshTokenLifetime = refreshTokenLifetime
+            self.authorizationCodeLifetime = authorizationCodeLifetime
+            self.deviceCodeLifetime = deviceCodeLifetime
+            self.idTokenLifetime = idTokenLifetime
+            self.devicePollingInterval = devicePollingInterval
+            self.rotatesRefreshTokens = rotatesRefreshTokens
+            self.requiresConsent = requiresConsent
+            self.signInSessionLifetime = signInSessionLifetime
+            self.displayName = displayName
+            self.loginPageNote = loginPageNote
+            self.limits = limits
+        }
+
+        /// The most the provider keeps of each kind of state. When a table is full, expired
+        /// entries go first, then the oldest.
+        public struct Limits: Sendable, Hashable {
+            /// Authorizations waiting for the person (login or consent pages open). Default 1000.
+            public var pendingAuthorizations: Int
+            /// Browsers the provider knows (session cookies). Default 1000.
+            public var browsers: Int
+            /// Authorization codes issued and not yet expired. Default 1000.
+            public var authorizationCodes: Int
+            /// Device authorizations in progress. Default 1000.
+            public var deviceAuthorizations: Int
+            /// Grants with live tokens (each a family of access and refresh tokens). Default 10 000.
+            public var tokenFamilies: Int
+            /// Entries in the request log. Default 10 000.
+            public var loggedRequests: Int
+
+            /// Creates limits; every parameter has the default its property describes.
+            public init(
+                pendingAuthorizations: Int = 1000, browsers: Int = 1000, authorizationCodes: Int = 1000,
+                deviceAuthorizations: Int = 1000, tokenFamilies: Int = 10_000, loggedRequests: Int = 10_000
+            ) {
+                self.pendingAuthorizations = pendingAuthorizations
+                self.browsers = browsers
+                self.authorizationCodes = authorizationCodes
+                self.deviceAuthorizations = deviceAuthorizations
+                self.tokenFamilies = tokenFamilies
+                self.loggedRequests = loggedRequests
+            }
+        }
+
+        /// The configuration if it is usable, else the first problem found.
+        func validated() throws(EmbeddedProviderError) -> Configuration {
+            func invalid(_ message: String) -> EmbeddedProviderError {
+                EmbeddedProviderError(code: .invalidConfiguration, message: message)
+            }
+            var usernames = Set<String>()
+            for user in users {
+                guard !user.username.isEmpty, !user.subject.isEmpty else {
+                    throw invalid("every user needs a username and a subject")
+                }
+                guard usernames.insert(user.username).inserted else {
+                    throw invalid("the username '\(user.username)' is used twice")
+                }
+            }
+            var clientIDs = Set<String>()
+            for client in clients {
+                guard !client.id.isEmpty else { throw invalid("a client has an empty client ID") }
+                guard clientIDs.insert(client.id).inserted else {
+                    throw invalid("the client ID '\(client.id)' is used twice")
+                }
+                if let secret = client.secret, secret.isEmpty {
+                    throw invalid("client '\(client.id)' has an empty secret; use nil for a public client")
+                }
+                guard !client.redirectURIs.isEmpty else {
+                    throw invalid("client '\(client.id)' has no redirect URI")
+                }
+                for uri in client.redirectURIs where uri.scheme == nil || uri.fragment != nil {
+                    throw invalid(
+                        "client '\(client.id)': redirect URI '\(uri.absoluteString)' must be absolute, with no fragment"
+                    )
+                }
+            }
+            let lifetimes: [(String, Duration)] = [
+                ("accessTokenLifetime", accessTokenLifetime), ("refreshTokenLifetime", refreshTokenLifetime),
+                ("authorizationCodeLifetime", authorizationCodeLifetime), ("deviceCodeLifetime", deviceCodeLifetime),
+                ("idTokenLifetime", idTokenLifetime), ("signInSessionLifetime", signInSessionLifetime),
+            ]
+            for (name, lifetime) in lifetimes where lifetime <= .zero {
+                throw invalid("\(name) must be positive")
+            }
+            guard devicePollingInterval >= .seconds(1), devicePollingInterval.components.attoseconds == 0 else {
+                throw invalid("devicePollingInterval must be a whole number of seconds, at least 1")
+            }
+            let bounds = [
+                limits.pendingAuthorizations, limits.browsers, limits.authorizationCodes, limits.deviceAuthorizations,
+                limits.tokenFamilies, limits.loggedRequests,
+            ]
+            guard bounds.allSatisfy({ $0 > 0 }) else { throw invalid("every limit must be positive") }
+            return self
+        }
+
+        /// The registered client with `id`.
+        func client(id: String) -> Client? {
+            clients.first { $0.id == id }
+        }
+
+        /// The user with `username`.
+        func user(username: String) -> User? {
+            users.first { $0.username == username }
+        }
+
+        /// The user with `subject`.
+        func user(subject: String) -> User? {
+            users.first { $0.subject == subject }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import WebAuthCore
+
+/// An RS256 signing key: the RSA key pair and its `kid`, the key's RFC 7638 thumbprint.
+struct SigningKey: Sendable {
+    let privateKey: _RSA.Signing.PrivateKey
+    let keyID: String
+    /// The public key's modulus and exponent, base64url.
+    let modulus: String
+    let exponent: String
+
+    /// Makes a fresh 2048-bit key pair off the concurrency pool, one at a time in the process.
+    ///
+    /// RSA key generation keeps a core busy for a noticeable while (tens of milliseconds in an
+    /// optimized build, far longer in a debug one). Made on a thread each, many providers starting
+    /// at once (a test suite's) would take every core for seconds on end and stall everything else
+    /// in the process; made one after another on one queue, they never take more than one core.
+    static func generateInBackground() async throws(EmbeddedProviderError) -> SigningKey {
+        let result = await withCheckedContinuation { continuation in
+            generationQueue.async {
+                continuation.resume(returning: Result { () throws(EmbeddedProviderError) in try generate() })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Where keys are made, one at a time.
+    private static let generationQueue = DispatchQueue(label: "WebAuthEmbeddedProvider.SigningKey.generation")
+
+    /// Makes a fresh 2048-bit key pair.
+    static func generate() throws(EmbeddedProviderError) -> SigningKey {
+        do {
+            return try SigningKey(privateKey: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        } catch let error as EmbeddedProviderError {
+            throw error
+        } catch {
+            throw EmbeddedProviderError(code: .keyGenerationFailed, message: "cannot make an RSA key: \(error)")
+        }
+    }
+
+    init(privateKey: _RSA.Signing.PrivateKey) throws {
+        let primitives = try privateKey.publicKey.getKeyPrimitives()
+        self.privateKey = privateKey
+        self.modulus = Self.unsignedBigEndian(primitives.modulus).base64URLEncodedString()
+        self.exponent = Self.unsignedBigEndian(primitives.publicExponent).base64URLEncodedString()
+        // RFC 7638 §3.2: the required members, lexicographic order, no whitespace.
+        let canonical = #"{"e":"\#(exponent)","kty":"RSA","n":"\#(modulus)"}"#
+        self.keyID = Data(SHA256.hash(data: Data(canonical.utf8))).base64URLEncodedString()
+    }
+
+    /// The public key as a JWK (RFC 7517): `kty`, `kid`, `use`, `alg`, `n`, `e`.
+    var publicJWK: [String: String] {
+        ["kty": "RSA", "kid": keyID, "use": "sig", "alg": "RS256", "n": modulus, "e": exponent]
+    }
+
+    /// A compact JWS (RFC 7515) of `payload`, signed RS256 with this key, `kid` in the header.
+    func sign(payload: Data) throws -> String {
+        let header = #"{"alg":"RS256","kid":"\#(keyID)","typ":"JWT"}"#
+        let signingInput = Data(header.utf8).base64URLEncodedString() + "." + payload.base64URLEncodedString()
+        let signature = try privateKey.signature(
+            for: SHA256.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
+        return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
+    }
+
+    /// RFC 7518 §6.3.1: unsigned big-endian with no leading zero octets.
+    private static func unsignedBigEndian(_ bytes: Data) -> Data {
+        let trimmed = bytes.drop { $0 == 0 }
+        return trimmed.isEmpty ? Data([0]) : Data(trimmed)
+    }
+}
+
+/// The keys the provider holds: the one that signs now, and the ones it signed with before,
+/// which the JWKS keeps serving so that tokens they signed still verify.
+struct SigningKeySet: Sendable {
+    /// Newest last; the last one signs.
+    private(set) var keys: [SigningKey]
+
+    /// How many earlier keys the JWKS keeps after a rotation.
+    static let retiredKeysKept = 3
+
+    init(current: SigningKey) {
+        keys = [current]
+    }
+
+    /// The key that signs now.
+    var current: SigningKey { keys[keys.count - 1] }
+
+    /// Makes `key` the signing key; the previous ones stay in the JWKS, up to a bound.
+    mutating func rotate(to key: SigningKey) {
+        keys.append(key)
+        if keys.count > Self.retiredKeysKept + 1 { keys.removeFirst(keys.count - Self.retiredKeysKept - 1) }
+    }
+
+    /// The JWKS document: every key held, newest first.
+    var document: JWKSDocument {
+        JWKSDocument(keys: keys.reversed().map(\.publicJWK))
+    }
+}
+
+/// `{"keys": [...]}`.
+struct JWKSDocument: Encodable {
+    var keys: [[String: String]]
+}
+
+/// The claims of an ID token the provider issues (OpenID Connect Core §2, §5.1), and the
+/// overrides a test asked for applied to them.
+struct IDTokenPayload: Encodable, Sendable {
+    var iss: String
+    var sub: String
+    var aud: [String]
+    var exp: Int
+    var iat: Int
+    var authTime: Int
+    var nonce: String?
+    var azp: String
+    var name: String?
+    var preferredUsername: String?
+    var email: String?
+    var emailVerified: Bool?
+    /// Claims to leave out.
+    var removed: Set<String> = []
+
+    /// The claims for `grant` issued to `clientID` at `now`.
+    init(
+        issuer: String, grant: TokenGrant, user: EmbeddedProvider.User?, nonce: String?, now: Date,
+        lifetime: Duration
+    ) {
+        iss = issuer
+        sub = grant.subject
+        aud = [grant.clientID]
+        iat = Int(now.timeIntervalSince1970)
+        exp = iat + Int(lifetime.components.seconds)
+        authTime = Int(grant.authenticatedAt.timeIntervalSince1970)
+        self.nonce = nonce
+        azp = grant.clientID
+        if grant.scopes.contains("profile"), let user {
+            name = user.name
+            preferredUsername = user.username
+        }
+        if grant.scopes.contains("email"), let user, user.email != nil {
+            email = user.email
+            emailVerified = user.emailVerified
+        }
+    }
+
+    /// The claims with `overrides` applied.
+    func applying(_ overrides: EmbeddedProvider.IDTokenClaimOverrides?, now: Date) -> IDTokenPayload {
+        guard let overrides else { return self }
+        var payload = self
+        if let issuer = overrides.issuer { payload.iss = issuer }
+        if let subject = overrides.subject { payload.sub = subject }
+        if let audience = overrides.audience { payload.aud = audience }
+        if let party = overrides.authorizedParty { payload.azp = party }
+        if let nonce = overrides.nonce { payload.nonce = nonce }
+        if let offset = overrides.issuedAtOffset {
+            payload.iat = Int(now.timeIntervalSince1970) + Int(offset.components.seconds)
+        }
+        if let lifetime = overrides.lifetime { payload.exp = payload.iat + Int(lifetime.components.seconds) }
+        payload.removed = overrides.removedClaims
+        return payload
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        func put(_ name: String, _ value: (some Encodable)?) throws {
+            guard let value, !removed.contains(name) else { return }
+            try container.encode(value, forKey: Key(name))
+        }
+        try put("iss", iss)
+        try put("sub", sub)
+        if !removed.contains("aud") {
+            // A single audience as a string, the common form (OpenID Connect Core §2).
+            if aud.count == 1 {
+                try container.encode(aud[0], forKey: Key("aud"))
+            } else {
+                try container.encode(aud, forKey: Key("aud"))
+            }
+        }
+        try put("exp", exp)
+        try put("iat", iat)
+        try put("auth_time", authTime)
+        try put("nonce", nonce)
+        try put("azp", azp)
+        try put("name", name)
+        try put("preferred_username", preferredUsername)
+        try put("email", email)
+        try put("email_verified", emailVerified)
+    }
+}

@@ -1,0 +1,36 @@
+/// Why a transport could not deliver a response.
+public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, such as `timedOut`.
+        public let rawValue: String
+        /// Creates a code from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// No complete response within the request's timeout.
+        public static let timedOut = Code(rawValue: "timedOut")
+        /// The response body was larger than the request allows.
+        public static let responseTooLarge = Code(rawValue: "responseTooLarge")
+        /// No connection, or the connection broke.
+        public static let connectionFailed = Code(rawValue: "connectionFailed")
+        /// The server answered with a redirect, which OAuth endpoints must not do.
+        public static let redirected = Code(rawValue: "redirected")
+
+        /// The code's name.
+        public var description: String { rawValue }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A description for people; never contains a query string or a request body.
+    public let message: String
+
+    /// Creates an error.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`, safe to print.
+    public var description: String { "\(code): \(message)" }
+}

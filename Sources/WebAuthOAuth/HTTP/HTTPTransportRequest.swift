@@ -1,0 +1,56 @@
+import Foundation
+
+/// An HTTP request to an OAuth endpoint.
+public struct HTTPTransportRequest: Sendable, Hashable {
+    /// The method, `GET` or `POST`.
+    public var method: String
+    /// The endpoint.
+    public var url: URL
+    /// Header fields, in the order they are sent.
+    public var headerFields: [HeaderField]
+    /// The body, for `POST`.
+    public var body: Data?
+    /// How long the whole exchange may take.
+    public var timeout: Duration
+    /// The largest response body accepted; larger ones fail with
+    /// ``HTTPTransportError/Code/responseTooLarge``.
+    public var maximumResponseSize: Int
+
+    /// A header field name and value.
+    public struct HeaderField: Sendable, Hashable {
+        /// The field name.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Creates a header field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The default ``timeout``: 30 seconds.
+    public static let defaultTimeout: Duration = .seconds(30)
+    /// The default ``maximumResponseSize``: 1 MiB, far more than any token or metadata response.
+    public static let defaultMaximumResponseSize = 1 << 20
+
+    /// Creates a request.
+    public init(
+        method: String, url: URL, headerFields: [HeaderField] = [], body: Data? = nil,
+        timeout: Duration = HTTPTransportRequest.defaultTimeout,
+        maximumResponseSize: Int = HTTPTransportRequest.defaultMaximumResponseSize
+    ) {
+        self.method = method
+        self.url = url
+        self.headerFields = headerFields
+        self.body = body
+        self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// The value of the first header field named `name` (case-insensitive).
+    public func value(forHeader name: String) -> String? {
+        headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,3 @@
+// The embedded provider and its scripted user agent are a product of their own (the `webauth`
+// demo runs them); this product adds the test browsers and the authorization page server on top.
+@_exported import WebAuthEmbeddedProvider

@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+
+/// Which store each profile was saved in, so that later runs with
+/// ``TokenStoreSelection/automatic`` go straight to it instead of asking the keyring first.
+///
+/// A small JSON file, `$XDG_STATE_HOME/webauth/profiles.json` (next to the file store's
+/// `tokens` directory), mode 0600, holding only profile names and store kinds — no tokens:
+///
+/// ```json
+/// {"profiles":{"default":"file","work":"keyring"},"version":1}
+/// ```
+///
+/// Writes are atomic and durable (a temporary file, `fsync`, rename) under `flock` on
+/// `.profiles.lock`; a missing or unreadable index just means "not known", and ``TokenStores``
+/// then looks in every store. ``TokenStores`` keeps it up to date; reading it is for tools that
+/// list or complete profile names.
+///
+/// ```swift
+/// let index = ProfileIndex()
+/// if index.kind(of: "work") == .keyring { print("profile work is in the keyring") }
+/// ```
+public struct ProfileIndex: Sendable {
+    /// The index file.
+    public let path: String
+    /// The directory holding it.
+    public let directory: String
+
+    /// The index beside the file store's default directory for `environment`
+    /// (``FileTokenStore/defaultDirectory(environment:)``).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        directory = (FileTokenStore.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
+        path = directory + "/profiles.json"
+    }
+
+    private struct Contents: Codable {
+        var version = 1
+        var profiles: [String: TokenStoreKind] = [:]
+    }
+
+    /// Every profile the index knows, with its store.
+    public func entries() -> [String: TokenStoreKind] {
+        read().profiles
+    }
+
+    /// The store `profile` was saved in, if known.
+    public func kind(of profile: String) -> TokenStoreKind? {
+        read().profiles[profile]
+    }
+
+    /// Records that `profile` lives in a store of `kind`.
+    ///
+    /// - Throws: ``TokenStoreError`` when the index cannot be written.
+    public func record(_ kind: TokenStoreKind, for profile: String) async throws {
+        try await change { $0.profiles[profile] = kind }
+    }
+
+    /// Forgets `profile`.
+    ///
+    /// - Throws: ``TokenStoreError`` when the index cannot be written.
+    public func forget(_ profile: String) async throws {
+        try await change { $0.profiles[profile] = nil }
+    }
+
+    /// The profiles and stores the bytes of an index file name; `nil` when they are not an
+    /// index this version reads.
+    public static func entries(decoding data: Data) -> [String: TokenStoreKind]? {
+        (try? JSONDecoder().decode(Contents.self, from: data))?.profiles
+    }
+
+    private func read() -> Contents {
+        guard let data = FileManager.default.contents(atPath: path), let profiles = Self.entries(decoding: data)
+        else { return Contents() }
+        return Contents(profiles: profiles)
+    }
+
+    private func change(_ body: (inout Contents) -> Void) async throws {
+        try FileTokenStore.preparePrivateDirectory(
+            directory, logger: Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await ProfileLock.withLock(at: directory + "/.profiles.lock", timeout: .seconds(30)) {
+            var contents = read()
+            let before = contents.profiles
+            body(&contents)
+            guard contents.profiles != before else { return }
+            try write(contents)
+        }
+    }
+
+    private func write(_ contents: Contents) throws(TokenStoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(contents) else {
+            throw TokenStoreError(code: .encodingFailed, message: "the profile index could not be encoded")
+        }
+        try PrivateFile.write(data, to: path)
+    }
+}

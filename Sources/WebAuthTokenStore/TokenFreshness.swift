@@ -1,0 +1,53 @@
+import Foundation
+import WebAuthOAuth
+
+/// What a stored entry's access token needs before it is handed out, decided from the entry and
+/// the time alone: ``TokenStores/freshTokens(profile:minimumValidity:)`` asks it first, and
+/// needs neither the lock nor the network for a token that is ``fresh``.
+///
+/// ```swift
+/// switch TokenFreshness.of(entry, now: Date(), minimumValidity: .seconds(60)) {
+/// case .fresh: use(entry.tokens)
+/// case .needsRefresh(let configuration): refresh(with: OAuthClient(configuration: configuration))
+/// case .cannotRefresh(let reason): throw reason.error(profile: "work")
+/// }
+/// ```
+public enum TokenFreshness: Equatable, Sendable {
+    /// The access token is valid for at least the minimum validity (or has no known expiry).
+    case fresh
+    /// It expires within the minimum validity and can be refreshed with this configuration.
+    case needsRefresh(ClientConfiguration)
+    /// It expires within the minimum validity and cannot be refreshed: sign in again.
+    case cannotRefresh(CannotRefresh)
+
+    /// Why an entry cannot be refreshed.
+    public enum CannotRefresh: Equatable, Sendable {
+        /// There is no refresh token.
+        case noRefreshToken
+        /// The entry does not say which client and provider to refresh with.
+        case noConfiguration
+
+        /// The error that says so for `profile`: ``TokenStoreError/Code/noRefreshToken`` or
+        /// ``TokenStoreError/Code/noConfiguration``.
+        public func error(profile: String) -> TokenStoreError {
+            switch self {
+            case .noRefreshToken:
+                TokenStoreError(
+                    .noRefreshToken,
+                    "the access token of profile \"\(profile)\" has expired and there is no refresh token")
+            case .noConfiguration:
+                TokenStoreError(
+                    .noConfiguration,
+                    "profile \"\(profile)\" was saved without its client configuration, so it cannot be refreshed")
+            }
+        }
+    }
+
+    /// Decides for `entry` at `now`. A token with no known expiry is always fresh.
+    public static func of(_ entry: StoredTokens, now: Date, minimumValidity: Duration) -> TokenFreshness {
+        guard entry.tokens.isExpired(at: now, margin: minimumValidity) else { return .fresh }
+        guard entry.tokens.refreshToken != nil else { return .cannotRefresh(.noRefreshToken) }
+        guard let configuration = entry.configuration else { return .cannotRefresh(.noConfiguration) }
+        return .needsRefresh(configuration)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import WebAuthOAuth
+
+extension TokenStores {
+    /// An `AccessTokenProvider` for `profile`: it refreshes with the client configuration
+    /// stored with the tokens, under the profile's lock, and stores what it gets — safe with
+    /// any number of tasks and processes using the profile at once (see ``StoredProfile``).
+    ///
+    /// ```swift
+    /// let provider = try await TokenStores().accessTokenProvider(profile: "work")
+    /// request.setValue("Bearer \(try await provider.accessToken())", forHTTPHeaderField: "Authorization")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - profile: The profile, saved with its configuration (``StoredTokens/init(tokens:configuration:savedAt:)``).
+    ///   - refreshMargin: How long before expiry to refresh. Default 60 s.
+    /// - Throws: ``TokenStoreError/Code/notSignedIn``, ``TokenStoreError/Code/noConfiguration``
+    ///   for an entry saved without its configuration, another ``TokenStoreError`` when the
+    ///   stores cannot be read, or `OAuthError` when the stored configuration is not valid.
+    public func accessTokenProvider(
+        profile: String, refreshMargin: Duration = .seconds(60)
+    ) async throws -> AccessTokenProvider {
+        guard let (_, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        guard let configuration = entry.configuration else {
+            throw TokenFreshness.CannotRefresh.noConfiguration.error(profile: profile)
+        }
+        return AccessTokenProvider(
+            client: try OAuthClient(configuration: configuration), tokens: entry.tokens,
+            refreshMargin: refreshMargin, persistence: StoredProfile(profile, in: self))
+    }
+
+    /// The tokens of `profile` with an access token valid for at least `minimumValidity`: as
+    /// stored when they are (read without the lock or the network), else refreshed under the
+    /// profile's lock and stored, as ``accessTokenProvider(profile:refreshMargin:)`` does. Made
+    /// for programs that run once per token, such as `webauth token`.
+    ///
+    /// - Throws: ``TokenStoreError/Code/notSignedIn``, ``TokenStoreError/Code/noRefreshToken``
+    ///   and ``TokenStoreError/Code/noConfiguration`` when it cannot be refreshed, another
+    ///   ``TokenStoreError`` when it cannot be read or stored, `OAuthError` when the refresh
+    ///   fails.
+    public func freshTokens(profile: String, minimumValidity: Duration = .seconds(60)) async throws -> TokenSet {
+        guard let (_, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        switch TokenFreshness.of(entry, now: Date(), minimumValidity: minimumValidity) {
+        case .fresh:
+            return entry.tokens
+        case .cannotRefresh(let reason):
+            throw reason.error(profile: profile)
+        case .needsRefresh(let configuration):
+            let client = try OAuthClient(configuration: configuration)
+            // Discover before taking the lock, so that it is held only for the refresh itself.
+            _ = try await client.metadata()
+            let provider = AccessTokenProvider(
+                client: client, tokens: entry.tokens, refreshMargin: minimumValidity,
+                persistence: StoredProfile(profile, in: self))
+            return try await provider.freshTokens()
+        }
+    }
+}

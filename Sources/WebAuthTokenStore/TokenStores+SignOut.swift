@@ -1,0 +1,74 @@
+import WebAuthOAuth
+
+extension TokenStores {
+    /// What ``signOut(profile:)`` did.
+    public struct SignOut: Sendable {
+        /// The kind of store the profile was deleted from.
+        public var store: TokenStoreKind
+        /// What happened at the provider.
+        public var revocation: Revocation
+    }
+
+    /// What happened at the provider when a profile signed out. In every case the entry has been
+    /// deleted here.
+    public enum Revocation: Sendable {
+        /// The refresh token and the access token were revoked (RFC 7009).
+        case revoked
+        /// The provider has no revocation endpoint: the tokens stay valid there until they expire.
+        case unsupported
+        /// The entry was saved without its client configuration, so there was no client to
+        /// revoke with.
+        case notPossible
+        /// The entry did not decode, so there was nothing to revoke with.
+        case unreadable
+        /// Revoking failed (each token was tried): they may stay valid at the provider until
+        /// they expire.
+        case failed(OAuthError)
+    }
+
+    /// Signs `profile` out: revokes its tokens at the provider, then deletes the entry and
+    /// forgets the profile in the index.
+    ///
+    /// Revoking happens under the profile's lock, so that a refresh in another process cannot
+    /// store a new refresh token in between; the refresh token is revoked first, then the access
+    /// token. The entry is deleted whatever the provider says — also when it is unreadable,
+    /// since what cannot be read can neither be used nor revoked.
+    ///
+    /// ```swift
+    /// let signOut = try await TokenStores().signOut(profile: "work")
+    /// if case .failed(let error) = signOut.revocation { print("deleted here, but: \(error)") }
+    /// ```
+    ///
+    /// - Throws: ``TokenStoreError/Code/notSignedIn`` when no store holds the profile, another
+    ///   ``TokenStoreError`` when it cannot be deleted. A failed revocation is not thrown: see
+    ///   ``Revocation/failed(_:)``.
+    public func signOut(profile: String) async throws -> SignOut {
+        guard let (store, _) = try await locate(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        var revocation = Revocation.unreadable
+        do {
+            try await store.update(profile: profile) { current in
+                guard let current else { throw TokenStoreError.notSignedIn(profile) }
+                revocation = await Self.revoke(current)
+                return nil
+            }
+        } catch let error as TokenStoreError where error.code == .corrupt {
+            guard try await store.delete(profile: profile) else { throw error }
+            revocation = .unreadable
+        }
+        try? await index.forget(profile)
+        return SignOut(store: store.kind, revocation: revocation)
+    }
+
+    /// Revokes the entry's tokens with its stored configuration.
+    private static func revoke(_ entry: StoredTokens) async -> Revocation {
+        guard let configuration = entry.configuration else { return .notPossible }
+        do {
+            let client = try OAuthClient(configuration: configuration)
+            guard try await client.metadata().revocationEndpoint != nil else { return .unsupported }
+            try await client.revoke(entry.tokens)
+            return .revoked
+        } catch {
+            return .failed(error)
+        }
+    }
+}
