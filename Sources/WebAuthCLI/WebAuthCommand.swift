@@ -12,6 +12,7 @@ package struct WebAuthCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
             SchemeCommand.self, DemoCommand.self,
+            GitCredentialCommand.self,
         ]
     )
 

@@ -14,7 +14,12 @@ final class CLIProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("webauth")
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:], keepStandardInputOpen: Bool = false) throws {
+    /// Starts `webauth` with `arguments` — or another program when `executable` is given (such
+    /// as git, which runs `webauth` itself) — with `environment` over this process's own.
+    init(
+        _ arguments: [String], environment: [String: String] = [:], keepStandardInputOpen: Bool = false,
+        executable: String = CLIProcess.executable.path
+    ) throws {
         var base = ProcessInfo.processInfo.environment
         for name in ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "WEBAUTH_BROWSER"] { base[name] = nil }
         let environment = base.merging(environment) { $1 }
@@ -23,10 +28,10 @@ final class CLIProcess: Sendable {
         let secrets = environment.filter { SecretEnvironment.names.contains($0.key) && !$0.value.isEmpty }
         let (executable, fullArguments) =
             secrets.isEmpty
-            ? (Self.executable.path, arguments)
+            ? (executable, arguments)
             : (
                 "/usr/bin/env",
-                secrets.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [Self.executable.path] + arguments
+                secrets.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [executable] + arguments
             )
         process = try Subprocess(
             executable: executable, arguments: fullArguments, environment: environment,
@@ -47,6 +52,12 @@ final class CLIProcess: Sendable {
 
     /// Writes to the program's standard input.
     func type(_ text: String) { process.standardInput?.write(Data(text.utf8)) }
+
+    /// Writes `bytes` to the program's standard input and closes it.
+    func finishInput(_ bytes: [UInt8]) {
+        process.standardInput?.write(Data(bytes))
+        try? process.standardInput?.close()
+    }
 
     /// Sends a signal.
     func send(_ signal: Int32) { process.send(signal) }

@@ -22,34 +22,8 @@ struct IndependentProviderEndToEndTests {
             requestTimeout: .seconds(20))
     }
 
-    /// Signs in with `client` in a headless Chromium, playing the person on the provider's pages.
     private func signIn(_ client: OAuthClient, at provider: IndependentProvider) async throws -> TokenSet {
-        try await BrowserTurns.withTurn { try await signInWithChromium(client, at: provider) }
-    }
-
-    private func signInWithChromium(_ client: OAuthClient, at provider: IndependentProvider) async throws -> TokenSet {
-        let driver = try ChromiumPageDriver()
-        defer { driver.tearDown() }
-        let environment = driver.environment(receivers: [LoopbackReceiver()])
-        let signIn = Task { () throws(OAuthError) -> TokenSet in
-            try await client.signIn(environment: environment) { session in
-                session.prefersEphemeralWebBrowserSession = true
-                session.timeout = .seconds(120)
-            }
-        }
-        do {
-            let page = try await driver.page()
-            try await provider.signIn(on: page)
-            try await provider.grantConsent(on: page)
-        } catch {
-            signIn.cancel()
-            throw error
-        }
-        do {
-            return try await signIn.value
-        } catch {
-            throw IndependentProviderError("sign-in failed: \(error)\nprovider log:\n\(provider.recentLog())")
-        }
+        try await provider.signIn(with: client)
     }
 
     @Test func signInRefreshUserInfoAndRevokeWithAPublicClient() async throws {

@@ -86,6 +86,13 @@ public struct TestFixture: Sendable, CustomStringConvertible {
         installation: "apt-get install gnome-keyring dbus libsecret-tools"
     ) { missingPrograms(["dbus-run-session", "dbus-send", "gnome-keyring-daemon", "secret-tool"]) }
 
+    /// Debian's git with `git http-backend`, for the credential helper's tests.
+    public static let git = TestFixture(name: "git (with git http-backend)", installation: "apt-get install git") {
+        if let missing = missingPrograms(["git"]) { return missing }
+        return FileManager.default.isExecutableFile(atPath: "/usr/lib/git-core/git-http-backend")
+            ? nil : "no /usr/lib/git-core/git-http-backend"
+    }
+
     /// Python with django-oauth-toolkit, for the independent provider in
     /// `Tests/Fixtures/django-provider`.
     public static let djangoProvider = pythonFixture(

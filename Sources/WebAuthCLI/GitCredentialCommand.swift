@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import WebAuthCredentialHelpers
+import WebAuthOAuth
+import WebAuthTokenStore
+
+/// `webauth git-credential`: git's credential helper (gitcredentials(7)), answering with a
+/// profile's fresh access token; and `webauth git-credential setup HOST`, which configures git
+/// to use it.
+struct GitCredentialCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "git-credential",
+        abstract: "git's credential helper: answer git with a profile's fresh access token.",
+        discussion: """
+            Set it up for a host once:
+
+              webauth git-credential setup github.com --profile github
+
+            which runs `git config --global` to make this program the helper for \
+            https://github.com (an empty helper line first, so no other helper answers for it). \
+            git then runs `webauth git-credential --profile github get|store|erase`:
+
+              get    answers username= (--username, else the provider's convention: \
+            x-access-token for GitHub, oauth2 otherwise), password= (the access token, refreshed \
+            under the profile's lock when it expires within 60 s) and password_expiry_utc=
+              store  keeps nothing
+              erase  marks the stored access token expired, if it is the one git sends, so the \
+            next get refreshes it; it does not sign out
+
+            Other operations are ignored, as the protocol says. A token is sent for https, or \
+            for http to a loopback host only. With no stored sign-in, get answers nothing and \
+            exits 0 (git then asks elsewhere), with a line on standard error saying what to run. \
+            The refresh token never goes to git, and no token is ever written to standard error.
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @Option(help: ProfileOptions.help, completion: ProfileOptions.completion)
+    var profile: String = ProfileOptions.defaultProfile
+
+    @Option(
+        help: ArgumentHelp("The username to answer git with (default: the provider's convention).", valueName: "NAME"))
+    var username: String?
+
+    @OptionGroup var storeOption: StoreOption
+
+    @Option(
+        name: .customLong("file"),
+        help: ArgumentHelp("setup: write to this git configuration file instead of the global one.", valueName: "PATH"))
+    var configurationFile: String?
+
+    @Argument(help: ArgumentHelp("What git asks (get, store, erase), or setup.", valueName: "operation"))
+    var operation: String
+
+    @Argument(
+        help: ArgumentHelp(
+            "setup: the host (host or host:port, or http://127.0.0.1:PORT) to answer for.", valueName: "host"))
+    var host: String?
+
+    func validate() throws {
+        try ProfileOptions.validate(profile)
+        if operation == "setup" {
+            guard let host else { throw ValidationError("setup needs the host: webauth git-credential setup HOST") }
+            guard GitCredentialSetup.target(from: host) != nil else {
+                throw ValidationError(
+                    "'\(host)' is not a plain host or host:port, such as github.com or git.example.com:8443 (or http://127.0.0.1:PORT)"
+                )
+            }
+        } else if host != nil {
+            throw ValidationError("only setup takes a host")
+        }
+        if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
+            throw ValidationError("--username must be one non-empty line")
+        }
+    }
+
+    func run() async throws {
+        let terminal = TerminalOutput()
+        if operation == "setup", let host, let target = GitCredentialSetup.target(from: host) {
+            let setup = GitCredentialSetup(
+                scheme: target.scheme, host: target.host, profile: profile, store: storeOption.selection,
+                configurationFile: configurationFile)
+            do {
+                let written = try setup.write()
+                writeFully(STDOUT_FILENO, Array(written.utf8))
+            } catch let failure as CommandFailure {
+                terminal.error(failure.message, fix: failure.fix)
+                throw ExitCode(failure.status)
+            }
+            return
+        }
+        // The protocol: a helper ignores operations it does not know (newer git may add some).
+        guard let operation = GitCredentialOperation(rawValue: operation) else { return }
+        do {
+            let asked = try GitCredential(reading: Self.readStandardInput())
+            switch operation {
+            case .get: try await answer(asked, terminal: terminal)
+            case .store: break  // the tokens are in the store already; git's copy is not kept
+            case .erase:
+                if let password = asked.password {
+                    try await storeOption.stores().expireAccessToken(profile: profile, ifItIs: password)
+                }
+            }
+        } catch let error as CredentialHelperError {
+            terminal.error("git's input was not acceptable: \(error.message)")
+            throw ExitCode(ExitStatus.invalidInput)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            let failure = CommandFailure.from(error, profile: profile, action: "refresh")
+            terminal.error(failure.message, fix: failure.fix)
+            throw ExitCode(failure.status)
+        }
+    }
+
+    /// Answers `get` on standard output; answers nothing (git's "I don't know") when there is
+    /// no sign-in to answer with, saying why on standard error.
+    private func answer(_ asked: GitCredential, terminal: TerminalOutput) async throws {
+        guard Self.mayCarryToken(asked) else {
+            terminal.note(
+                "webauth sends no token for \(asked.protocol ?? "an unnamed protocol")://\(asked.host ?? ""): only https, or http to a loopback host"
+            )
+            return
+        }
+        let stores = storeOption.stores()
+        let tokens: TokenSet
+        let entry: StoredTokens?
+        do {
+            tokens = try await stores.freshTokens(profile: profile, minimumValidity: .seconds(60))
+            entry = try await stores.find(profile: profile)?.entry
+        } catch {
+            let failure = CommandFailure.from(error, profile: profile, action: "refresh")
+            guard failure.status == ExitStatus.notSignedIn else { throw failure }
+            terminal.note("git gets no credential from webauth: \(failure.message); \(failure.fix ?? "")")
+            return
+        }
+        let answer = GitCredential(
+            username: username ?? Self.conventionalUsername(for: entry?.configuration),
+            password: tokens.accessToken, passwordExpiry: tokens.expiresAt)
+        do {
+            writeFully(STDOUT_FILENO, try answer.encoded())
+        } catch {
+            throw CommandFailure(
+                status: ExitStatus.providerError, code: error.code.description,
+                message: "the provider's token cannot be given to git: \(error.message)")
+        }
+    }
+
+    /// The username git is answered with when `--username` is not given: `x-access-token` for
+    /// GitHub (what its git server expects with an OAuth token), `oauth2` for everyone else
+    /// (GitLab's convention, and what most forges accept).
+    static func conventionalUsername(for configuration: ClientConfiguration?) -> String {
+        let tokenHost = configuration?.endpoints.token?.host?.lowercased()
+        let isGitHub =
+            configuration?.name == "GitHub" || tokenHost == "github.com" || tokenHost?.hasSuffix(".github.com") == true
+        return isGitHub ? "x-access-token" : "oauth2"
+    }
+
+    /// Whether a token may answer `asked`: https, or http to a loopback host.
+    static func mayCarryToken(_ asked: GitCredential) -> Bool {
+        switch asked.protocol?.lowercased() {
+        case "https": return true
+        case "http": return GitCredentialSetup.isLoopback(asked.host ?? "")
+        default: return false
+        }
+    }
+
+    /// Standard input up to its end, or a little past the most a description can hold (the
+    /// reader then refuses it as too long).
+    static func readStandardInput() -> [UInt8] {
+        let limit = GitCredential.maximumLineCount * (GitCredential.maximumLineLength + 2) + 1
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count < limit {
+            let count = read(STDIN_FILENO, &buffer, min(buffer.count, limit - bytes.count))
+            if count > 0 {
+                bytes += buffer[..<count]
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import WebAuthProcess
+import WebAuthTokenStore
+
+/// `webauth git-credential setup HOST`: makes this program git's credential helper for
+/// `https://HOST`, through `git config`.
+struct GitCredentialSetup {
+    /// The URL scheme: `https`, or `http` for a loopback host.
+    var scheme: String
+    /// The host, `host` or `host:port`.
+    var host: String
+    /// The profile the helper answers with.
+    var profile: String
+    /// The `--store` the helper is run with.
+    var store: TokenStoreSelection
+    /// The git configuration file to write (`git config --file`), or `nil` for `--global`.
+    var configurationFile: String?
+
+    /// The configuration key: `credential.https://HOST.helper`.
+    var key: String { "credential.\(scheme)://\(host).helper" }
+
+    /// The scheme and host a `setup` argument names: a plain `host[:port]` (for https), or
+    /// `http://host[:port]` for a loopback host; `nil` for anything else.
+    static func target(from argument: String) -> (scheme: String, host: String)? {
+        if argument.hasPrefix("http://") {
+            let host = String(argument.dropFirst("http://".count))
+            return isPlainHost(host) && isLoopback(host) ? ("http", host) : nil
+        }
+        return isPlainHost(argument) ? ("https", argument) : nil
+    }
+
+    /// Whether `host` (`host[:port]`, or `[address]:port`) is 127.0.0.1, `localhost` or `[::1]`.
+    static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if let colon = name.lastIndex(of: ":"), !name.hasSuffix("]") { name = String(name[..<colon]) }
+        return name == "127.0.0.1" || name == "localhost" || name == "[::1]"
+    }
+
+    /// The helper line: `!'<this program>' git-credential --profile NAME` (git runs a value
+    /// starting with `!` through the shell, so the path is quoted for it).
+    func helperValue(executable: String) -> String {
+        var value = "!\(Self.shellQuoted(executable)) git-credential --profile \(profile)"
+        if store != .automatic { value += " --store \(store.rawValue)" }
+        return value
+    }
+
+    /// Writes the configuration and returns what it wrote, for standard output.
+    ///
+    /// - Throws: ``CommandFailure`` when git is not found or `git config` fails.
+    func write(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        guard let git = Self.executable(named: "git", searchPath: environment["PATH"]) else {
+            throw CommandFailure(
+                status: ExitStatus.failure, code: "noGit", message: "git is not on PATH", fix: "install git")
+        }
+        let scope = configurationFile.map { ["--file", $0] } ?? ["--global"]
+        let value = helperValue(executable: Self.thisExecutable())
+        // An empty helper first: helpers configured for every host are not asked for this one.
+        for arguments in [["--replace-all", key, ""], ["--add", key, value]] {
+            let completion = try Subprocess.runToCompletion(
+                git, ["config"] + scope + arguments, environment: environment)
+            guard Subprocess.exitCode(of: completion.status) == 0 else {
+                let detail = completion.standardError.split(separator: "\n").first.map(String.init) ?? "no message"
+                throw CommandFailure(
+                    status: ExitStatus.failure, code: "gitConfigFailed", message: "git config failed: \(detail)")
+            }
+        }
+        let target = configurationFile.map { "git config --file \($0)" } ?? "git config --global"
+        return "Wrote with \(target):\n  \(key) = \"\"\n  \(key) = \(value)\n"
+    }
+
+    /// Whether `host` is a plain `host` or `host:port`: letters, digits, dots and hyphens, and
+    /// a port from 1 to 65535 — nothing a URL or a configuration key could be steered with.
+    static func isPlainHost(_ host: String) -> Bool {
+        let parts = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = parts[0]
+        guard !name.isEmpty, name.count <= 253, name.first != "-", name.first != ".", name.last != "-",
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }),
+            !name.contains("..")
+        else { return false }
+        guard parts.count == 2 else { return true }
+        let port = parts[1]
+        guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+            let number = Int(port), (1...65535).contains(number)
+        else { return false }
+        return true
+    }
+
+    /// `text` in single quotes for a POSIX shell.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// The absolute path of the running program.
+    static func thisExecutable() -> String {
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return resolved
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The first executable `name` on `searchPath`.
+    static func executable(named name: String, searchPath: String?) -> String? {
+        for directory in (searchPath ?? "/usr/bin:/bin").split(separator: ":") where directory.hasPrefix("/") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

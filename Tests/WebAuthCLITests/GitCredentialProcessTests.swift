@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+import WebAuthCredentialHelpers
+import WebAuthOAuth
+import WebAuthTestSupport
+import WebAuthTokenStore
+
+@testable import WebAuthCLI
+
+/// `webauth git-credential` run by Debian's git (and directly, for what git never sends), each
+/// test in a private home with its own global git configuration, so the machine's is untouched.
+@Suite("webauth git-credential, run by git", TestFixture.git.required)
+struct GitCredentialProcessTests {
+    /// A sandbox with git's global configuration in it and no terminal prompts.
+    private func gitSandbox() throws -> ProfileSandbox {
+        var sandbox = try ProfileSandbox()
+        sandbox.extraEnvironment = [
+            "GIT_CONFIG_GLOBAL": sandbox.root + "/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
+            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+        ]
+        return sandbox
+    }
+
+    /// Runs git with `arguments` in the sandbox (in `directory`), `input` on its standard input.
+    private func git(
+        _ sandbox: ProfileSandbox, _ arguments: [String], input: String = "", in directory: String? = nil
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let prefix = directory.map { ["-C", $0] } ?? []
+        let process = try CLIProcess(
+            prefix + arguments, environment: sandbox.environment, keepStandardInputOpen: true,
+            executable: "/usr/bin/git")
+        process.finishInput(Array(input.utf8))
+        let status = try await process.waitForExit(timeout: .seconds(60))
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    /// Runs `webauth` with `arguments` and `input` on standard input.
+    private func helper(_ sandbox: ProfileSandbox, _ arguments: [String], input: [UInt8]) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let process = try CLIProcess(arguments, environment: sandbox.environment, keepStandardInputOpen: true)
+        process.finishInput(input)
+        let status = try await process.waitForExit(timeout: .seconds(60))
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    /// Saves a profile with made-up tokens valid for an hour, refreshable at `issuer`.
+    @discardableResult
+    private func saveProfile(
+        _ sandbox: ProfileSandbox, _ profile: String, configuration: ClientConfiguration? = nil,
+        expiresIn: TimeInterval = 3600
+    ) async throws -> StoredTokens {
+        let configuration =
+            configuration ?? ClientConfiguration(issuer: URL(string: "http://127.0.0.1:9")!, clientID: "git-tests")
+        let tokens = TokenSet(
+            accessToken: "access-\(UUID().uuidString)", tokenType: "Bearer",
+            refreshToken: "refresh-\(UUID().uuidString)",
+            expiresAt: Date().addingTimeInterval(expiresIn))
+        let entry = StoredTokens(tokens: tokens, clientID: configuration.clientID, configuration: configuration)
+        try await TokenStores(selection: .file, environment: sandbox.environment).save(entry, profile: profile)
+        return try #require(try sandbox.storedEntry(profile))
+    }
+
+    private func answer(_ stdout: String) throws -> GitCredential {
+        try GitCredential(reading: Array(stdout.utf8))
+    }
+
+    // MARK: - The protocol, through git
+
+    @Test func setupThenGitCredentialFillAnswersWithTheStoredToken() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        let entry = try await saveProfile(sandbox, "work")
+
+        let setup = try await sandbox.run(["git-credential", "setup", "git.example.com", "--profile", "work"])
+        #expect(setup.status == 0, "stderr: \(setup.stderr)")
+        #expect(setup.stdout.contains("credential.https://git.example.com.helper = !'"))
+        let helpers = try await git(
+            sandbox, ["config", "--global", "--get-all", "credential.https://git.example.com.helper"])
+        let lines = helpers.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "", "an empty helper first resets the helpers for this host")
+        let webauth = CLIProcess.executable.resolvingSymlinksInPath().path
+        #expect(lines.dropFirst().first == "!'\(webauth)' git-credential --profile work")
+
+        let fill = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=git.example.com\n\n")
+        #expect(fill.status == 0, "stderr: \(fill.stderr)")
+        let filled = try answer(fill.stdout)
+        #expect(filled.username == "oauth2")
+        #expect(filled.password == entry.tokens.accessToken)
+        // git 2.41 and later pass password_expiry_utc on (Debian's 2.39 drops it): the helper's own answer has it.
+        let direct = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "get"],
+            input: Array("protocol=https\nhost=git.example.com\n\n".utf8))
+        let expiry = try #require(try answer(direct.stdout).passwordExpiry)
+        #expect(abs(expiry.timeIntervalSince(try #require(entry.tokens.expiresAt))) < 1)
+        #expect(!fill.stdout.contains(entry.tokens.refreshToken!), "the refresh token never goes to git")
+        #expect(!containsSecret(fill.stderr, of: entry))
+
+        // Another host has no helper: git asks nobody (and may not prompt), so it fails.
+        let other = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=elsewhere.example\n\n")
+        #expect(other.status != 0)
+        #expect(!other.stdout.contains(entry.tokens.accessToken))
+    }
+
+    @Test func setupRefusesWhatIsNotAPlainHostAndWritesToAGivenFile() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        for bad in [
+            "evil.example/path", "a b", "host:99999", "user@host", "https://host", "http://example.com", "exa_mple.com",
+            "",
+        ] {
+            let refused = try await sandbox.run(["git-credential", "setup", bad, "--profile", "work"])
+            #expect(refused.status == ExitStatus.usage, "\(bad)")
+            #expect(refused.stderr.contains("is not a plain host") || bad.isEmpty, "\(bad): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/gitconfig"), "nothing written")
+
+        let file = sandbox.root + "/other.gitconfig"
+        let setup = try await sandbox.run([
+            "git-credential", "setup", "http://127.0.0.1:8080", "--profile", "work", "--store", "file", "--file", file,
+        ])
+        #expect(setup.status == 0, "stderr: \(setup.stderr)")
+        let written = try await git(
+            sandbox, ["config", "--file", file, "--get-all", "credential.http://127.0.0.1:8080.helper"])
+        #expect(written.stdout.hasSuffix("git-credential --profile work --store file\n"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/gitconfig"), "the global file is untouched")
+    }
+
+    // MARK: - Operations and conventions
+
+    @Test func usernamesFollowTheProviderOrTheOption() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        try await saveProfile(sandbox, "hub", configuration: .github(clientID: "gh"))
+        try await saveProfile(sandbox, "lab", configuration: .gitlab(clientID: "gl"))
+        let input = Array("protocol=https\nhost=example.com\n\n".utf8)
+        let github = try await helper(sandbox, ["git-credential", "--profile", "hub", "get"], input: input)
+        #expect(try answer(github.stdout).username == "x-access-token")
+        let gitlab = try await helper(sandbox, ["git-credential", "--profile", "lab", "get"], input: input)
+        #expect(try answer(gitlab.stdout).username == "oauth2")
+        let chosen = try await helper(
+            sandbox, ["git-credential", "--profile", "hub", "--username", "me", "get"], input: input)
+        #expect(try answer(chosen.stdout).username == "me")
+    }
+
+    @Test func storeKeepsNothingUnknownOperationsAreIgnoredAndPlainHTTPGetsNoToken() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        let entry = try await saveProfile(sandbox, "work")
+        let offered = Array("protocol=https\nhost=example.com\nusername=x\npassword=offered-secret\n\n".utf8)
+        for operation in ["store", "capability", "frobnicate"] {
+            let result = try await helper(sandbox, ["git-credential", "--profile", "work", operation], input: offered)
+            #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(operation): \(result)")
+        }
+        #expect(try sandbox.storedEntry("work") == entry)
+        #expect(!(try String(contentsOfFile: sandbox.entryPath("work"), encoding: .utf8)).contains("offered-secret"))
+
+        let plain = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "get"],
+            input: Array("protocol=http\nhost=example.com\n\n".utf8))
+        #expect(plain.status == 0)
+        #expect(plain.stdout.isEmpty)
+        #expect(plain.stderr.contains("webauth sends no token for http://example.com"))
+    }
+
+    @Test func eraseExpiresOnlyTheTokenGitNamesAndKeepsTheSignIn() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        let entry = try await saveProfile(sandbox, "work")
+
+        let older = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "erase"],
+            input: Array("protocol=https\nhost=example.com\nusername=oauth2\npassword=an-older-token\n\n".utf8))
+        #expect(older.status == 0)
+        #expect(try sandbox.storedEntry("work") == entry, "an erase for another token changes nothing")
+
+        let erase = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "erase"],
+            input: Array(
+                "protocol=https\nhost=example.com\nusername=oauth2\npassword=\(entry.tokens.accessToken)\n\n".utf8))
+        #expect(erase.status == 0, "stderr: \(erase.stderr)")
+        let after = try #require(try sandbox.storedEntry("work"))
+        #expect(after.tokens.expiresAt.map { $0 <= Date() } == true, "marked expired")
+        #expect(after.tokens.accessToken == entry.tokens.accessToken)
+        #expect(after.tokens.refreshToken == entry.tokens.refreshToken, "not a sign-out")
+        #expect(after.configuration == entry.configuration)
+
+        // The next get must refresh; the provider here is down, so it says so and loses nothing.
+        let down = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "get"],
+            input: Array("protocol=https\nhost=example.com\n\n".utf8))
+        #expect(down.status == ExitStatus.networkFailed, "stderr: \(down.stderr)")
+        #expect(down.stdout.isEmpty)
+        #expect(down.stderr.contains("cannot reach the provider"))
+        #expect(!containsSecret(down.stderr, of: entry))
+        #expect(try sandbox.storedEntry("work") == after)
+    }
+
+    // MARK: - Bad input and no sign-in
+
+    @Test func badInputIsRefusedWithStatusSevenAndLosesNothing() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        let entry = try await saveProfile(sandbox, "work")
+        let cases: [(String, [UInt8], String)] = [
+            ("malformed", Array("protocol=https\nhost example.com\n\n".utf8), "line 2 is not key=value"),
+            ("NUL", Array("protocol=https\nhost=exa\u{0}mple.com\n\n".utf8), "line 2 holds a NUL byte"),
+            (
+                "over-long", Array(("protocol=https\npath=" + String(repeating: "a", count: 70_000) + "\n\n").utf8),
+                "line 2 is longer than 64 KiB"
+            ),
+        ]
+        for (name, input, said) in cases {
+            for operation in ["get", "erase"] {
+                let result = try await helper(
+                    sandbox, ["git-credential", "--profile", "work", operation], input: input)
+                #expect(result.status == ExitStatus.invalidInput, "\(name) \(operation)")
+                #expect(result.stdout.isEmpty, "\(name) \(operation)")
+                #expect(result.stderr.contains("git's input was not acceptable: \(said)"), "\(name): \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+                #expect(!containsSecret(result.stderr, of: entry))
+            }
+        }
+        #expect(try sandbox.storedEntry("work") == entry)
+    }
+
+    @Test func withoutASignInGitHearsNothingAndIsToldWhatToRun() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        let result = try await helper(
+            sandbox, ["git-credential", "--profile", "nobody", "get"],
+            input: Array("protocol=https\nhost=example.com\n\n".utf8))
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("git gets no credential from webauth: no profile \"nobody\" is signed in"))
+        #expect(result.stderr.contains("webauth login --profile nobody"))
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+
+        // Through git: with no helper answer and no prompting allowed, git fails cleanly.
+        _ = try await sandbox.run(["git-credential", "setup", "example.com", "--profile", "nobody"])
+        let fill = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=example.com\n\n")
+        #expect(fill.status != 0)
+        #expect(fill.stderr.contains("no profile \"nobody\" is signed in"))
+    }
+}

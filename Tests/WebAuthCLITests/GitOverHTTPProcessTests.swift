@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import WebAuthCredentialHelpers
+import WebAuthOAuth
+import WebAuthTestSupport
+import WebAuthTokenStore
+
+@testable import WebAuthCLI
+
+/// Real `git clone` and `git push` over smart HTTP, with `webauth git-credential` as git's
+/// helper and the token of a profile signed in (in Chromium) at django-oauth-toolkit; the git
+/// server checks each password at that provider's UserInfo endpoint.
+@Suite(
+    "git clone and push with webauth's credential helper", .serialized, TestFixture.git.required,
+    TestFixture.djangoProvider.required, TestFixture.chromium.required)
+struct GitOverHTTPProcessTests {
+    private func run(
+        _ sandbox: ProfileSandbox, _ arguments: [String], input: String = "", in directory: String? = nil
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let prefix = directory.map { ["-C", $0] } ?? []
+        let process = try CLIProcess(
+            prefix + arguments, environment: sandbox.environment, keepStandardInputOpen: true,
+            executable: "/usr/bin/git")
+        process.finishInput(Array(input.utf8))
+        let status = try await process.waitForExit(timeout: .seconds(90))
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    @Test func cloneAndPushWithTheProfilesTokenThenRecoverFromARevokedOne() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        sandbox.extraEnvironment = [
+            "GIT_CONFIG_GLOBAL": sandbox.root + "/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
+            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+        ]
+        try await IndependentProvider.withProvider { provider in
+            // Sign in at the provider as `webauth login` would, and keep the sign-in as it does.
+            let configuration = ClientConfiguration(
+                issuer: provider.issuer, clientID: provider.publicClientID, scopes: IndependentProvider.scopes)
+            let client = try OAuthClient(configuration: configuration, requestTimeout: .seconds(20))
+            let tokens = try await provider.signIn(with: client)
+            try #require(tokens.refreshToken != nil)
+            try await TokenStores(selection: .file, environment: sandbox.environment).save(
+                StoredTokens(
+                    tokens: tokens, clientID: configuration.clientID, issuer: provider.issuer.absoluteString,
+                    tokenEndpoint: provider.tokenEndpoint.absoluteString, configuration: configuration),
+                profile: "django")
+
+            // A bare repository with one commit, served over HTTP.
+            let repositories = sandbox.root + "/repositories"
+            let seed = sandbox.root + "/seed"
+            for arguments in [
+                ["init", "--quiet", "--bare", "--initial-branch=main", repositories + "/project.git"],
+                ["init", "--quiet", "--initial-branch=main", seed],
+            ] {
+                let made = try await run(sandbox, arguments)
+                try #require(made.status == 0, "\(arguments): \(made.stderr)")
+            }
+            try "first\n".write(toFile: seed + "/README", atomically: true, encoding: .utf8)
+            for arguments in [
+                ["add", "README"], ["commit", "--quiet", "-m", "first"],
+                ["push", "--quiet", repositories + "/project.git", "main"],
+            ] {
+                let done = try await run(sandbox, arguments, in: seed)
+                try #require(done.status == 0, "\(arguments): \(done.stderr)")
+            }
+            let server = try await GitHTTPServer(repositories: repositories, userinfo: provider.userinfoEndpoint)
+            let hostPort = String(server.origin.dropFirst("http://".count))
+
+            let setup = try await sandbox.run([
+                "git-credential", "setup", server.origin, "--profile", "django", "--store", "file",
+            ])
+            try #require(setup.status == 0, "setup: \(setup.stderr)")
+
+            // git credential fill through the configured helper.
+            let fill = try await run(sandbox, ["credential", "fill"], input: "protocol=http\nhost=\(hostPort)\n\n")
+            #expect(fill.status == 0, "stderr: \(fill.stderr)")
+            let filled = try GitCredential(reading: Array(fill.stdout.utf8))
+            #expect(filled.username == "oauth2")
+            #expect(filled.password == tokens.accessToken)
+
+            // Clone and push.
+            let work = sandbox.root + "/work"
+            let clone = try await run(sandbox, ["clone", "--quiet", server.origin + "/project.git", work])
+            #expect(clone.status == 0, "clone: \(clone.stderr)")
+            try "second\n".write(toFile: work + "/README", atomically: true, encoding: .utf8)
+            _ = try await run(sandbox, ["commit", "--quiet", "-am", "second"], in: work)
+            let push = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            #expect(push.status == 0, "push: \(push.stderr)")
+            let accepted = try await server.log().filter { $0["accepted"] as? Bool == true }
+            #expect(accepted.contains { ($0["path"] as? String)?.hasSuffix("git-receive-pack") == true })
+            #expect(accepted.allSatisfy { $0["username"] as? String == "oauth2" })
+            let entry = try #require(try sandbox.storedEntry("django"))
+            #expect(!containsSecret(clone.stderr + push.stderr + fill.stderr, of: entry))
+
+            // Revoke the access token at the provider (the refresh token stays): git's next push
+            // is refused, git tells the helper `erase`, and the stored token is marked expired.
+            try await client.revoke(token: tokens.accessToken, hint: .accessToken)
+            try "third\n".write(toFile: work + "/README", atomically: true, encoding: .utf8)
+            _ = try await run(sandbox, ["commit", "--quiet", "-am", "third"], in: work)
+            let refused = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("Authentication failed"), "\(refused.stderr)")
+            let erased = try #require(try sandbox.storedEntry("django"))
+            #expect(erased.tokens.accessToken == tokens.accessToken)
+            #expect(erased.tokens.expiresAt.map { $0 <= Date() } == true, "erase marked it expired")
+            #expect(erased.tokens.refreshToken == tokens.refreshToken, "erase is not a sign-out")
+
+            // The next run of git gets a refreshed token from the helper, and the push goes through.
+            let retried = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            #expect(retried.status == 0, "push after refresh: \(retried.stderr)")
+            let refreshed = try #require(try sandbox.storedEntry("django"))
+            #expect(refreshed.tokens.accessToken != tokens.accessToken)
+            #expect(refreshed.tokens.expiresAt.map { $0 > Date() } == true)
+            #expect(!containsSecret(refused.stderr + retried.stderr, of: refreshed))
+            #expect(!containsSecret(refused.stderr + retried.stderr, of: entry))
+            await server.stop()
+        }
+    }
+}
