@@ -26,7 +26,27 @@ struct GitOverHTTPProcessTests {
         return (status, process.standardOutput, process.standardError)
     }
 
-    @Test func cloneAndPushWithTheProfilesTokenThenRecoverFromARevokedOne() async throws {
+    /// Makes `accessToken` expired in the provider's database, as time would.
+    private func expireAtProvider(_ provider: IndependentProvider, accessToken: String) async throws {
+        let python = try #require(TestFixture.python)
+        let script = """
+            import sqlite3, sys
+            connection = sqlite3.connect(sys.argv[1])
+            changed = connection.execute(
+                "UPDATE oauth2_provider_accesstoken SET expires = '2000-01-01 00:00:00' WHERE token = ?",
+                (sys.stdin.read(),)).rowcount
+            connection.commit()
+            sys.exit(0 if changed == 1 else 1)
+            """
+        let database = provider.dataDirectory.appendingPathComponent("provider.sqlite3").path
+        let process = try CLIProcess(
+            ["-c", script, database], keepStandardInputOpen: true, executable: python)
+        process.finishInput(Array(accessToken.utf8))
+        let status = try await process.waitForExit(timeout: .seconds(30))
+        try #require(status == 0, "expiring the token failed: \(process.standardError)")
+    }
+
+    @Test func cloneAndPushWithTheProfilesTokenThenRecoverFromAnExpiredOne() async throws {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         sandbox.extraEnvironment = [
@@ -95,9 +115,9 @@ struct GitOverHTTPProcessTests {
             let entry = try #require(try sandbox.storedEntry("django"))
             #expect(!containsSecret(clone.stderr + push.stderr + fill.stderr, of: entry))
 
-            // Revoke the access token at the provider (the refresh token stays): git's next push
-            // is refused, git tells the helper `erase`, and the stored token is marked expired.
-            try await client.revoke(token: tokens.accessToken, hint: .accessToken)
+            // The access token expires at the provider (its refresh token stays good): git's next
+            // push is refused, git tells the helper `erase`, and the stored token is marked expired.
+            try await expireAtProvider(provider, accessToken: tokens.accessToken)
             try "third\n".write(toFile: work + "/README", atomically: true, encoding: .utf8)
             _ = try await run(sandbox, ["commit", "--quiet", "-am", "third"], in: work)
             let refused = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
@@ -108,14 +128,31 @@ struct GitOverHTTPProcessTests {
             #expect(erased.tokens.expiresAt.map { $0 <= Date() } == true, "erase marked it expired")
             #expect(erased.tokens.refreshToken == tokens.refreshToken, "erase is not a sign-out")
 
-            // The next run of git gets a refreshed token from the helper, and the push goes through.
+            // git's next run gets a refreshed token from the helper, and the push goes through.
             let retried = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
             #expect(retried.status == 0, "push after refresh: \(retried.stderr)")
             let refreshed = try #require(try sandbox.storedEntry("django"))
-            #expect(refreshed.tokens.accessToken != tokens.accessToken)
+            #expect(refreshed.tokens.accessToken != tokens.accessToken, "refreshed")
+            #expect(refreshed.tokens.refreshToken != tokens.refreshToken, "the rotated refresh token is kept")
             #expect(refreshed.tokens.expiresAt.map { $0 > Date() } == true)
-            #expect(!containsSecret(refused.stderr + retried.stderr, of: refreshed))
-            #expect(!containsSecret(refused.stderr + retried.stderr, of: entry))
+            for output in [refused.stderr, retried.stderr] {
+                #expect(!containsSecret(output, of: refreshed) && !containsSecret(output, of: entry))
+            }
+
+            // Revoked at the provider: django-oauth-toolkit revokes an access token's refresh token
+            // with it, so after git's `erase` the refresh is refused; the helper says to sign in
+            // again (exit 9, shown by git) and the stored entry stays as it was.
+            try await client.revoke(token: refreshed.tokens.accessToken, hint: .accessToken)
+            let revoked = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            #expect(revoked.status != 0)
+            let afterErase = try #require(try sandbox.storedEntry("django"))
+            #expect(afterErase.tokens.expiresAt.map { $0 <= Date() } == true, "erase marked it expired")
+            let next = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            #expect(next.status != 0)
+            #expect(next.stderr.contains("the provider refused the refresh token (invalid_grant)"), "\(next.stderr)")
+            #expect(next.stderr.contains("sign in again with `webauth login --profile django …`"))
+            #expect(try sandbox.storedEntry("django") == afterErase, "nothing stored is lost")
+            #expect(!containsSecret(revoked.stderr + next.stderr, of: afterErase))
             await server.stop()
         }
     }
