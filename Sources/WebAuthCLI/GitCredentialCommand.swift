@@ -27,6 +27,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
               erase  marks the stored access token expired, if it is the one git sends, so the \
             next get refreshes it; it does not sign out
 
+            One helper line can serve several hosts with --profile-for HOST=NAME (repeatable);             hosts it does not name then get no answer.
+
             Other operations are ignored, as the protocol says. A token is sent for https, or \
             for http to a loopback host only. With no stored sign-in, get answers nothing and \
             exits 0 (git then asks elsewhere), with a line on standard error saying what to run. \
@@ -38,6 +40,13 @@ struct GitCredentialCommand: AsyncParsableCommand {
 
     @Option(help: ProfileOptions.help, completion: ProfileOptions.completion)
     var profile: String = ProfileOptions.defaultProfile
+
+    @Option(
+        name: .customLong("profile-for"),
+        help: ArgumentHelp(
+            "Answer for HOST (host or host:port) with profile NAME; repeatable. When given, hosts not named get no answer.",
+            valueName: "HOST=NAME"))
+    var profilesForHosts: [String] = []
 
     @Option(
         help: ArgumentHelp("The username to answer git with (default: the provider's convention).", valueName: "NAME"))
@@ -70,6 +79,13 @@ struct GitCredentialCommand: AsyncParsableCommand {
         } else if host != nil {
             throw ValidationError("only setup takes a host")
         }
+        for mapping in profilesForHosts {
+            let parts = mapping.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, GitCredentialSetup.isPlainHost(parts[0]) else {
+                throw ValidationError("--profile-for takes HOST=NAME with a plain host or host:port, not '\(mapping)'")
+            }
+            try ProfileOptions.validate(parts[1])
+        }
         if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
             throw ValidationError("--username must be one non-empty line")
         }
@@ -92,10 +108,14 @@ struct GitCredentialCommand: AsyncParsableCommand {
         }
         // The protocol: a helper ignores operations it does not know (newer git may add some).
         guard let operation = GitCredentialOperation(rawValue: operation) else { return }
+        var profile = profile
         do {
             let asked = try GitCredential(reading: Self.readStandardInput())
+            // A host --profile-for does not name is not ours to answer: nothing, silently.
+            guard let chosen = self.profile(for: asked) else { return }
+            profile = chosen
             switch operation {
-            case .get: try await answer(asked, terminal: terminal)
+            case .get: try await answer(asked, profile: profile, terminal: terminal)
             case .store: break  // the tokens are in the store already; git's copy is not kept
             case .erase:
                 if let password = asked.password {
@@ -116,7 +136,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
 
     /// Answers `get` on standard output; answers nothing (git's "I don't know") when there is
     /// no sign-in to answer with, saying why on standard error.
-    private func answer(_ asked: GitCredential, terminal: TerminalOutput) async throws {
+    private func answer(_ asked: GitCredential, profile: String, terminal: TerminalOutput) async throws {
         guard Self.mayCarryToken(asked) else {
             terminal.note(
                 "webauth sends no token for \(asked.protocol ?? "an unnamed protocol")://\(asked.host ?? ""): only https, or http to a loopback host"
@@ -145,6 +165,18 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 status: ExitStatus.providerError, code: error.code.description,
                 message: "the provider's token cannot be given to git: \(error.message)")
         }
+    }
+
+    /// The profile that answers for `asked`: the one `--profile-for` names for its host when
+    /// that option is given (`nil` for a host it does not name), else `--profile`.
+    func profile(for asked: GitCredential) -> String? {
+        guard !profilesForHosts.isEmpty else { return profile }
+        let host = asked.host?.lowercased()
+        for mapping in profilesForHosts {
+            let parts = mapping.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2, parts[0].lowercased() == host { return parts[1] }
+        }
+        return nil
     }
 
     /// The username git is answered with when `--username` is not given: `x-access-token` for

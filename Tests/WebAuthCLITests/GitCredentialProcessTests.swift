@@ -128,6 +128,41 @@ struct GitCredentialProcessTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/gitconfig"), "the global file is untouched")
     }
 
+    @Test func oneHelperLineServesSeveralHostsAndNoOthers() async throws {
+        let sandbox = try gitSandbox()
+        defer { sandbox.remove() }
+        let first = try await saveProfile(sandbox, "first")
+        let second = try await saveProfile(sandbox, "second")
+        let webauth = CLIProcess.executable.path
+        let configured = try await git(
+            sandbox,
+            [
+                "config", "--global", "credential.helper",
+                "!'\(webauth)' git-credential --profile-for one.example=first --profile-for two.example:8443=second",
+            ])
+        try #require(configured.status == 0)
+
+        let one = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=one.example\n\n")
+        #expect(try answer(one.stdout).password == first.tokens.accessToken)
+        let two = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=two.example:8443\n\n")
+        #expect(try answer(two.stdout).password == second.tokens.accessToken)
+        let other = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=three.example\n\n")
+        #expect(other.status != 0, "no answer for a host not named, and git may not prompt")
+        #expect(!other.stdout.contains(first.tokens.accessToken) && !other.stdout.contains(second.tokens.accessToken))
+
+        // erase follows the same mapping.
+        let erase = try await git(
+            sandbox, ["credential", "reject"],
+            input: "protocol=https\nhost=two.example:8443\nusername=oauth2\npassword=\(second.tokens.accessToken)\n\n")
+        #expect(erase.status == 0, "\(erase.stderr)")
+        #expect(try sandbox.storedEntry("second")?.tokens.expiresAt.map { $0 <= Date() } == true)
+        #expect(try sandbox.storedEntry("first") == first)
+
+        let bad = try await sandbox.run(["git-credential", "--profile-for", "a/b=first", "get"])
+        #expect(bad.status == ExitStatus.usage)
+        #expect(bad.stderr.contains("--profile-for takes HOST=NAME"))
+    }
+
     // MARK: - Operations and conventions
 
     @Test func usernamesFollowTheProviderOrTheOption() async throws {
