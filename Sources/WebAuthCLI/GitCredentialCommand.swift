@@ -27,7 +27,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
               erase  marks the stored access token expired, if it is the one git sends, so the \
             next get refreshes it; it does not sign out
 
-            One helper line can serve several hosts with --profile-for HOST=NAME (repeatable);             hosts it does not name then get no answer.
+            One helper line can serve several hosts with --profile-for HOST=NAME (repeatable); \
+            hosts it does not name then get no answer.
 
             Other operations are ignored, as the protocol says. A token is sent for https, or \
             for http to a loopback host only. With no stored sign-in, get answers nothing and \
