@@ -193,6 +193,33 @@ import WebAuthTokenStore
         await keyring.stop()
     }
 
+    // MARK: Expiring a refused token
+
+    @Test func expiringATokenTouchesOnlyThatTokenAndKeepsTheSignIn() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let stores = TokenStores(selection: .file, environment: Self.environment(temporary.path))
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))  // whole seconds survive JSON
+        let stored = StoredTokens(
+            tokens: TokenSet(accessToken: "newer", refreshToken: "rt", expiresAt: now.addingTimeInterval(3600)),
+            clientID: "cli",
+            configuration: ClientConfiguration(issuer: URL(string: "https://issuer.example")!, clientID: "cli"))
+        try await stores.save(stored, profile: "work")
+        let saved = try #require(try await stores.find(profile: "work")?.entry)
+
+        #expect(try await stores.expireAccessToken(profile: "work", ifItIs: "older", now: now) == false)
+        #expect(try await stores.find(profile: "work")?.entry == saved, "another token: unchanged")
+        #expect(try await stores.expireAccessToken(profile: "nobody", ifItIs: "newer", now: now) == false)
+
+        #expect(try await stores.expireAccessToken(profile: "work", ifItIs: "newer", now: now))
+        let expired = try #require(try await stores.find(profile: "work")?.entry)
+        #expect(expired.tokens.expiresAt == now)
+        #expect(expired.tokens.refreshToken == "rt" && expired.tokens.accessToken == "newer")
+        #expect(expired.configuration == stored.configuration)
+        #expect(
+            TokenFreshness.of(expired, now: now, minimumValidity: .seconds(60)) == .needsRefresh(stored.configuration!))
+    }
+
     // MARK: Refreshing from many holders
 
     /// Signs the profile `shared` in to `provider` in `stateHome`, through the file store.
