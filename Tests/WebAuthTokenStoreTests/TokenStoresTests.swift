@@ -199,7 +199,8 @@ import WebAuthTokenStore
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let stores = TokenStores(selection: .file, environment: Self.environment(temporary.path))
-        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))  // whole seconds survive JSON
+        // Whole seconds, which survive the entry's JSON.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let stored = StoredTokens(
             tokens: TokenSet(accessToken: "newer", refreshToken: "rt", expiresAt: now.addingTimeInterval(3600)),
             clientID: "cli",
