@@ -125,6 +125,7 @@ let package = Package(
                 "WebAuthProcess",
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
+                "WebAuthCredentialHelpers",
                 "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

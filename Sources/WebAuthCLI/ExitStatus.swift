@@ -19,7 +19,8 @@ package enum ExitStatus {
     package static let browserLaunchFailed: Int32 = 5
     /// The callback listener failed, such as a busy `--loopback-port`.
     package static let listenerFailed: Int32 = 6
-    /// The authorization URL, the callback, or a pasted URL was not acceptable.
+    /// The authorization URL, the callback, a pasted URL, or what the calling program sent
+    /// (`KUBERNETES_EXEC_INFO`) was not acceptable.
     package static let invalidInput: Int32 = 7
     /// The profile has no stored sign-in, or its access token expired with no way to refresh
     /// it: run `webauth login`.
@@ -106,7 +107,7 @@ package enum ExitStatus {
           4    no usable browser (or none can do what was asked)
           5    the browser failed to start
           6    the callback listener failed (for example the port is busy)
-          7    the URL, callback or pasted URL was not acceptable
+          7    the URL, callback, pasted URL or KUBERNETES_EXEC_INFO was not acceptable
           8    not signed in (no stored sign-in, or expired with no refresh token)
           9    the provider refused (invalid_grant, access_denied, …): sign in again
           10   the provider's answer was unusable or failed a check
