@@ -48,6 +48,9 @@ final class CLIProcess: Sendable {
     /// Writes to the program's standard input.
     func type(_ text: String) { process.standardInput?.write(Data(text.utf8)) }
 
+    /// Closes the program's standard input: it reads end of file.
+    func closeStandardInput() { try? process.standardInput?.close() }
+
     /// Sends a signal.
     func send(_ signal: Int32) { process.send(signal) }
 

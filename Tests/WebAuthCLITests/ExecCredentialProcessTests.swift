@@ -22,7 +22,7 @@ struct ExecCredentialProcessTests {
 
     /// Signs in to `provider` with its public client in a headless Chromium and stores the
     /// tokens in the sandbox's file store as `profile`.
-    private func signIn(_ sandbox: ProfileSandbox, at provider: IndependentProvider, profile: String) async throws
+    static func signIn(_ sandbox: ProfileSandbox, at provider: IndependentProvider, profile: String) async throws
         -> StoredTokens
     {
         let configuration = ClientConfiguration(
@@ -68,7 +68,7 @@ struct ExecCredentialProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await IndependentProvider.withProvider { provider in
-            let entry = try await signIn(sandbox, at: provider, profile: "kube")
+            let entry = try await Self.signIn(sandbox, at: provider, profile: "kube")
             let subject = try #require(entry.tokens.idTokenClaims?.subject)
             let plugin = ["exec-credential", "--profile", "kube"]
 
@@ -128,7 +128,7 @@ struct ExecCredentialProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await IndependentProvider.withProvider { provider in
-            let entry = try await signIn(sandbox, at: provider, profile: "kube")
+            let entry = try await Self.signIn(sandbox, at: provider, profile: "kube")
             let idTokenExpiry = try #require(entry.tokens.idTokenClaims?.expiresAt)
             // More validity than the ID token has left, whatever the access token's lifetime.
             let minimum = Int(idTokenExpiry.timeIntervalSinceNow) + 600
