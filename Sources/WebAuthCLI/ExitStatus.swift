@@ -19,8 +19,8 @@ package enum ExitStatus {
     package static let browserLaunchFailed: Int32 = 5
     /// The callback listener failed, such as a busy `--loopback-port`.
     package static let listenerFailed: Int32 = 6
-    /// The authorization URL, the callback, a pasted URL, or the input git sent a credential
-    /// helper was not acceptable.
+    /// The authorization URL, the callback, a pasted URL, or what the calling program sent (git's
+    /// credential input, `KUBERNETES_EXEC_INFO`), or a redirect (`request`) was not acceptable.
     package static let invalidInput: Int32 = 7
     /// The profile has no stored sign-in, or its access token expired with no way to refresh
     /// it: run `webauth login`.
@@ -39,6 +39,13 @@ package enum ExitStatus {
     /// `webauth logout` forgot the tokens here, but revoking them at the provider failed: they
     /// may stay valid until they expire.
     package static let revocationFailed: Int32 = 13
+    /// `request`: the server's final answer was a `1xx` or a `3xx` (a redirect that is not
+    /// followed, such as `304`).
+    package static let httpRedirection: Int32 = 20
+    /// `request`: the server answered `4xx` (after one refresh and retry, for `401`).
+    package static let httpClientError: Int32 = 21
+    /// `request`: the server answered `5xx`.
+    package static let httpServerError: Int32 = 22
     /// The command line, or the client configuration it names, could not be used (from
     /// swift-argument-parser for the command line).
     package static let usage: Int32 = 64
@@ -85,10 +92,22 @@ package enum ExitStatus {
             return usage
         case .noRefreshToken:
             return notSignedIn
+        case .redirectRefused:
+            return invalidInput
         case .deviceCodeExpired:
             return timedOut
         default:
             return providerError
+        }
+    }
+
+    /// The status for an HTTP status code: `0` for `2xx`, else the status of its class.
+    package static func status(forHTTPStatus code: Int) -> Int32 {
+        switch code {
+        case 200..<300: success
+        case 400..<500: httpClientError
+        case 500..<600: httpServerError
+        default: httpRedirection
         }
     }
 
@@ -107,13 +126,16 @@ package enum ExitStatus {
           4    no usable browser (or none can do what was asked)
           5    the browser failed to start
           6    the callback listener failed (for example the port is busy)
-          7    the URL, callback or pasted URL (or git's credential input) was not acceptable
+          7    the URL, callback, pasted URL, git's input, KUBERNETES_EXEC_INFO or a redirect was not acceptable
           8    not signed in (no stored sign-in, or expired with no refresh token)
           9    the provider refused (invalid_grant, access_denied, …): sign in again
           10   the provider's answer was unusable or failed a check
           11   the provider could not be reached or did not answer in time
           12   the token store failed (permissions, corrupt entry, lock, keyring)
           13   logout: forgotten here, but revoking at the provider failed
+          20   request: the answer was 1xx or 3xx (a redirect that is not followed)
+          21   request: the answer was 4xx
+          22   request: the answer was 5xx
           64   usage error (or an unusable client configuration)
           130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
         """

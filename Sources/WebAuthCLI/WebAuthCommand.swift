@@ -11,6 +11,7 @@ package struct WebAuthCommand: AsyncParsableCommand {
         version: WebAuthVersion.current,
         subcommands: [
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
+            ExecCredentialCommand.self, RequestCommand.self,
             SchemeCommand.self, DemoCommand.self,
             GitCredentialCommand.self,
         ]

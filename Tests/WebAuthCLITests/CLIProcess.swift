@@ -58,6 +58,8 @@ final class CLIProcess: Sendable {
         process.standardInput?.write(Data(bytes))
         try? process.standardInput?.close()
     }
+    /// Closes the program's standard input: it reads end of file.
+    func closeStandardInput() { try? process.standardInput?.close() }
 
     /// Sends a signal.
     func send(_ signal: Int32) { process.send(signal) }

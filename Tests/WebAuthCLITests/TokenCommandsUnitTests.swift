@@ -160,7 +160,8 @@ struct TokenCommandsUnitTests {
             ExitStatus.success, ExitStatus.failure, ExitStatus.cancelledByUser, ExitStatus.timedOut,
             ExitStatus.noBrowser, ExitStatus.browserLaunchFailed, ExitStatus.listenerFailed, ExitStatus.invalidInput,
             ExitStatus.notSignedIn, ExitStatus.providerRefused, ExitStatus.providerError, ExitStatus.networkFailed,
-            ExitStatus.tokenStoreFailed, ExitStatus.revocationFailed, ExitStatus.usage,
+            ExitStatus.tokenStoreFailed, ExitStatus.revocationFailed, ExitStatus.httpRedirection,
+            ExitStatus.httpClientError, ExitStatus.httpServerError, ExitStatus.usage,
         ]
         let readme = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
@@ -171,6 +172,35 @@ struct TokenCommandsUnitTests {
         }
         #expect(Set(statuses).count == statuses.count, "each status is distinct")
         #expect(readme.contains("\n| 130 / 143 |"))
+    }
+
+    @Test func theHTTPStatusClassGivesRequestsExitStatus() {
+        #expect([200, 204, 299].map(ExitStatus.status(forHTTPStatus:)) == [0, 0, 0])
+        #expect(
+            [100, 301, 304, 399].map(ExitStatus.status(forHTTPStatus:)).allSatisfy { $0 == ExitStatus.httpRedirection })
+        #expect(
+            [400, 401, 404, 499].map(ExitStatus.status(forHTTPStatus:)).allSatisfy { $0 == ExitStatus.httpClientError })
+        #expect([500, 503, 599].map(ExitStatus.status(forHTTPStatus:)).allSatisfy { $0 == ExitStatus.httpServerError })
+        #expect(ExitStatus.status(for: OAuthError(code: .redirectRefused, message: "x")) == ExitStatus.invalidInput)
+    }
+
+    @Test func requestParsesCurlsOptions() throws {
+        let parsed = try WebAuthCommand.parseAsRoot([
+            "request", "-X", "put", "-H", "Accept: text/plain", "-H", "X-Two:  2 ", "-d", "-", "-i",
+            "https://api.example/items",
+        ])
+        let request = try #require(parsed as? RequestCommand)
+        #expect(request.method == "put")
+        #expect(request.data == "-")
+        #expect(request.include)
+        #expect(try request.headerFields().map { "\($0.name)=\($0.value)" } == ["Accept=text/plain", "X-Two=2"])
+        for bad in [["-H", "no colon"], ["-H", ": empty name"], ["-H", "Bad Name: x"], ["-X", "GE T"]] {
+            #expect(throws: (any Error).self, "\(bad)") {
+                try WebAuthCommand.parseAsRoot(["request"] + bad + ["https://api.example/"])
+            }
+        }
+        #expect(throws: (any Error).self) { try WebAuthCommand.parseAsRoot(["request", "http://api.example/"]) }
+        #expect(throws: (any Error).self) { try WebAuthCommand.parseAsRoot(["request", "/relative"]) }
     }
 
     // MARK: Parsing

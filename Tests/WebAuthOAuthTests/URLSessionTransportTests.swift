@@ -49,6 +49,26 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test func aRedirectIsAnErrorUnlessTheRequestAsksForIt() async throws {
+        let answer: LoopbackHTTPServer.Handler = { request in
+            request.path == "/moved" ? .redirect(to: "/elsewhere", status: 307) : .json("{}")
+        }
+        try await LoopbackHTTPServer.withServer(handler: answer) { server in
+            var request = HTTPTransportRequest(method: "GET", url: server.url("/moved"), timeout: .seconds(60))
+            do throws(HTTPTransportError) {
+                _ = try await URLSessionTransport().send(request)
+                Issue.record("a redirect was answered by default")
+            } catch {
+                #expect(error.code == .redirected)
+            }
+            request.deliversRedirects = true
+            let response = try await URLSessionTransport().send(request)
+            #expect(response.status == 307)
+            #expect(response.value(forHeader: "Location") == "/elsewhere")
+            #expect(await server.requestPaths == ["/moved", "/moved"], "never followed")
+        }
+    }
+
     @Test func aResponseOverTheLimitIsCutOffWithOrWithoutALength() async throws {
         let limit = 64 * 1024
         let big = [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20)

@@ -102,6 +102,11 @@ public struct TestFixture: Sendable, CustomStringConvertible {
             assert oauth2_provider.__version__ == "3.4.1" and oauthlib.__version__.startswith("3.")
             """)
 
+    /// Python with the official `kubernetes` client and jwcrypto, for the stand-in API server and
+    /// its client in `Tests/Fixtures/kube-api-server`.
+    public static let kubernetesClient = pythonFixture(
+        name: "the Python kubernetes client and jwcrypto", check: "import kubernetes, jwcrypto")
+
     /// Python with oauthlib, for the OAuth 1.0a provider in `Tests/Fixtures/oauth1-provider`.
     public static let oauth1Provider = pythonFixture(
         name: "the OAuth 1.0a provider (oauthlib)", check: "import oauthlib")

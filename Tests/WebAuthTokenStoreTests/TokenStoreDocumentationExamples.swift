@@ -29,3 +29,13 @@ struct TokenStoreDocumentationExamples {
             tokens: entry.tokens, persistence: StoredProfile("work", in: stores))
     }
 }
+
+extension TokenStoreDocumentationExamples {
+    /// README "Authenticated requests" and ``ResourceClient``'s example.
+    func resourceClientExample() async throws -> HTTPTransportResponse {
+        let provider = try await TokenStores().accessTokenProvider(profile: "work")
+        let response = try await ResourceClient(tokenProvider: provider)
+            .send(HTTPTransportRequest(method: "GET", url: URL(string: "https://api.example.com/me")!))
+        return response
+    }
+}

@@ -94,7 +94,7 @@ struct ChromiumNavigationInterceptor: Sendable {
             guard headersPending else { return .continueRequest }
             let extra = pendingHeaders
             pendingHeaders = [:]  // the first top-level request only, whatever it is
-            guard let url = URL(string: request.url), Self.sameOrigin(url, authorizationURL) else {
+            guard let url = URL(string: request.url), url.hasSameOrigin(as: authorizationURL) else {
                 return .continueRequest
             }
             return .continueRequestWithHeaders(Self.merging(extra, into: request.headers))
@@ -134,15 +134,5 @@ struct ChromiumNavigationInterceptor: Sendable {
         let kept = headers.filter { !replaced.contains($0.key.lowercased()) }
         return (kept.merging(extra) { _, new in new }).map { Header(name: $0.key, value: $0.value) }
             .sorted { $0.name.lowercased() < $1.name.lowercased() }
-    }
-
-    /// Same scheme, host and port (default ports filled in).
-    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int)? {
-            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-            return (scheme, host, url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1))
-        }
-        guard let left = origin(lhs), let right = origin(rhs) else { return false }
-        return left == right
     }
 }

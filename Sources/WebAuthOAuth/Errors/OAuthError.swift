@@ -96,6 +96,9 @@ public struct OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The device code expired before the person approved (RFC 8628 `expired_token`, or
         /// `expires_in` passed).
         public static let deviceCodeExpired = Code(rawValue: "deviceCodeExpired")
+        /// A resource server redirected where the request may not follow: from https to http,
+        /// to http on another machine, or past the limit of redirects (see ``ResourceClient``).
+        public static let redirectRefused = Code(rawValue: "redirectRefused")
     }
 }
 

@@ -105,13 +105,8 @@ struct EndpointClient: Sendable {
             logger.debug(
                 "OAuth \(endpoint) failed",
                 metadata: ["endpoint": "\(request.url.redactedForLogs)", "error": "\(error.code)"])
-            let code: OAuthError.Code =
-                switch error.code {
-                case .timedOut: .timedOut
-                case .responseTooLarge: .responseTooLarge
-                default: .transportFailed
-                }
-            throw OAuthError(code: code, message: "\(endpoint) endpoint: \(error.message)", transportError: error)
+            throw OAuthError(
+                code: error.oauthCode, message: "\(endpoint) endpoint: \(error.message)", transportError: error)
         }
     }
 

@@ -15,7 +15,8 @@ import Foundation
 /// }
 /// ```
 ///
-/// A transport must not follow redirects (the OAuth endpoints answer directly), must honour
+/// A transport must not follow redirects (the OAuth endpoints answer directly; a `3xx` is an
+/// error unless ``HTTPTransportRequest/deliversRedirects`` asks for it as a response), must honour
 /// ``HTTPTransportRequest/timeout`` and ``HTTPTransportRequest/maximumResponseSize``, and must not keep cookies.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, whatever its status.

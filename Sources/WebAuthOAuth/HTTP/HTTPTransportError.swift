@@ -34,3 +34,14 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
     /// `code: message`, safe to print.
     public var description: String { "\(code): \(message)" }
 }
+
+extension HTTPTransportError {
+    /// The ``OAuthError`` code this failure is reported under.
+    var oauthCode: OAuthError.Code {
+        switch code {
+        case .timedOut: .timedOut
+        case .responseTooLarge: .responseTooLarge
+        default: .transportFailed
+        }
+    }
+}

@@ -15,6 +15,11 @@ public struct HTTPTransportRequest: Sendable, Hashable {
     /// The largest response body accepted; larger ones fail with
     /// ``HTTPTransportError/Code/responseTooLarge``.
     public var maximumResponseSize: Int
+    /// Whether a `3xx` answer is returned as a response, for a caller that follows redirects
+    /// itself (``ResourceClient``). Default `false`: OAuth endpoints answer directly, and a
+    /// redirect fails with ``HTTPTransportError/Code/redirected``. A transport never follows a
+    /// redirect either way.
+    public var deliversRedirects: Bool
 
     /// A header field name and value.
     public struct HeaderField: Sendable, Hashable {
@@ -39,7 +44,8 @@ public struct HTTPTransportRequest: Sendable, Hashable {
     public init(
         method: String, url: URL, headerFields: [HeaderField] = [], body: Data? = nil,
         timeout: Duration = HTTPTransportRequest.defaultTimeout,
-        maximumResponseSize: Int = HTTPTransportRequest.defaultMaximumResponseSize
+        maximumResponseSize: Int = HTTPTransportRequest.defaultMaximumResponseSize,
+        deliversRedirects: Bool = false
     ) {
         self.method = method
         self.url = url
@@ -47,6 +53,7 @@ public struct HTTPTransportRequest: Sendable, Hashable {
         self.body = body
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
+        self.deliversRedirects = deliversRedirects
     }
 
     /// The value of the first header field named `name` (case-insensitive).

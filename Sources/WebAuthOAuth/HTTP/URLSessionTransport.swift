@@ -8,7 +8,8 @@ import Synchronization
 /// The default ``HTTPTransport``: `URLSession` (FoundationNetworking on Linux) with an ephemeral
 /// configuration — no cookies, no cache, no credential storage, nothing left on disk (see
 /// `SessionConfigurationTemplate`) — that never follows redirects and never answers
-/// authentication challenges.
+/// authentication challenges. A `3xx` fails with ``HTTPTransportError/Code/redirected`` unless
+/// the request opts in with ``HTTPTransportRequest/deliversRedirects``.
 ///
 /// The response is read as it arrives, and the exchange is stopped as soon as it announces or
 /// sends more than ``HTTPTransportRequest/maximumResponseSize`` bytes: a hostile endpoint cannot make
@@ -77,7 +78,7 @@ public final class URLSessionTransport: HTTPTransport {
                     "\(endpoint) sent \(size.map { "\($0)" } ?? "more than \(request.maximumResponseSize)") bytes; "
                     + "at most \(request.maximumResponseSize) are accepted")
         case .completed(let response, let data):
-            if (300..<400).contains(response.statusCode) {
+            if (300..<400).contains(response.statusCode), !request.deliversRedirects {
                 throw HTTPTransportError(
                     code: .redirected, message: "\(endpoint) answered \(response.statusCode), a redirect")
             }

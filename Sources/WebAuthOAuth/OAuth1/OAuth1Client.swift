@@ -337,14 +337,8 @@ public struct OAuth1Client: Sendable {
     }
 
     static func transportFailure(_ error: HTTPTransportError, endpoint: OAuthEndpoint, url: URL) -> OAuthError {
-        let code: OAuthError.Code =
-            switch error.code {
-            case .timedOut: .timedOut
-            case .responseTooLarge: .responseTooLarge
-            default: .transportFailed
-            }
-        return OAuthError(
-            code: code, message: "the \(endpoint) endpoint \(url.redactedForLogs): \(error.message)",
+        OAuthError(
+            code: error.oauthCode, message: "the \(endpoint) endpoint \(url.redactedForLogs): \(error.message)",
             transportError: error)
     }
 
