@@ -28,26 +28,7 @@ struct ExecCredentialProcessTests {
         let configuration = ClientConfiguration(
             issuer: provider.issuer, clientID: provider.publicClientID, scopes: IndependentProvider.scopes)
         let client = try OAuthClient(configuration: configuration, requestTimeout: .seconds(20))
-        let tokens = try await BrowserTurns.withTurn { () async throws -> TokenSet in
-            let driver = try ChromiumPageDriver()
-            defer { driver.tearDown() }
-            let environment = driver.environment(receivers: [LoopbackReceiver()])
-            let signIn = Task { () throws(OAuthError) -> TokenSet in
-                try await client.signIn(environment: environment) { session in
-                    session.prefersEphemeralWebBrowserSession = true
-                    session.timeout = .seconds(120)
-                }
-            }
-            do {
-                let page = try await driver.page()
-                try await provider.signIn(on: page)
-                try await provider.grantConsent(on: page)
-            } catch {
-                signIn.cancel()
-                throw error
-            }
-            return try await signIn.value
-        }
+        let tokens = try await provider.signIn(with: client)
         let entry = StoredTokens(tokens: tokens, configuration: configuration)
         let stores = TokenStores(selection: .file, environment: sandbox.environment)
         try await stores.save(entry, profile: profile, in: try stores.fileStore())

@@ -32,17 +32,7 @@ struct EmbeddedProviderInChromiumTests {
 
     /// Signs in with `client` in a headless Chromium, typing into the provider's pages.
     private func signInWithChromium(_ client: OAuthClient, wrongPasswordFirst: Bool) async throws -> TokenSet {
-        let driver = try ChromiumPageDriver()
-        defer { driver.tearDown() }
-        let environment = driver.environment(receivers: [LoopbackReceiver()])
-        let signIn = Task { () throws(OAuthError) -> TokenSet in
-            try await client.signIn(environment: environment) { session in
-                session.prefersEphemeralWebBrowserSession = true
-                session.timeout = .seconds(120)
-            }
-        }
-        do {
-            let page = try await driver.page()
+        try await ChromiumPageDriver.signIn(with: client) { page in
             let user = EmbeddedProvider.User.demo
             if wrongPasswordFirst {
                 try await typeCredentials(on: page, username: user.username, password: "not-the-password")
@@ -52,11 +42,7 @@ struct EmbeddedProviderInChromiumTests {
             try await typeCredentials(on: page, username: user.username, password: user.password)
             try await page.waitForElement("button[value=approve]", within: .seconds(60))
             try await page.click("button[value=approve]")
-        } catch {
-            signIn.cancel()
-            throw error
         }
-        return try await signIn.value
     }
 
     private func typeCredentials(on page: ChromiumPage, username: String, password: String) async throws {

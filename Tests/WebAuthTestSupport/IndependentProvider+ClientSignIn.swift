@@ -1,15 +1,13 @@
 import Foundation
 import WebAuthOAuth
 
-extension IndependentProvider {
-    /// Signs in with `client` in a headless Chromium, playing the person on the provider's own
-    /// login and consent pages, and returns the tokens (one browser at a time, see
-    /// ``BrowserTurns``).
-    package func signIn(with client: OAuthClient) async throws -> TokenSet {
-        try await BrowserTurns.withTurn { try await signInWithChromium(client) }
-    }
-
-    private func signInWithChromium(_ client: OAuthClient) async throws -> TokenSet {
+extension ChromiumPageDriver {
+    /// Signs in with `client` in a fresh headless Chromium: `person` plays the person on the
+    /// provider's pages (log in, consent) while `OAuthClient.signIn` waits for the callback.
+    /// Take a ``BrowserTurns`` turn around it.
+    package static func signIn(
+        with client: OAuthClient, person: (ChromiumPage) async throws -> Void
+    ) async throws -> TokenSet {
         let driver = try ChromiumPageDriver()
         defer { driver.tearDown() }
         let environment = driver.environment(receivers: [LoopbackReceiver()])
@@ -20,17 +18,29 @@ extension IndependentProvider {
             }
         }
         do {
-            let page = try await driver.page()
-            try await self.signIn(on: page)
-            try await grantConsent(on: page)
+            try await person(try await driver.page())
         } catch {
             signIn.cancel()
             throw error
         }
-        do {
-            return try await signIn.value
-        } catch {
-            throw IndependentProviderError("sign-in failed: \(error)\nprovider log:\n\(recentLog())")
+        return try await signIn.value
+    }
+}
+
+extension IndependentProvider {
+    /// Signs in with `client` in a headless Chromium, playing the person on the provider's own
+    /// login and consent pages, and returns the tokens (one browser at a time, see
+    /// ``BrowserTurns``).
+    package func signIn(with client: OAuthClient) async throws -> TokenSet {
+        try await BrowserTurns.withTurn {
+            do {
+                return try await ChromiumPageDriver.signIn(with: client) { page in
+                    try await self.signIn(on: page)
+                    try await self.grantConsent(on: page)
+                }
+            } catch let error as OAuthError {
+                throw IndependentProviderError("sign-in failed: \(error)\nprovider log:\n\(recentLog())")
+            }
         }
     }
 }
