@@ -11,31 +11,6 @@ import WebAuthTokenStore
 /// test in a private home with its own global git configuration, so the machine's is untouched.
 @Suite("webauth git-credential, run by git", TestFixture.git.required)
 struct GitCredentialProcessTests {
-    /// A sandbox with git's global configuration in it and no terminal prompts.
-    private func gitSandbox() throws -> ProfileSandbox {
-        var sandbox = try ProfileSandbox()
-        sandbox.extraEnvironment = [
-            "GIT_CONFIG_GLOBAL": sandbox.root + "/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
-            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-        ]
-        return sandbox
-    }
-
-    /// Runs git with `arguments` in the sandbox (in `directory`), `input` on its standard input.
-    private func git(
-        _ sandbox: ProfileSandbox, _ arguments: [String], input: String = "", in directory: String? = nil
-    ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let prefix = directory.map { ["-C", $0] } ?? []
-        let process = try CLIProcess(
-            prefix + arguments, environment: sandbox.environment, keepStandardInputOpen: true,
-            executable: "/usr/bin/git")
-        process.finishInput(Array(input.utf8))
-        let status = try await process.waitForExit(timeout: .seconds(60))
-        return (status, process.standardOutput, process.standardError)
-    }
-
     /// Runs `webauth` with `arguments` and `input` on standard input.
     private func helper(_ sandbox: ProfileSandbox, _ arguments: [String], input: [UInt8]) async throws -> (
         status: Int32, stdout: String, stderr: String
@@ -70,21 +45,22 @@ struct GitCredentialProcessTests {
     // MARK: - The protocol, through git
 
     @Test func setupThenGitCredentialFillAnswersWithTheStoredToken() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let entry = try await saveProfile(sandbox, "work")
 
         let setup = try await sandbox.run(["git-credential", "setup", "git.example.com", "--profile", "work"])
         #expect(setup.status == 0, "stderr: \(setup.stderr)")
         #expect(setup.stdout.contains("credential.https://git.example.com.helper = !'"))
-        let helpers = try await git(
-            sandbox, ["config", "--global", "--get-all", "credential.https://git.example.com.helper"])
+        let helpers = try await sandbox.git([
+            "config", "--global", "--get-all", "credential.https://git.example.com.helper",
+        ])
         let lines = helpers.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first == "", "an empty helper first resets the helpers for this host")
         let webauth = CLIProcess.executable.resolvingSymlinksInPath().path
         #expect(lines.dropFirst().first == "!'\(webauth)' git-credential --profile work")
 
-        let fill = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=git.example.com\n\n")
+        let fill = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=git.example.com\n\n")
         #expect(fill.status == 0, "stderr: \(fill.stderr)")
         let filled = try answer(fill.stdout)
         #expect(filled.username == "oauth2")
@@ -99,13 +75,13 @@ struct GitCredentialProcessTests {
         #expect(!containsSecret(fill.stderr, of: entry))
 
         // Another host has no helper: git asks nobody (and may not prompt), so it fails.
-        let other = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=elsewhere.example\n\n")
+        let other = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=elsewhere.example\n\n")
         #expect(other.status != 0)
         #expect(!other.stdout.contains(entry.tokens.accessToken))
     }
 
     @Test func setupRefusesWhatIsNotAPlainHostAndWritesToAGivenFile() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         for bad in [
             "evil.example/path", "a b", "host:99999", "user@host", "https://host", "http://example.com", "exa_mple.com",
@@ -122,37 +98,36 @@ struct GitCredentialProcessTests {
             "git-credential", "setup", "http://127.0.0.1:8080", "--profile", "work", "--store", "file", "--file", file,
         ])
         #expect(setup.status == 0, "stderr: \(setup.stderr)")
-        let written = try await git(
-            sandbox, ["config", "--file", file, "--get-all", "credential.http://127.0.0.1:8080.helper"])
+        let written = try await sandbox.git([
+            "config", "--file", file, "--get-all", "credential.http://127.0.0.1:8080.helper",
+        ])
         #expect(written.stdout.hasSuffix("git-credential --profile work --store file\n"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/gitconfig"), "the global file is untouched")
     }
 
     @Test func oneHelperLineServesSeveralHostsAndNoOthers() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let first = try await saveProfile(sandbox, "first")
         let second = try await saveProfile(sandbox, "second")
         let webauth = CLIProcess.executable.path
-        let configured = try await git(
-            sandbox,
-            [
-                "config", "--global", "credential.helper",
-                "!'\(webauth)' git-credential --profile-for one.example=first --profile-for two.example:8443=second",
-            ])
+        let configured = try await sandbox.git([
+            "config", "--global", "credential.helper",
+            "!'\(webauth)' git-credential --profile-for one.example=first --profile-for two.example:8443=second",
+        ])
         try #require(configured.status == 0)
 
-        let one = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=one.example\n\n")
+        let one = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=one.example\n\n")
         #expect(try answer(one.stdout).password == first.tokens.accessToken)
-        let two = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=two.example:8443\n\n")
+        let two = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=two.example:8443\n\n")
         #expect(try answer(two.stdout).password == second.tokens.accessToken)
-        let other = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=three.example\n\n")
+        let other = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=three.example\n\n")
         #expect(other.status != 0, "no answer for a host not named, and git may not prompt")
         #expect(!other.stdout.contains(first.tokens.accessToken) && !other.stdout.contains(second.tokens.accessToken))
 
         // erase follows the same mapping.
-        let erase = try await git(
-            sandbox, ["credential", "reject"],
+        let erase = try await sandbox.git(
+            ["credential", "reject"],
             input: "protocol=https\nhost=two.example:8443\nusername=oauth2\npassword=\(second.tokens.accessToken)\n\n")
         #expect(erase.status == 0, "\(erase.stderr)")
         #expect(try sandbox.storedEntry("second")?.tokens.expiresAt.map { $0 <= Date() } == true)
@@ -166,7 +141,7 @@ struct GitCredentialProcessTests {
     // MARK: - Operations and conventions
 
     @Test func usernamesFollowTheProviderOrTheOption() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         try await saveProfile(sandbox, "hub", configuration: .github(clientID: "gh"))
         try await saveProfile(sandbox, "lab", configuration: .gitlab(clientID: "gl"))
@@ -181,7 +156,7 @@ struct GitCredentialProcessTests {
     }
 
     @Test func storeKeepsNothingUnknownOperationsAreIgnoredAndPlainHTTPGetsNoToken() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let entry = try await saveProfile(sandbox, "work")
         let offered = Array("protocol=https\nhost=example.com\nusername=x\npassword=offered-secret\n\n".utf8)
@@ -201,7 +176,7 @@ struct GitCredentialProcessTests {
     }
 
     @Test func eraseExpiresOnlyTheTokenGitNamesAndKeepsTheSignIn() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let entry = try await saveProfile(sandbox, "work")
 
@@ -236,7 +211,7 @@ struct GitCredentialProcessTests {
     // MARK: - Bad input and no sign-in
 
     @Test func badInputIsRefusedWithStatusSevenAndLosesNothing() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let entry = try await saveProfile(sandbox, "work")
         let cases: [(String, [UInt8], String)] = [
@@ -262,7 +237,7 @@ struct GitCredentialProcessTests {
     }
 
     @Test func withoutASignInGitHearsNothingAndIsToldWhatToRun() async throws {
-        let sandbox = try gitSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let result = try await helper(
             sandbox, ["git-credential", "--profile", "nobody", "get"],
@@ -275,7 +250,7 @@ struct GitCredentialProcessTests {
 
         // Through git: with no helper answer and no prompting allowed, git fails cleanly.
         _ = try await sandbox.run(["git-credential", "setup", "example.com", "--profile", "nobody"])
-        let fill = try await git(sandbox, ["credential", "fill"], input: "protocol=https\nhost=example.com\n\n")
+        let fill = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=example.com\n\n")
         #expect(fill.status != 0)
         #expect(fill.stderr.contains("no profile \"nobody\" is signed in"))
     }

@@ -14,18 +14,6 @@ import WebAuthTokenStore
     "git clone and push with webauth's credential helper", .serialized, TestFixture.git.required,
     TestFixture.djangoProvider.required, TestFixture.chromium.required)
 struct GitOverHTTPProcessTests {
-    private func run(
-        _ sandbox: ProfileSandbox, _ arguments: [String], input: String = "", in directory: String? = nil
-    ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let prefix = directory.map { ["-C", $0] } ?? []
-        let process = try CLIProcess(
-            prefix + arguments, environment: sandbox.environment, keepStandardInputOpen: true,
-            executable: "/usr/bin/git")
-        process.finishInput(Array(input.utf8))
-        let status = try await process.waitForExit(timeout: .seconds(90))
-        return (status, process.standardOutput, process.standardError)
-    }
-
     /// Makes `accessToken` expired in the provider's database, as time would.
     private func expireAtProvider(_ provider: IndependentProvider, accessToken: String) async throws {
         let python = try #require(TestFixture.python)
@@ -47,14 +35,8 @@ struct GitOverHTTPProcessTests {
     }
 
     @Test func cloneAndPushWithTheProfilesTokenThenRecoverFromAnExpiredOne() async throws {
-        var sandbox = try ProfileSandbox()
+        let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
-        sandbox.extraEnvironment = [
-            "GIT_CONFIG_GLOBAL": sandbox.root + "/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
-            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-        ]
         try await IndependentProvider.withProvider { provider in
             // Sign in at the provider as `webauth login` would, and keep the sign-in as it does.
             let configuration = ClientConfiguration(
@@ -75,7 +57,7 @@ struct GitOverHTTPProcessTests {
                 ["init", "--quiet", "--bare", "--initial-branch=main", repositories + "/project.git"],
                 ["init", "--quiet", "--initial-branch=main", seed],
             ] {
-                let made = try await run(sandbox, arguments)
+                let made = try await sandbox.git(arguments)
                 try #require(made.status == 0, "\(arguments): \(made.stderr)")
             }
             try "first\n".write(toFile: seed + "/README", atomically: true, encoding: .utf8)
@@ -83,7 +65,7 @@ struct GitOverHTTPProcessTests {
                 ["add", "README"], ["commit", "--quiet", "-m", "first"],
                 ["push", "--quiet", repositories + "/project.git", "main"],
             ] {
-                let done = try await run(sandbox, arguments, in: seed)
+                let done = try await sandbox.git(arguments, in: seed)
                 try #require(done.status == 0, "\(arguments): \(done.stderr)")
             }
             let server = try await GitHTTPServer(repositories: repositories, userinfo: provider.userinfoEndpoint)
@@ -95,7 +77,7 @@ struct GitOverHTTPProcessTests {
             try #require(setup.status == 0, "setup: \(setup.stderr)")
 
             // git credential fill through the configured helper.
-            let fill = try await run(sandbox, ["credential", "fill"], input: "protocol=http\nhost=\(hostPort)\n\n")
+            let fill = try await sandbox.git(["credential", "fill"], input: "protocol=http\nhost=\(hostPort)\n\n")
             #expect(fill.status == 0, "stderr: \(fill.stderr)")
             let filled = try GitCredential(reading: Array(fill.stdout.utf8))
             #expect(filled.username == "oauth2")
@@ -103,11 +85,11 @@ struct GitOverHTTPProcessTests {
 
             // Clone and push.
             let work = sandbox.root + "/work"
-            let clone = try await run(sandbox, ["clone", "--quiet", server.origin + "/project.git", work])
+            let clone = try await sandbox.git(["clone", "--quiet", server.origin + "/project.git", work])
             #expect(clone.status == 0, "clone: \(clone.stderr)")
             try "second\n".write(toFile: work + "/README", atomically: true, encoding: .utf8)
-            _ = try await run(sandbox, ["commit", "--quiet", "-am", "second"], in: work)
-            let push = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            _ = try await sandbox.git(["commit", "--quiet", "-am", "second"], in: work)
+            let push = try await sandbox.git(["push", "--quiet", "origin", "main"], in: work)
             #expect(push.status == 0, "push: \(push.stderr)")
             let accepted = try await server.log().filter { $0["accepted"] as? Bool == true }
             #expect(accepted.contains { ($0["path"] as? String)?.hasSuffix("git-receive-pack") == true })
@@ -119,8 +101,8 @@ struct GitOverHTTPProcessTests {
             // push is refused, git tells the helper `erase`, and the stored token is marked expired.
             try await expireAtProvider(provider, accessToken: tokens.accessToken)
             try "third\n".write(toFile: work + "/README", atomically: true, encoding: .utf8)
-            _ = try await run(sandbox, ["commit", "--quiet", "-am", "third"], in: work)
-            let refused = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            _ = try await sandbox.git(["commit", "--quiet", "-am", "third"], in: work)
+            let refused = try await sandbox.git(["push", "--quiet", "origin", "main"], in: work)
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("Authentication failed"), "\(refused.stderr)")
             let erased = try #require(try sandbox.storedEntry("django"))
@@ -129,7 +111,7 @@ struct GitOverHTTPProcessTests {
             #expect(erased.tokens.refreshToken == tokens.refreshToken, "erase is not a sign-out")
 
             // git's next run gets a refreshed token from the helper, and the push goes through.
-            let retried = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            let retried = try await sandbox.git(["push", "--quiet", "origin", "main"], in: work)
             #expect(retried.status == 0, "push after refresh: \(retried.stderr)")
             let refreshed = try #require(try sandbox.storedEntry("django"))
             #expect(refreshed.tokens.accessToken != tokens.accessToken, "refreshed")
@@ -143,11 +125,11 @@ struct GitOverHTTPProcessTests {
             // with it, so after git's `erase` the refresh is refused; the helper says to sign in
             // again (exit 9, shown by git) and the stored entry stays as it was.
             try await client.revoke(token: refreshed.tokens.accessToken, hint: .accessToken)
-            let revoked = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            let revoked = try await sandbox.git(["push", "--quiet", "origin", "main"], in: work)
             #expect(revoked.status != 0)
             let afterErase = try #require(try sandbox.storedEntry("django"))
             #expect(afterErase.tokens.expiresAt.map { $0 <= Date() } == true, "erase marked it expired")
-            let next = try await run(sandbox, ["push", "--quiet", "origin", "main"], in: work)
+            let next = try await sandbox.git(["push", "--quiet", "origin", "main"], in: work)
             #expect(next.status != 0)
             #expect(next.stderr.contains("the provider refused the refresh token (invalid_grant)"), "\(next.stderr)")
             #expect(next.stderr.contains("sign in again with `webauth login --profile django …`"))
