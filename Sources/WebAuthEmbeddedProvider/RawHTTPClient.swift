@@ -43,9 +43,10 @@ public enum RawHTTPClient {
         return try await exchange(port: port, bytes: Array(request.utf8), address: address)
     }
 
-    /// Sends `bytes` and reads until the server closes the connection (or `timeout` passes).
+    /// Sends `bytes` and reads until the server closes the connection (or `timeout` passes with
+    /// nothing read). The default only stops a hang: a loaded machine can take seconds to answer.
     public static func exchange(
-        port: Int, bytes: [UInt8], address: String = "127.0.0.1", timeout: Duration = .seconds(10)
+        port: Int, bytes: [UInt8], address: String = "127.0.0.1", timeout: Duration = .seconds(60)
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
