@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthControlledBrowsers
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +53,8 @@ public struct ChromiumLauncher: Sendable, Hashable {
             for browser in browsers { _ = kill(browser, signal) }
         }
         func anyAlive() -> Bool {
-            groups.contains { Self.groupIsAlive($0) } || browsers.contains { Self.processIsAlive($0) }
+            groups.contains { !BrowserProcessGroup.liveMembers(of: $0).isEmpty }
+                || browsers.contains { BrowserProcessGroup.isLive($0) }
         }
         func waitUntilGone(within limit: Duration) -> Bool {
             let deadline = ContinuousClock.now + limit
@@ -72,46 +74,6 @@ public struct ChromiumLauncher: Sendable, Hashable {
         }
         try? FileManager.default.removeItem(at: directory)
     }
-
-    /// Whether a process of group `group` is still running. A process that has exited but not
-    /// been waited for by its parent (a zombie) does not count: it holds no resources, and the
-    /// launching test may never wait for it.
-    private static func groupIsAlive(_ group: pid_t) -> Bool {
-        guard kill(-group, 0) == 0 else { return false }
-        #if os(Linux)
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-            return entries.contains { entry in
-                guard let pid = pid_t(entry), let (state, processGroup) = processStatus(pid) else { return false }
-                return processGroup == group && state != "Z"
-            }
-        #else
-            return true
-        #endif
-    }
-
-    /// Whether process `pid` is still running (not a zombie; see ``groupIsAlive(_:)``).
-    private static func processIsAlive(_ pid: pid_t) -> Bool {
-        guard kill(pid, 0) == 0 else { return false }
-        #if os(Linux)
-            guard let (state, _) = processStatus(pid) else { return false }
-            return state != "Z"
-        #else
-            return true
-        #endif
-    }
-
-    #if os(Linux)
-        /// The state letter and process group of `pid`, from `/proc/{pid}/stat`
-        /// (`pid (comm) state ppid pgrp …`; the command name may itself contain spaces and `)`).
-        private static func processStatus(_ pid: pid_t) -> (state: Character, processGroup: pid_t)? {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let commandEnd = stat.lastIndex(of: ")")
-            else { return nil }
-            let fields = stat[stat.index(after: commandEnd)...].split(separator: " ")
-            guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
-            return (state, group)
-        }
-    #endif
 
     /// The process IDs listed in `file`, one per line.
     private static func processIDs(in file: String) -> [pid_t] {

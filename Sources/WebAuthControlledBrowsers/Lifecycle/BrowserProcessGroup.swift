@@ -31,6 +31,17 @@ package enum BrowserProcessGroup {
         #endif
     }
 
+    /// Whether process `pid` is still running: it exists and is not dead (a zombie, or exiting).
+    package static func isLive(_ pid: pid_t) -> Bool {
+        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+        #if os(Linux)
+            guard let (state, _) = status(of: pid) else { return false }
+            return state != "Z" && state != "X"
+        #else
+            return true
+        #endif
+    }
+
     /// Waits (without blocking a thread) until group `group` has no live process or `limit` has
     /// passed. Returns whether the group is gone.
     @discardableResult
