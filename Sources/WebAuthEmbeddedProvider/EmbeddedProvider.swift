@@ -73,15 +73,7 @@ public final class EmbeddedProvider: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (EmbeddedProvider) async throws -> Result
     ) async throws -> Result {
-        let provider = try await start(configuration)
-        do {
-            let result = try await body(provider)
-            await provider.shutdown()
-            return result
-        } catch {
-            await provider.shutdown()
-            throw error
-        }
+        try await withShutdown(of: try await start(configuration), shutdown: { await $0.shutdown() }, body)
     }
 
     /// Stops listening and closes open connections (cancelling delayed answers). Safe to call

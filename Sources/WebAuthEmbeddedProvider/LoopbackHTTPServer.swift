@@ -111,15 +111,8 @@ package final class LoopbackHTTPServer: Sendable {
         handler: @escaping Handler,
         _ body: (LoopbackHTTPServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await start(limits: limits, handler: handler)
-        do {
-            let result = try await body(server)
-            await server.shutdown()
-            return result
-        } catch {
-            await server.shutdown()
-            throw error
-        }
+        try await withShutdown(
+            of: try await start(limits: limits, handler: handler), shutdown: { await $0.shutdown() }, body)
     }
 
     /// `baseURL` with `path` (which starts with `/`) appended.

@@ -77,15 +77,7 @@ public final class AuthorizationPageServer: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AuthorizationPageServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await start()
-        do {
-            let result = try await body(server)
-            await server.shutdown()
-            return result
-        } catch {
-            await server.shutdown()
-            throw error
-        }
+        try await withShutdown(of: try await start(), shutdown: { await $0.shutdown() }, body)
     }
 
     /// The URL of the login page for a flow that redirects to `redirectURI`.

@@ -50,15 +50,7 @@ struct OAuth1ProviderFixture: Sendable {
 
     /// Starts a provider, runs `body` with it, and stops it whatever happens.
     static func with<Result: Sendable>(_ body: (OAuth1ProviderFixture) async throws -> Result) async throws -> Result {
-        let provider = try await start()
-        do {
-            let result = try await body(provider)
-            await provider.stop()
-            return result
-        } catch {
-            await provider.stop()
-            throw error
-        }
+        try await withShutdown(of: try await start(), shutdown: { await $0.stop() }, body)
     }
 
     /// Starts the provider and waits (at most 30 seconds) for the line that names its port.

@@ -66,15 +66,7 @@ package final class HostileProvider: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (HostileProvider) async throws -> Result
     ) async throws -> Result {
-        let provider = try await start(script, sleep: sleep)
-        do {
-            let result = try await body(provider)
-            await provider.shutdown()
-            return result
-        } catch {
-            await provider.shutdown()
-            throw error
-        }
+        try await withShutdown(of: try await start(script, sleep: sleep), shutdown: { await $0.shutdown() }, body)
     }
 
     /// Stops the server, cancelling held and delayed answers. Safe to call more than once.

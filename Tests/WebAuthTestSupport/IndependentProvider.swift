@@ -317,14 +317,7 @@ public final class IndependentProvider: Sendable {
         let provider = try await start(
             authorizationResponseIssuer: authorizationResponseIssuer, devicePollingInterval: devicePollingInterval,
             python: python)
-        do {
-            let result = try await body(provider)
-            await provider.stop()
-            return result
-        } catch {
-            await provider.stop()
-            throw error
-        }
+        return try await withShutdown(of: provider, shutdown: { await $0.stop() }, body)
     }
 
     /// Waits until the discovery document answers 200, the server exits, or `deadline` passes.

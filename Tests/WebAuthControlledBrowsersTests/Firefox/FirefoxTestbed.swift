@@ -49,15 +49,7 @@ final class FirefoxTestbed: Sendable {
     static func with<Result>(
         isolation: isolated (any Actor)? = #isolation, _ body: (FirefoxTestbed) async throws -> Result
     ) async throws -> Result {
-        let testbed = try await make()
-        do {
-            let result = try await body(testbed)
-            await testbed.tearDown()
-            return result
-        } catch {
-            await testbed.tearDown()
-            throw error
-        }
+        try await withShutdown(of: try await make(), shutdown: { await $0.tearDown() }, body)
     }
 
     var home: URL { root.appendingPathComponent("home", isDirectory: true) }
