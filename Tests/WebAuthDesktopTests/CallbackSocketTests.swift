@@ -138,14 +138,14 @@
                 #expect(!forged.standardError.contains("attacker"))
 
                 #expect(
-                    exchange(socket, Array("other.scheme:/cb?code=1\n".utf8)).hasPrefix("rejected: other.scheme:/cb?…"))
-                #expect(exchange(socket, Array("com.example.forged:/cb?\u{7}x\n".utf8)).contains("control characters"))
-                #expect(exchange(socket, Array("not a url\n".utf8)).hasPrefix("rejected: "))
+                    await exchange(socket, Array("other.scheme:/cb?code=1\n".utf8)).hasPrefix("rejected: other.scheme:/cb?…"))
+                #expect(await exchange(socket, Array("com.example.forged:/cb?\u{7}x\n".utf8)).contains("control characters"))
+                #expect(await exchange(socket, Array("not a url\n".utf8)).hasPrefix("rejected: "))
                 let oversized =
                     "com.example.forged:/cb?state=real-state&pad=" + String(repeating: "a", count: 70 * 1024) + "\n"
-                #expect(exchange(socket, Array(oversized.utf8)).contains("longer than 64 KiB"))
+                #expect(await exchange(socket, Array(oversized.utf8)).contains("longer than 64 KiB"))
                 // A client that sends nothing is dropped after the read timeout, with no answer.
-                #expect(exchange(socket, [], wait: .seconds(10)) == "")
+                #expect(await exchange(socket, [], wait: .seconds(10)) == "")
 
                 let real = "com.example.forged:/cb?code=good&state=real-state"
                 let delivered = try await setup.handler(real)
@@ -227,7 +227,17 @@
             }
 
             /// Sends `bytes` to the socket at `path` as a raw client and returns the answer line.
-            private func exchange(_ path: String, _ bytes: [UInt8], wait: Duration = .seconds(5)) -> String {
+            /// The blocking reads run on a thread of their own, so that waiting out the read
+            /// timeout does not hold one of the few threads every other test runs on.
+            private func exchange(_ path: String, _ bytes: [UInt8], wait: Duration = .seconds(5)) async -> String {
+                await withCheckedContinuation { continuation in
+                    Thread.detachNewThread {
+                        continuation.resume(returning: Self.blockingExchange(path, bytes, wait: wait))
+                    }
+                }
+            }
+
+            private static func blockingExchange(_ path: String, _ bytes: [UInt8], wait: Duration) -> String {
                 guard let descriptor = try? UnixSocket.makeConnection(to: path) else { return "<no connection>" }
                 defer { close(descriptor) }
                 if !bytes.isEmpty { UnixSocket.writeAll(descriptor, bytes, deadline: .now + .seconds(5)) }

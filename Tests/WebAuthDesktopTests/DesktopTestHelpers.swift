@@ -24,7 +24,7 @@
             }
         }
 
-        func receiver(readTimeout: Duration = .seconds(2)) -> DesktopSchemeReceiver {
+        func receiver(readTimeout: Duration = .seconds(10)) -> DesktopSchemeReceiver {
             DesktopSchemeReceiver(environment: environment, configuration: .init(readTimeout: readTimeout))
         }
 

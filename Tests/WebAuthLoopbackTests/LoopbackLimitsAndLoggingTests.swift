@@ -33,15 +33,19 @@ private struct CapturingLogHandler: LogHandler {
 @Suite("Loopback limits and logging")
 struct LoopbackLimitsAndLoggingTests {
     @Test func oldestIdleConnectionIsEvictedAtTheLimit() async throws {
-        let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(30), maxConnections: 4))
+        // Only eviction can close an idle connection here: the listener's read timeout (120 s) is
+        // longer than the clients' deadline (60 s). The deadline runs from each connection's
+        // start, while this test's own steps may wait for a thread on a loaded machine, so it
+        // must leave room for that wait (a 10-second deadline once ran out before the fifth
+        // connection was even made).
+        let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(120), maxConnections: 4))
         let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
         let port = listener.port
 
         var idle: [TestClient.Connection] = []
-        for _ in 0..<4 { idle.append(try await TestClient.connect(port: port, deadline: .seconds(10))) }
-        // A fifth connection makes room by closing the oldest idle one, long before its own
-        // 30-second read timeout or the client's 10-second deadline.
-        let fifth = try await TestClient.connect(port: port, deadline: .seconds(10))
+        for _ in 0..<4 { idle.append(try await TestClient.connect(port: port, deadline: .seconds(60))) }
+        // A fifth connection makes room by closing the oldest idle one.
+        let fifth = try await TestClient.connect(port: port, deadline: .seconds(60))
         let oldest = try await idle[0].finish()
         #expect(!oldest.clientTimedOut)
         #expect(oldest.bytes.isEmpty)
