@@ -42,7 +42,7 @@ struct Figures {
 
 /// A started session whose browser has been asked to open the page.
 struct StartedSession {
-    let session: WebAuthenticationSession
+    let session: WebAuthSession
     let port: Int
     let toLaunch: Duration
     let completed: AsyncStream<ContinuousClock.Instant>
@@ -53,7 +53,7 @@ struct StartedSession {
         continuation: AsyncStream<(ContinuousClock.Instant, URL)>.Continuation
     ) async throws -> StartedSession {
         let (completed, completedContinuation) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
-        let session = WebAuthenticationSession(
+        let session = WebAuthSession(
             url: URL(string: "https://auth.example.com/authorize")!, callback: .loopback(),
             environment: .standard(browser: TimingBrowser(opened: continuation))
         ) { _ in completedContinuation.yield(.now) }

@@ -20,7 +20,7 @@ extension SessionEnvironment {
     /// The standard receivers with a browser of your choice.
     ///
     /// ```swift
-    /// let session = WebAuthenticationSession(
+    /// let session = WebAuthSession(
     ///     url: url, callback: .loopback(), environment: .standard(browser: TerminalPresenter()))
     /// ```
     public static func standard(browser: any Browser) -> SessionEnvironment {
@@ -28,12 +28,12 @@ extension SessionEnvironment {
     }
 }
 
-extension WebAuthenticationSession {
+extension WebAuthSession {
     /// Creates a session for a fixed authorization URL in the ``SessionEnvironment/standard``
     /// environment.
     ///
     /// ```swift
-    /// let session = WebAuthenticationSession(
+    /// let session = WebAuthSession(
     ///     url: URL(string: "https://example.com/auth")!, callback: .customScheme("exampleauth")
     /// ) { result in
     ///     // Handle the received callback (its URL and redirect URI) or the error.
@@ -46,7 +46,7 @@ extension WebAuthenticationSession {
 
     /// Creates a session whose authorization URL is built from the redirect URI, in the
     /// ``SessionEnvironment/standard`` environment. See
-    /// ``WebAuthenticationSession/init(callback:environment:authorizationURL:completionHandler:)``.
+    /// ``WebAuthSession/init(callback:environment:authorizationURL:completionHandler:)``.
     public convenience init(
         callback: Callback,
         authorizationURL: @escaping @Sendable (_ redirectURI: URL) -> URL,

@@ -151,7 +151,7 @@ struct OpenCommand: AsyncParsableCommand {
 
         let template = url
         let environment = SessionEnvironment.standard(selection: browserSelection(logger: logger))
-        let session = WebAuthenticationSession(callback: callback, environment: environment) {
+        let session = WebAuthSession(callback: callback, environment: environment) {
             redirectURI in
             URL(string: RedirectTemplate.expand(template, redirectURI: redirectURI)) ?? URL(string: "invalid:")!
         }

@@ -18,7 +18,7 @@
     /// session.start()
     /// ```
     ///
-    /// Underneath is the package's `WebAuthenticationSession`, in
+    /// Underneath is the package's `WebAuthSession`, in
     /// ``ASWebAuthenticationSession/environment`` (by default `SessionEnvironment.standard`: the
     /// person's browser, the loopback listener and the desktop's URL-scheme handler).
     ///
@@ -73,7 +73,7 @@
         private enum Phase {
             case idle
             case starting(cancelRequested: Bool)
-            case running(WebAuthenticationSession)
+            case running(WebAuthSession)
             case finished
         }
 
@@ -200,7 +200,7 @@
 
             // The completion closure holds `self` until the session has delivered: the session
             // keeps itself alive while it runs.
-            let session = WebAuthenticationSession(url: url, callback: callback, environment: environment) { result in
+            let session = WebAuthSession(url: url, callback: callback, environment: environment) { result in
                 self.deliver(result.map(\.url))
             }
             session.prefersEphemeralWebBrowserSession = starting.prefersEphemeral
@@ -224,7 +224,7 @@
         /// where that is possible; a session not yet started will not start (and delivers
         /// nothing); cancelling again has no effect.
         open func cancel() {
-            let running: WebAuthenticationSession? = withLock {
+            let running: WebAuthSession? = withLock {
                 switch phase {
                 case .idle:
                     phase = .finished

@@ -27,7 +27,7 @@ public protocol Browser: Sendable {
 /// `ASWebAuthenticationSessionWebBrowserSupportCapabilities`.
 ///
 /// A session compares these with what it was asked for: a preference the browser cannot honour
-/// is logged, a requirement (``WebAuthenticationSession/requiredCapabilities``) fails the start.
+/// is logged, a requirement (``WebAuthSession/requiredCapabilities``) fails the start.
 public struct BrowserCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// The bits.
     public let rawValue: Int
@@ -36,7 +36,7 @@ public struct BrowserCapabilities: OptionSet, Sendable, Hashable, CustomStringCo
 
     /// Uses a fresh profile: no cookies in, none kept after the session.
     public static let ephemeralSessions = BrowserCapabilities(rawValue: 1 << 0)
-    /// Sends ``WebAuthenticationSession/additionalHeaderFields`` with the first request.
+    /// Sends ``WebAuthSession/additionalHeaderFields`` with the first request.
     public static let additionalHeaderFields = BrowserCapabilities(rawValue: 1 << 1)
     /// Sees navigations, so it can catch a callback URL of any kind before it leaves the browser.
     public static let callbackInterception = BrowserCapabilities(rawValue: 1 << 2)

@@ -2,7 +2,7 @@ import Foundation
 
 /// The one rule that decides whether a URL completes a session: it must be the session's
 /// ``Callback`` (``Callback/matchesURL(_:)``, with a loopback port once bound) and pass the
-/// session's ``WebAuthenticationSession/acceptsCallback`` test.
+/// session's ``WebAuthSession/acceptsCallback`` test.
 ///
 /// The session's state machine applies it to every URL offered, from a listener or a browser;
 /// listeners get the same rule through ``accepts(_:)`` to answer a refused request at once.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a finished ``WebAuthenticationSession`` hands back: the callback URL and the redirect
+/// What a finished ``WebAuthSession`` hands back: the callback URL and the redirect
 /// URI the authorization URL was built with.
 ///
 /// The redirect URI is the one the session gave the authorization URL builder — for a loopback

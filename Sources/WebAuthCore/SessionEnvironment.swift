@@ -1,6 +1,6 @@
 import Foundation
 
-/// The parts a ``WebAuthenticationSession`` works with: the browser it presents in (fixed, or
+/// The parts a ``WebAuthSession`` works with: the browser it presents in (fixed, or
 /// chosen per session from its ``BrowserNeeds``) and the receivers that can catch callbacks
 /// outside the browser.
 ///
@@ -13,7 +13,7 @@ import Foundation
 /// let choosing = SessionEnvironment(receivers: [LoopbackReceiver()]) { needs in
 ///     needs.prefersEphemeralSession ? controlledBrowser : myBrowser
 /// }
-/// let session = WebAuthenticationSession(url: url, callback: .loopback(), environment: environment)
+/// let session = WebAuthSession(url: url, callback: .loopback(), environment: environment)
 /// ```
 public struct SessionEnvironment: Sendable {
     /// Receivers tried in order for callbacks the browser cannot catch itself.
@@ -143,7 +143,7 @@ package struct SessionPlan: Sendable {
     }
 }
 
-/// Which ``WebAuthenticationSession/additionalHeaderFields`` may be sent with the first request.
+/// Which ``WebAuthSession/additionalHeaderFields`` may be sent with the first request.
 ///
 /// Refused: names the browser sets itself — the Fetch standard's forbidden request headers
 /// (`Cookie`, `Host`, `Origin`, `Referer`, `Content-Length`, `Connection`, `Transfer-Encoding`, …)

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A step a ``WebAuthenticationSession`` has reached, for showing progress to the person.
+/// A step a ``WebAuthSession`` has reached, for showing progress to the person.
 ///
-/// Set ``WebAuthenticationSession/progressHandler`` to receive these. None of them carries a
+/// Set ``WebAuthSession/progressHandler`` to receive these. None of them carries a
 /// secret: the authorization URL is given only to ``Phase/opening``, where a terminal presenter
 /// must show it anyway.
 public struct SessionProgress: Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The error a ``WebAuthenticationSession`` ends with when it does not deliver a callback URL.
+/// The error a ``WebAuthSession`` ends with when it does not deliver a callback URL.
 ///
 /// Switch on ``code``; for cancellations, ``cancellationReason`` tells *who* cancelled (the
 /// person, the program, or the clock), which Apple's API does not. The first three codes have
@@ -27,7 +27,7 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// The session was cancelled before it received a callback: by the person (closed the
-        /// window), the program (``WebAuthenticationSession/cancel()`` or task cancellation).
+        /// window), the program (``WebAuthSession/cancel()`` or task cancellation).
         /// Apple's value, 1.
         public static let canceledLogin = Code(rawValue: 1)
         /// A presentation context was required and none was given. Apple's value, 2.
@@ -57,7 +57,7 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
         /// Nothing can receive this kind of callback here (no controlled browser, no registered
         /// scheme handler, no way to paste it).
         public static let noCallbackReceiver = Code(rawValue: 108)
-        /// An entry of ``WebAuthenticationSession/additionalHeaderFields`` may not be sent: a
+        /// An entry of ``WebAuthSession/additionalHeaderFields`` may not be sent: a
         /// name the browser controls itself (`Cookie`, `Host`, `Origin`, …), or a malformed name
         /// or value.
         public static let invalidHeaderField = Code(rawValue: 109)
@@ -89,7 +89,7 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
 
         /// The person cancelled: closed the browser window or tab, or declined in the browser.
         public static let user = CancellationReason(name: "user")
-        /// The program cancelled: ``WebAuthenticationSession/cancel()``, task cancellation, or an
+        /// The program cancelled: ``WebAuthSession/cancel()``, task cancellation, or an
         /// interrupt such as Ctrl-C in a command-line tool.
         public static let program = CancellationReason(name: "program")
         /// The session's timeout ran out.

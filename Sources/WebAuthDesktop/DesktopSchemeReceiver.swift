@@ -18,7 +18,7 @@ import WebAuthCore
 /// ```swift
 /// try DesktopSchemeRegistry().register(scheme: "com.example.app")   // once, at install time
 /// let environment = SessionEnvironment(browser: SystemBrowser.desktopDefault(), receivers: [DesktopSchemeReceiver()])
-/// let session = WebAuthenticationSession(url: url, callback: .customScheme("com.example.app"), environment: environment)
+/// let session = WebAuthSession(url: url, callback: .customScheme("com.example.app"), environment: environment)
 /// ```
 ///
 /// `SessionEnvironment.standard` (module WebAuth) includes one.

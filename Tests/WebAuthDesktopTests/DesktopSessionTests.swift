@@ -35,7 +35,7 @@
                         let (environment, launcher) = try environment(setup, handing: [scheme], from: [server.baseURL])
                         defer { launcher.terminate() }
                         let state = UUID().uuidString
-                        let session = WebAuthenticationSession(
+                        let session = WebAuthSession(
                             callback: .customScheme(scheme), environment: environment
                         ) {
                             redirectURI in
@@ -74,7 +74,7 @@
                             for scheme in schemes {
                                 group.addTask {
                                     let state = "\(scheme)-\(UUID().uuidString)"
-                                    let session = WebAuthenticationSession(
+                                    let session = WebAuthSession(
                                         callback: .customScheme(scheme), environment: environment
                                     ) {
                                         redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state)
@@ -103,7 +103,7 @@
                 let environment = SessionEnvironment(
                     browser: SystemBrowser(command: BrowserCommand(executable: "/bin/true")),
                     receivers: [setup.receiver()])
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: URL(string: "https://example.com/authorize")!, callback: .customScheme("com.example.nowhere"),
                     environment: environment)
                 let error = try await #require(throws: WebAuthenticationSessionError.self) {
@@ -121,7 +121,7 @@
                 let environment = SessionEnvironment(
                     browser: SystemBrowser(command: BrowserCommand(executable: "/bin/true")),
                     receivers: [setup.receiver()])
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: URL(string: "http://127.0.0.1:9/authorize")!, callback: .customScheme(scheme),
                     environment: environment
                 )

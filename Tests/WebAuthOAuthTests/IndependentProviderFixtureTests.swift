@@ -301,7 +301,7 @@ struct IndependentProviderFixtureTests {
 
         let driver = try ChromiumPageDriver()
         defer { driver.tearDown() }
-        let session = WebAuthenticationSession(
+        let session = WebAuthSession(
             callback: .loopback(path: "/callback"), environment: driver.environment(receivers: [LoopbackReceiver()])
         ) { redirectURI in
             var components = URLComponents(url: provider.authorizationEndpoint, resolvingAgainstBaseURL: false)!

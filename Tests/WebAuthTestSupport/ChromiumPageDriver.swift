@@ -9,7 +9,7 @@ import WebAuthCore
 /// ```swift
 /// let driver = try ChromiumPageDriver()
 /// defer { driver.tearDown() }
-/// let session = WebAuthenticationSession(
+/// let session = WebAuthSession(
 ///     callback: .loopback(path: "/callback"), environment: driver.environment(receivers: [LoopbackReceiver()])
 /// ) { redirectURI in authorizationURL(redirectURI) }
 /// session.prefersEphemeralWebBrowserSession = true   // a fresh profile, deleted afterwards
@@ -87,8 +87,8 @@ package final class ChromiumPageDriver: Sendable {
     /// with a loopback callback (on `loopbackReceiver`) nobody calls — for tests that drive a
     /// page (a device verification page, say) rather than wait for a callback. Cancel it when
     /// done.
-    package func browsingSession(to url: URL, loopbackReceiver: any CallbackReceiver) -> WebAuthenticationSession {
-        let session = WebAuthenticationSession(
+    package func browsingSession(to url: URL, loopbackReceiver: any CallbackReceiver) -> WebAuthSession {
+        let session = WebAuthSession(
             url: url, callback: .loopback(path: uniqueCallbackPath()),
             environment: environment(receivers: [loopbackReceiver]))
         session.prefersEphemeralWebBrowserSession = true

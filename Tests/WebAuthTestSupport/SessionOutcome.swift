@@ -3,7 +3,7 @@ import WebAuthCore
 
 /// Runs `session` and returns how it ended, for tests that check a failure as closely as a
 /// success.
-package func outcome(of session: WebAuthenticationSession) async -> Result<URL, WebAuthenticationSessionError> {
+package func outcome(of session: WebAuthSession) async -> Result<URL, WebAuthenticationSessionError> {
     do {
         return .success(try await session.authenticate().url)
     } catch {

@@ -163,7 +163,7 @@ struct ScriptedUserAgentTests {
 
     @Test func theRedirectFollowingBrowserStillWorksAgainstTheAuthorizationPageServer() async throws {
         try await AuthorizationPageServer.withServer { server in
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 callback: .loopback(), environment: .standard(browser: RedirectFollowingBrowser())
             ) { redirectURI in
                 server.authorizationURL(redirectURI: redirectURI, state: "s1")

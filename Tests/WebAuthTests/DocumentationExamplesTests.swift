@@ -8,7 +8,7 @@ import WebAuth
 struct DocumentationExamplesTests {
     /// README "Use it from Swift", first example.
     func readmeLoopbackExample(state: String) async throws -> URL {
-        let session = WebAuthenticationSession(callback: .loopback(path: "/callback")) { redirectURI in
+        let session = WebAuthSession(callback: .loopback(path: "/callback")) { redirectURI in
             var components = URLComponents(string: "https://auth.example.com/authorize")!
             components.queryItems = [
                 URLQueryItem(name: "client_id", value: "my-cli"),
@@ -28,8 +28,8 @@ struct DocumentationExamplesTests {
     }
 
     /// README "Use it from Swift", second example (and the DocC getting-started one).
-    func readmeCompletionHandlerExample() -> WebAuthenticationSession {
-        let session = WebAuthenticationSession(
+    func readmeCompletionHandlerExample() -> WebAuthSession {
+        let session = WebAuthSession(
             url: URL(string: "https://example.com/auth")!, callback: .customScheme("com.example.app")
         ) { result in
             // .success(received), received.url being the callback URL, or .failure(WebAuthenticationSessionError)
@@ -40,7 +40,7 @@ struct DocumentationExamplesTests {
     }
 
     /// DocC "Getting started", error handling.
-    func gettingStartedErrors(_ session: WebAuthenticationSession) async -> String {
+    func gettingStartedErrors(_ session: WebAuthSession) async -> String {
         do {
             let callbackURL = try await session.authenticate().url
             return callbackURL.absoluteString
@@ -67,7 +67,7 @@ struct DocumentationExamplesTests {
     }
 
     @Test func theErrorHandlingExampleReadsTheReason() async {
-        let session = WebAuthenticationSession(
+        let session = WebAuthSession(
             url: URL(string: "https://example.com/auth")!, callback: .loopback(),
             environment: .standard(browser: TerminalPresenter(input: nil) { _ in }))
         session.timeout = .milliseconds(100)

@@ -16,7 +16,7 @@ struct EndToEndTests {
             let browser = SystemBrowser(command: BrowserCommand(executable: launcher.scriptPath))
             let state = UUID().uuidString
             let path = uniqueCallbackPath()
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 callback: .loopback(path: path), environment: .standard(browser: browser)
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state) }
             session.timeout = .seconds(45)
@@ -39,7 +39,7 @@ struct EndToEndTests {
         defer { launcher.terminate() }
         try await AuthorizationPageServer.withServer { server in
             let browser = SystemBrowser(command: BrowserCommand(executable: launcher.scriptPath))
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 callback: .loopback(path: "/oauth/done"), environment: .standard(browser: browser)
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "page-state", mode: .page) }
             session.timeout = .seconds(45)
@@ -51,7 +51,7 @@ struct EndToEndTests {
 
     @Test func anErrorResponseIsHandedBackForTheCallerToRead() async throws {
         try await AuthorizationPageServer.withServer { server in
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 callback: .loopback(), environment: .standard(browser: RedirectFollowingBrowser())
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "s", mode: .error) }
             session.timeout = .seconds(20)
@@ -65,7 +65,7 @@ struct EndToEndTests {
             let state = UUID().uuidString
             let (listening, listeningContinuation) = AsyncStream.makeStream(of: URL.self)
             let gate = Gate()
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 callback: .loopback(), environment: .standard(browser: GatedBrowser(gate: gate))
             ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state) }
             session.acceptsCallback = { url in
@@ -100,7 +100,7 @@ struct EndToEndTests {
                 for index in 0..<50 {
                     group.addTask {
                         let state = "session-\(index)-\(UUID().uuidString)"
-                        let session = WebAuthenticationSession(
+                        let session = WebAuthSession(
                             callback: .loopback(), environment: .standard(browser: RedirectFollowingBrowser())
                         ) { redirectURI in server.authorizationURL(redirectURI: redirectURI, state: state) }
                         session.timeout = .seconds(60)
@@ -125,7 +125,7 @@ struct EndToEndTests {
         try await AuthorizationPageServer.withServer { server in
             let printed = Mutex<[String]>([])
             let terminal = TerminalPresenter(input: nil) { message in printed.withLock { $0.append(message) } }
-            let session = WebAuthenticationSession(callback: .loopback(), environment: .standard(browser: terminal)) {
+            let session = WebAuthSession(callback: .loopback(), environment: .standard(browser: terminal)) {
                 redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "t")
             }
             session.timeout = .seconds(20)

@@ -14,7 +14,7 @@ import WebAuthCore
 /// - run **ephemeral** sessions in a fresh 0700 profile that is deleted when the session ends,
 ///   or **shared** ones in a profile of its own under `$XDG_DATA_HOME/webauth/profiles/chromium`,
 ///   so that a person who signed in once stays signed in;
-/// - send ``WebAuthenticationSession/additionalHeaderFields`` with the first request only;
+/// - send ``WebAuthSession/additionalHeaderFields`` with the first request only;
 /// - **dismiss itself**: when the session ends the browser is closed and every process of its
 ///   process group is ended and waited for — on the shared profile it is first asked to quit, so
 ///   that it saves its cookies;
@@ -24,7 +24,7 @@ import WebAuthCore
 ///
 /// ```swift
 /// let chromium = ChromiumBrowser(options: .init(headless: true))
-/// let session = WebAuthenticationSession(
+/// let session = WebAuthSession(
 ///     url: authorizationURL, callback: .customScheme("com.example.app"),
 ///     environment: SessionEnvironment(browser: chromium, receivers: []))
 /// session.prefersEphemeralWebBrowserSession = true

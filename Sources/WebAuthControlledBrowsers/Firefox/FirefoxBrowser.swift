@@ -11,7 +11,7 @@ import WebAuthCore
 ///
 /// ```swift
 /// let firefox = FirefoxBrowser()
-/// let session = WebAuthenticationSession(
+/// let session = WebAuthSession(
 ///     url: authorizationURL, callback: .customScheme("com.example.app"),
 ///     environment: SessionEnvironment(browser: firefox, receivers: []))
 /// session.prefersEphemeralWebBrowserSession = true

@@ -98,10 +98,10 @@ public final class OAuthClient: Sendable {
     ///   without a callback (cancelled, timed out…), or any check's code.
     public func signIn(
         environment: SessionEnvironment = .standard,
-        configureSession: (WebAuthenticationSession) -> Void = { _ in }
+        configureSession: (WebAuthSession) -> Void = { _ in }
     ) async throws(OAuthError) -> TokenSet {
         let authorization = try await prepareAuthorization()
-        let session = WebAuthenticationSession(
+        let session = WebAuthSession(
             callback: authorization.callback, environment: environment,
             authorizationURL: { redirectURI in authorization.url(redirectURI: redirectURI) })
         let validator = authorization.validator
@@ -151,7 +151,7 @@ public final class OAuthClient: Sendable {
     /// - Parameters:
     ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
     ///   - received: The redirect the browser was sent to and the `redirect_uri` the
-    ///     authorization URL carried, as ``WebAuthenticationSession/authenticate()`` returns them.
+    ///     authorization URL carried, as ``WebAuthSession/authenticate()`` returns them.
     public func completeAuthorization(
         _ authorization: PreparedAuthorization, received: ReceivedCallback
     ) async throws(OAuthError) -> TokenSet {

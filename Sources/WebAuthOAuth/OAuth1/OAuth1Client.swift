@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// Signs a person in with OAuth 1.0a (RFC 5849's redirection-based authorization, the
-/// "three-legged" flow) in a ``WebAuthenticationSession``, and signs API requests with the
+/// "three-legged" flow) in a ``WebAuthSession``, and signs API requests with the
 /// token credentials it obtains.
 ///
 /// ```swift
@@ -108,7 +108,7 @@ public struct OAuth1Client: Sendable {
     ///   - sessionTimeout: How long to wait for the person in the browser. Default 10 minutes;
     ///     `nil` waits until the task is cancelled.
     ///   - prefersEphemeralWebBrowserSession: Whether to ask the browser for a private session
-    ///     (see ``WebAuthenticationSession/prefersEphemeralWebBrowserSession``). Default `false`.
+    ///     (see ``WebAuthSession/prefersEphemeralWebBrowserSession``). Default `false`.
     /// - Returns: The token credentials and the response's other parameters.
     /// - Throws: ``OAuthError``; see the type's documentation.
     public func signIn(
@@ -261,7 +261,7 @@ public struct OAuth1Client: Sendable {
         gate: OAuth1CallbackGate, timeout: Duration?, ephemeral: Bool
     ) async throws(OAuthError) -> String {
         let url = authorizationURL(for: temporary)
-        let session = WebAuthenticationSession(callback: callback, environment: environment) { _ in url }
+        let session = WebAuthSession(callback: callback, environment: environment) { _ in url }
         session.acceptsCallback = { gate.accepts($0) }
         session.timeout = timeout
         session.prefersEphemeralWebBrowserSession = ephemeral

@@ -91,7 +91,7 @@ enum ChromiumBenchmark {
         let testbed = try ChromiumTestbed()
         defer { testbed.tearDown() }
         return try await AuthorizationPageServer.withServer { server in
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: server.authorizationURL(redirectURI: URL(string: "com.example.app:/cb")!, state: "b", mode: .page),
                 callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true

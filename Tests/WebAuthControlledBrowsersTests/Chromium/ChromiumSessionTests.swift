@@ -36,7 +36,7 @@ extension ChromiumTests {
             defer { testbed.tearDown() }
             try await AuthorizationPageServer.withServer { server in
                 let state = UUID().uuidString
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: server.authorizationURL(redirectURI: URL(string: "com.example.app:/cb")!, state: state),
                     callback: .customScheme("com.example.app"), environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
@@ -71,7 +71,7 @@ extension ChromiumTests {
                 extraArguments: ["--proxy-bypass-list=callback.example"],
                 hostResolverRules: Self.rules(mappingCallbackTo: network))
             try await AuthorizationPageServer.withServer { server in
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: server.authorizationURL(redirectURI: URL(string: "https://callback.example/cb")!, state: "s1"),
                     callback: .https(host: "callback.example", path: "/cb"), environment: environment)
                 session.timeout = .seconds(45)
@@ -98,7 +98,7 @@ extension ChromiumTests {
             let environment = testbed.environment(
                 extraArguments: ["--proxy-bypass-list=callback.example"],
                 hostResolverRules: Self.rules(mappingCallbackTo: network))
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/link"), callback: .https(host: "callback.example", path: "/cb"),
                 environment: environment)
             session.prefersEphemeralWebBrowserSession = true
@@ -120,7 +120,7 @@ extension ChromiumTests {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
             try await AuthorizationPageServer.withServer { server in
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: server.authorizationURL(
                         redirectURI: URL(string: "com.example.app:/cb")!, state: "meta", mode: .page),
                     callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -140,7 +140,7 @@ extension ChromiumTests {
                 "/link": #"<!DOCTYPE html><a id="go" href="com.example.app://cb?code=clicked&state=l">Continue</a>"#
             ])
             defer { pages.stop() }
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/link"), callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true
             session.timeout = .seconds(45)
@@ -166,7 +166,7 @@ extension ChromiumTests {
                 "/stray": #"<!DOCTYPE html><a id="stray" href="com.example.app:/elsewhere?x=1">Help</a>"#
             ])
             defer { pages.stop() }
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/stray"), callback: .customScheme("com.example.app"), environment: testbed.environment()
             )
             session.timeout = .seconds(45)
@@ -197,7 +197,7 @@ extension ChromiumTests {
             let environment = testbed.environment(
                 extraArguments: ["--proxy-bypass-list=callback.example"],
                 hostResolverRules: Self.rules(mappingCallbackTo: network))
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/stray"), callback: .https(host: "callback.example", path: "/cb"),
                 environment: environment)
             session.timeout = .seconds(45)
@@ -231,7 +231,7 @@ extension ChromiumTests {
                 // to the callback: two requests, of which only the first may carry the header.
                 let second = server.authorizationURL(redirectURI: URL(string: "com.example.app:/cb")!, state: "second")
                 let first = server.authorizationURL(redirectURI: second, state: "first", mode: .page)
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: first, callback: .customScheme("com.example.app"), environment: testbed.environment())
                 session.additionalHeaderFields = ["X-Webauth-Test": "42"]
                 session.prefersEphemeralWebBrowserSession = true
@@ -260,7 +260,7 @@ extension ChromiumTests {
                     // whether the cookie stuck within the session.
                     let inner = server.authorizationURL(
                         redirectURI: URL(string: "com.example.app:/cb")!, state: "inner-\(run)")
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(redirectURI: inner, state: "outer-\(run)", mode: .cookie),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
@@ -292,7 +292,7 @@ extension ChromiumTests {
                 for run in 0..<2 {
                     let inner = server.authorizationURL(
                         redirectURI: URL(string: "com.example.app:/cb")!, state: "inner-\(run)")
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(redirectURI: inner, state: "outer-\(run)", mode: .cookie),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = false
@@ -327,7 +327,7 @@ extension ChromiumTests {
             defer { testbed.tearDown() }
             let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
-            let first = WebAuthenticationSession(
+            let first = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
             first.timeout = .seconds(45)
             let firstResult = Task { await outcome(of: first) }
@@ -335,7 +335,7 @@ extension ChromiumTests {
             let instance = try await testbed.instance()
             try await testbed.waitForPage(instance, path: "/wait")
 
-            let second = WebAuthenticationSession(
+            let second = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
             second.timeout = .seconds(45)
             let error = try #require(await outcome(of: second).failure)
@@ -354,7 +354,7 @@ extension ChromiumTests {
             defer { testbed.tearDown() }
             let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true
             session.timeout = .seconds(45)
@@ -379,7 +379,7 @@ extension ChromiumTests {
             defer { testbed.tearDown() }
             let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true
             session.timeout = .seconds(45)
@@ -401,7 +401,7 @@ extension ChromiumTests {
             defer { testbed.tearDown() }
             let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
             session.prefersEphemeralWebBrowserSession = true
             session.timeout = .seconds(45)
@@ -429,7 +429,7 @@ extension ChromiumTests {
             var searched = testbed.options()
             searched.environment["PATH"] = testbed.root.path
             for options in [explicit, searched] {
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: URL(string: "https://auth.example/authorize")!, callback: .customScheme("com.example.app"),
                     environment: SessionEnvironment(browser: ChromiumBrowser(options: options), receivers: []))
                 session.timeout = .seconds(20)
@@ -448,7 +448,7 @@ extension ChromiumTests {
             chmod(script.path, 0o755)
             var options = testbed.options()
             options.executable = script.path
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: URL(string: "https://auth.example/authorize")!, callback: .customScheme("com.example.app"),
                 environment: SessionEnvironment(browser: ChromiumBrowser(options: options), receivers: []))
             session.prefersEphemeralWebBrowserSession = true
@@ -470,7 +470,7 @@ extension ChromiumTests {
             var options = testbed.options()
             options.executable = script.path
             options.launchTimeout = .seconds(2)
-            let session = WebAuthenticationSession(
+            let session = WebAuthSession(
                 url: URL(string: "https://auth.example/authorize")!, callback: .customScheme("com.example.app"),
                 environment: SessionEnvironment(browser: ChromiumBrowser(options: options), receivers: []))
             session.prefersEphemeralWebBrowserSession = true

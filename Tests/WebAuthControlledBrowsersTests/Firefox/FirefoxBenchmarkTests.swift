@@ -49,7 +49,7 @@ extension RealFirefoxTests {
 
                     // A whole session through the controlled browser.
                     try await AuthorizationPageServer.withServer { server in
-                        let session = WebAuthenticationSession(
+                        let session = WebAuthSession(
                             url: server.authorizationURL(redirectURI: URL(string: "com.example.app:/cb")!, state: "b"),
                             callback: .customScheme("com.example.app"), environment: testbed.environment())
                         session.prefersEphemeralWebBrowserSession = true

@@ -25,7 +25,7 @@ extension RealFirefoxTests {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
                     let state = UUID().uuidString
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(redirectURI: URL(string: "com.example.app:/cb")!, state: state),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
@@ -50,7 +50,7 @@ extension RealFirefoxTests {
         @Test func anHTTPSCallbackIsStoppedBeforeAnyRequestReachesTheNetwork() async throws {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(
                             redirectURI: URL(string: "https://callback.example/cb")!, state: "s1"),
                         callback: .https(host: "callback.example", path: "/cb"), environment: testbed.environment())
@@ -93,7 +93,7 @@ extension RealFirefoxTests {
                             separator: "\n")
                     }
 
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(
                             redirectURI: URL(string: "https://callback.example/cb")!, state: "d"),
                         callback: .https(host: "callback.example", path: "/cb"), environment: environment)
@@ -106,7 +106,7 @@ extension RealFirefoxTests {
                     #expect(logFiles.contains { $0.hasPrefix("dns.log") }, "Firefox wrote its resolver log")
                     #expect(!afterCallback.contains("callback.example"), "\(afterCallback)")
 
-                    let stray = WebAuthenticationSession(
+                    let stray = WebAuthSession(
                         url: server.authorizationURL(
                             redirectURI: URL(string: "https://callback.example/other")!, state: "c"),
                         callback: .https(host: "callback.example", path: "/cb"), environment: environment)
@@ -128,7 +128,7 @@ extension RealFirefoxTests {
             // layer to see; Firefox hands the URL to the web handler the profile routes the scheme to.
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(
                             redirectURI: URL(string: "com.example.app:/cb")!, state: "meta", mode: .page),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -151,7 +151,7 @@ extension RealFirefoxTests {
                     // The first /authorize redirects to a second one, which redirects to the callback.
                     let second = server.authorizationURL(
                         redirectURI: URL(string: "com.example.app:/cb")!, state: "inner")
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(redirectURI: second, state: "outer"),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
@@ -177,7 +177,7 @@ extension RealFirefoxTests {
             // Documented rule: a custom-scheme callback matches any path of its scheme.
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(
                             redirectURI: URL(string: "com.example.app:/other/place")!, state: "x", mode: .page),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -195,7 +195,7 @@ extension RealFirefoxTests {
             // stray URL is not intercepted: Firefox really sends it to "the network" (the recorder).
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.authorizationURL(
                             redirectURI: URL(string: "https://callback.example/cbx")!, state: "y"),
                         callback: .https(host: "callback.example", path: "/cb"), environment: testbed.environment())
@@ -221,7 +221,7 @@ extension RealFirefoxTests {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
                     for index in 0..<2 {
-                        let session = WebAuthenticationSession(
+                        let session = WebAuthSession(
                             url: server.authorizationURL(
                                 redirectURI: URL(string: "com.example.app:/cb")!, state: "e\(index)", mode: .cookie),
                             callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -246,7 +246,7 @@ extension RealFirefoxTests {
 
         @Test func anEphemeralProfileIsPrivateWhileItExists() async throws {
             try await Testbed.with { testbed in
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: URL(string: "http://127.0.0.1:9/unreachable")!, callback: .customScheme("com.example.app"),
                     environment: testbed.environment())
                 session.prefersEphemeralWebBrowserSession = true
@@ -269,7 +269,7 @@ extension RealFirefoxTests {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
                     for index in 0..<2 {
-                        let session = WebAuthenticationSession(
+                        let session = WebAuthSession(
                             url: server.authorizationURL(
                                 redirectURI: URL(string: "com.example.app:/cb")!, state: "s\(index)", mode: .cookie),
                             callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -296,14 +296,14 @@ extension RealFirefoxTests {
 
         @Test func aSharedProfileInUseFailsClearly() async throws {
             try await Testbed.with { testbed in
-                let first = WebAuthenticationSession(
+                let first = WebAuthSession(
                     url: URL(string: "http://127.0.0.1:9/unreachable")!, callback: .customScheme("com.example.app"),
                     environment: testbed.environment())
                 first.timeout = .seconds(60)
                 let firstResult = Task { try await first.authenticate().url }
                 _ = try await testbed.presentation()
 
-                let second = WebAuthenticationSession(
+                let second = WebAuthSession(
                     url: URL(string: "http://127.0.0.1:9/unreachable")!, callback: .customScheme("com.example.app"),
                     environment: testbed.environment())
                 second.timeout = .seconds(30)
@@ -371,7 +371,7 @@ extension RealFirefoxTests {
         @Test func cancelClosesFirefoxAndEveryProcessOfItsGroupExits() async throws {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.baseURL.appendingPathComponent("a-page-that-stays"),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
@@ -398,7 +398,7 @@ extension RealFirefoxTests {
         @Test func cancelWhileFirefoxIsStartingLeavesNothingBehind() async throws {
             try await Testbed.with { testbed in
                 for delay in [Duration.milliseconds(50), .milliseconds(600)] {
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: URL(string: "http://127.0.0.1:9/unreachable")!, callback: .customScheme("com.example.app"),
                         environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
@@ -418,7 +418,7 @@ extension RealFirefoxTests {
         @Test func thePersonClosingTheWindowCancelsWithReasonUser() async throws {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.baseURL.appendingPathComponent("a-page-that-stays"),
                         callback: .customScheme("com.example.app"),
                         environment: testbed.environment(extraPreferences: ["dom.allow_scripts_to_close_windows": true])
@@ -441,7 +441,7 @@ extension RealFirefoxTests {
         @Test func firefoxKilledMidFlowEndsTheSessionWithAnErrorNotAHang() async throws {
             try await Testbed.with { testbed in
                 try await AuthorizationPageServer.withServer { server in
-                    let session = WebAuthenticationSession(
+                    let session = WebAuthSession(
                         url: server.baseURL.appendingPathComponent("a-page-that-stays"),
                         callback: .customScheme("com.example.app"), environment: testbed.environment())
                     session.prefersEphemeralWebBrowserSession = true
@@ -467,7 +467,7 @@ extension RealFirefoxTests {
             try await Testbed.with { testbed in
                 var options = testbed.options()
                 options.executable = testbed.root.appendingPathComponent("no-such-firefox").path
-                let session = WebAuthenticationSession(
+                let session = WebAuthSession(
                     url: URL(string: "https://example.com/authorize")!, callback: .customScheme("com.example.app"),
                     environment: SessionEnvironment(browser: FirefoxBrowser(options: options), receivers: []))
                 session.timeout = .seconds(10)
@@ -478,7 +478,7 @@ extension RealFirefoxTests {
                 #expect(error?.message.contains("no-such-firefox") == true)
 
                 options.executable = "firefox-that-is-not-installed"
-                let byName = WebAuthenticationSession(
+                let byName = WebAuthSession(
                     url: URL(string: "https://example.com/authorize")!, callback: .customScheme("com.example.app"),
                     environment: SessionEnvironment(browser: FirefoxBrowser(options: options), receivers: []))
                 let nameError = await #expect(throws: WebAuthenticationSessionError.self) {

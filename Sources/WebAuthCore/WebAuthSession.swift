@@ -12,7 +12,7 @@ import Synchronization
 /// ```swift
 /// import WebAuth
 ///
-/// let session = WebAuthenticationSession(callback: .loopback(path: "/callback")) { redirectURI in
+/// let session = WebAuthSession(callback: .loopback(path: "/callback")) { redirectURI in
 ///     var components = URLComponents(string: "https://auth.example.com/authorize")!
 ///     components.queryItems = [
 ///         .init(name: "client_id", value: "my-cli"),
@@ -36,7 +36,7 @@ import Synchronization
 ///   return `false` and delivers nothing.
 /// - Settings (``prefersEphemeralWebBrowserSession``, ``additionalHeaderFields``, ``timeout``, …)
 ///   are read when the session starts; changing them afterwards has no effect.
-public final class WebAuthenticationSession: Sendable {
+public final class WebAuthSession: Sendable {
     /// The completion handler's type: the callback URL, or why there is none.
     public typealias CompletionHandler = @Sendable (Result<ReceivedCallback, WebAuthenticationSessionError>) -> Void
 
@@ -432,3 +432,12 @@ public final class WebAuthenticationSession: Sendable {
         completionHandler?(result)
     }
 }
+
+/// The name ``WebAuthSession`` had before SwiftUI's `WebAuthenticationSession` came to Linux.
+///
+/// Swift 5 code keeps compiling with a deprecation warning. In Swift 6 language mode the name
+/// is unavailable, with a fix-it to ``WebAuthSession``: that is what lets a file that imports
+/// WebAuthCompat (or SwiftUI on Apple platforms) as well mean SwiftUI's type by it, without
+/// ambiguity.
+@available(swift, deprecated: 5.0, obsoleted: 6.0, renamed: "WebAuthSession")
+public typealias WebAuthenticationSession = WebAuthSession

@@ -4,15 +4,15 @@ import Testing
 
 @testable import WebAuthCore
 
-@Suite("WebAuthenticationSession driven through stand-in seams")
-struct WebAuthenticationSessionTests {
+@Suite("WebAuthSession driven through stand-in seams")
+struct WebAuthSessionTests {
     let authorize = URL(string: "https://auth.example.com/authorize")!
 
     private func session(
         browser: StandInBrowser, receiver: StandInReceiver = StandInReceiver(),
-        callback: Callback = .loopback(), completion: WebAuthenticationSession.CompletionHandler? = nil
-    ) -> WebAuthenticationSession {
-        WebAuthenticationSession(
+        callback: Callback = .loopback(), completion: WebAuthSession.CompletionHandler? = nil
+    ) -> WebAuthSession {
+        WebAuthSession(
             callback: callback, environment: SessionEnvironment(browser: browser, receivers: [receiver]),
             authorizationURL: { redirectURI in
                 var components = URLComponents(string: "https://auth.example.com/authorize")!
@@ -196,7 +196,7 @@ struct WebAuthenticationSessionTests {
 
     @Test func anAuthorizationURLThatMayNotBeOpenedIsRefused() async {
         let browser = StandInBrowser()
-        let session = WebAuthenticationSession(
+        let session = WebAuthSession(
             url: URL(string: "file:///etc/passwd")!, callback: .loopback(),
             environment: SessionEnvironment(browser: browser, receivers: [StandInReceiver()]))
         let error = await #expect(throws: WebAuthenticationSessionError.self) { try await session.authenticate().url }
@@ -252,7 +252,7 @@ struct WebAuthenticationSessionTests {
         let browser = StandInBrowser()
         let receiver = StandInReceiver()
         let (done, finished) = AsyncStream.makeStream(of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
-        weak var weakSession: WebAuthenticationSession?
+        weak var weakSession: WebAuthSession?
         do {
             let session = session(browser: browser, receiver: receiver) { finished.yield($0) }
             weakSession = session
@@ -274,7 +274,7 @@ struct WebAuthenticationSessionTests {
             seen.withLock { $0.append(needs) }
             return needs.prefersEphemeralSession ? capable : plain
         }
-        let session = WebAuthenticationSession(
+        let session = WebAuthSession(
             url: authorize, callback: .loopback(), environment: environment)
         session.prefersEphemeralWebBrowserSession = true
         session.additionalHeaderFields = ["X-Client": "cli"]
