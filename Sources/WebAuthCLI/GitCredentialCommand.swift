@@ -205,7 +205,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
             TerminalOutput().note("git gets no credential from webauth: \(failure.message); \(failure.fix ?? "")")
             return nil
         }
-        guard ControllingTerminal.gitAllowsPrompts(environment: environment), let terminal = ControllingTerminal.current()
+        guard ControllingTerminal.gitAllowsPrompts(environment: environment),
+            let terminal = ControllingTerminal.current()
         else { return try decline(failure) }
         let signIn = ProfileSignIn(profile: profile, options: login, stores: stores, environment: environment)
         let configuration: ClientConfiguration

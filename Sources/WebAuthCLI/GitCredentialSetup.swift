@@ -93,7 +93,11 @@ struct GitCredentialSetup {
     /// `text` as one word for a POSIX shell: as it is when it holds only characters no shell
     /// treats specially (letters, digits and `-_./:=@%+,`), else in single quotes.
     static func shellWord(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)) }
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0))
+            }
         return plain ? text : shellQuoted(text)
     }
 

@@ -52,7 +52,9 @@ struct LoginCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ProfileOptions.validate(profile)
-        guard options.namesProvider else { throw ValidationError("Give exactly one of --issuer, --preset and --config.") }
+        guard options.namesProvider else {
+            throw ValidationError("Give exactly one of --issuer, --preset and --config.")
+        }
     }
 
     func run() async throws {

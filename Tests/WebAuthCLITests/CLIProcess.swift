@@ -36,7 +36,8 @@ final class CLIProcess: Sendable {
             )
         process = try Subprocess(
             executable: executable, arguments: fullArguments, environment: environment,
-            standardInput: standardInput ?? (keepStandardInputOpen ? .pipe : .null), standardOutput: .pipe, standardError: .pipe,
+            standardInput: standardInput ?? (keepStandardInputOpen ? .pipe : .null), standardOutput: .pipe,
+            standardError: .pipe,
             newProcessGroup: false)
         let output = self.output
         let (stdout, stderr) = (process.standardOutput!, process.standardError!)

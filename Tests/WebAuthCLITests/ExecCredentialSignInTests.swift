@@ -53,7 +53,8 @@ struct ExecCredentialSignInTests {
             let credential = try jsonObject(process.standardOutput)
             #expect(credential["apiVersion"] as? String == ExecCredentialProcessTests.v1)
             let credentialStatus = try #require(credential["status"] as? [String: Any])
-            #expect(credentialStatus["token"] as? String == entry.tokens.idToken, "the ID token, fresh from the sign-in")
+            #expect(
+                credentialStatus["token"] as? String == entry.tokens.idToken, "the ID token, fresh from the sign-in")
             #expect(credentialStatus["expirationTimestamp"] is String)
             let stderr = process.standardError
             #expect(stderr.contains(#"no profile "kube" is signed in; signing in for the Kubernetes client"#))
@@ -126,6 +127,8 @@ struct ExecCredentialSignInTests {
             #expect(Subprocess.exitCode(of: script.status) == 1)
             #expect(script.standardError.contains("only when run interactively"), "\(script.standardError)")
             #expect(try sandbox.storedEntry("kube") == nil)
+            let unauthenticated = try await server.log()
+            #expect(unauthenticated.allSatisfy { $0["status"] as? Int == 401 }, "no credential: \(unauthenticated)")
 
             // At a terminal (its output on the terminal), the client runs the plugin
             // interactively, its standard error the client's: the plugin signs in there.
@@ -140,9 +143,12 @@ struct ExecCredentialSignInTests {
             let terminal = try await session.waitForTerminal(containing: "v1.31.0-webauth-fixture")
             let entry = try #require(try sandbox.storedEntry("kube"))
             #expect(!containsSecret(terminal + session.process.standardError, of: entry))
-            let log = try await server.log()
-            #expect(!log.isEmpty)
-            #expect(log.allSatisfy { $0["status"] as? Int == 200 && $0["subject"] as? String == EmbeddedProvider.User.demo.subject }, "\(log)")
+            let log = try await server.log().dropFirst(unauthenticated.count)
+            #expect(log.count == 2, "the version and the pods: \(log)")
+            #expect(
+                log.allSatisfy {
+                    $0["status"] as? Int == 200 && $0["subject"] as? String == EmbeddedProvider.User.demo.subject
+                }, "\(log)")
         }
     }
 }

@@ -47,7 +47,9 @@ struct GitCredentialSignInTests {
                 ["git-credential", "setup", Self.host, "--profile", "work", "--store", "file"]
                     + Self.loginOptions(provider))
             #expect(setup.status == 0, "stderr: \(setup.stderr)")
-            let line = try await sandbox.git(["config", "--global", "--get-all", "credential.https://\(Self.host).helper"])
+            let line = try await sandbox.git([
+                "config", "--global", "--get-all", "credential.https://\(Self.host).helper",
+            ])
             #expect(
                 line.stdout.hasSuffix(
                     "git-credential --profile work --store file --issuer \(provider.issuer.absoluteString) "
@@ -113,7 +115,8 @@ struct GitCredentialSignInTests {
                 in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
             defer { session.finish() }
             let shown = try await session.waitForTerminal(containing: "user_code=")
-            let line = try #require(shown.split(whereSeparator: \.isNewline).first { $0.contains("/device?user_code=") })
+            let line = try #require(
+                shown.split(whereSeparator: \.isNewline).first { $0.contains("/device?user_code=") })
             let verificationURI = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
             try await ScriptedUserAgent().approveDevice(verificationURI: verificationURI, userCode: nil)
             let status = try await session.process.waitForExit(timeout: .seconds(90))
@@ -154,14 +157,17 @@ struct GitCredentialSignInTests {
             ]
             for (name, command, environment, hasTerminal, fix) in cases {
                 let session = try TerminalSession(
-                    command, input: Self.request, in: sandbox, environment: environment.merging(["BROWSER": browser]) { $1 },
+                    command, input: Self.request, in: sandbox,
+                    environment: environment.merging(["BROWSER": browser]) { $1 },
                     controllingTerminal: hasTerminal)
                 let status = try await session.process.waitForExit(timeout: .seconds(60))
                 session.finish()
                 let stderr = session.process.standardError
                 #expect(status == 0, "\(name): \(stderr)")
                 #expect(session.process.standardOutput.isEmpty, "\(name): git hears nothing")
-                #expect(stderr.contains("git gets no credential from webauth: no profile \"work\" is signed in"), "\(name): \(stderr)")
+                #expect(
+                    stderr.contains("git gets no credential from webauth: no profile \"work\" is signed in"),
+                    "\(name): \(stderr)")
                 #expect(stderr.contains(fix), "\(name): \(stderr)")
                 #expect(stderr.split(separator: "\n").count == 1, "\(name): one line: \(stderr)")
                 #expect(session.transcript.isEmpty, "\(name): nothing on the terminal: \(session.transcript)")

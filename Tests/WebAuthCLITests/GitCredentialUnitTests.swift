@@ -118,7 +118,8 @@ struct GitCredentialUnitTests {
 
         // What the shell makes of the line is what was given, word for word.
         let words = try Subprocess.runToCompletion(
-            "/bin/sh", ["-c", String(value.dropFirst()).replacingOccurrences(of: "'/usr/bin/webauth'", with: "printf '%s\\n'")],
+            "/bin/sh",
+            ["-c", String(value.dropFirst()).replacingOccurrences(of: "'/usr/bin/webauth'", with: "printf '%s\\n'")],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(
             words.standardOutput.split(separator: "\n").map(String.init)

@@ -53,7 +53,9 @@ final class TerminalSession: Sendable {
     var transcript: String { reader.text }
 
     /// Types `text` on the terminal.
-    func type(_ text: String) { _ = text.utf8CString.withUnsafeBytes { write(terminal.primary, $0.baseAddress, text.utf8.count) } }
+    func type(_ text: String) {
+        _ = text.utf8CString.withUnsafeBytes { write(terminal.primary, $0.baseAddress, text.utf8.count) }
+    }
 
     /// Waits until the terminal shows `text`, for at most `timeout`; returns the transcript.
     func waitForTerminal(containing text: String, timeout: Duration = .seconds(60)) async throws -> String {
