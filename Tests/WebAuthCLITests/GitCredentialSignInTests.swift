@@ -72,7 +72,8 @@ struct GitCredentialSignInTests {
             #expect(
                 stdout == "protocol=https\nhost=\(Self.host)\nusername=oauth2\npassword=\(entry.tokens.accessToken)\n",
                 "standard output holds git's answer only")
-            let terminal = session.transcript
+            // The summary's last line: everything before it has reached the terminal too.
+            let terminal = try await session.waitForTerminal(containing: "stored in:")
             for said in [
                 "git asks webauth for a credential for https://\(Self.host)", "Opening the sign-in page with",
                 "Signed in as \(EmbeddedProvider.User.demo.subject)",
@@ -131,7 +132,7 @@ struct GitCredentialSignInTests {
             #expect(answer.username == "oauth2")
             #expect(answer.passwordExpiry != nil)
             #expect(!stdout.contains("user_code"), "the prompt is not on standard output")
-            let terminal = session.transcript
+            let terminal = try await session.waitForTerminal(containing: "stored in:")
             #expect(terminal.contains("invalid_grant"), "the terminal says why: \(terminal)")
             #expect(terminal.contains("signing in"))
             #expect(!containsSecret(terminal + stderr, of: entry))

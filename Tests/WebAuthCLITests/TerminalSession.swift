@@ -12,7 +12,7 @@ import WebAuthProcess
 /// (`/dev/tty`) is a fresh pseudo-terminal, with standard input read from a file and standard
 /// output and error on pipes — so a test tells what went to the terminal from what went to
 /// the streams. `setsid --ctty` (util-linux) makes the session and takes the terminal; the
-/// test reads what the program writes there (``transcript``) and can type on it.
+/// test reads what the program writes there (``transcript``).
 ///
 /// ```swift
 /// let session = try TerminalSession(["/usr/bin/git", "credential", "fill"], input: "…", in: sandbox)
@@ -52,11 +52,6 @@ final class TerminalSession: Sendable {
     /// Everything written to the terminal so far.
     var transcript: String { reader.text }
 
-    /// Types `text` on the terminal.
-    func type(_ text: String) {
-        _ = text.utf8CString.withUnsafeBytes { write(terminal.primary, $0.baseAddress, text.utf8.count) }
-    }
-
     /// Waits until the terminal shows `text`, for at most `timeout`; returns the transcript.
     func waitForTerminal(containing text: String, timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
@@ -68,7 +63,8 @@ final class TerminalSession: Sendable {
         throw CLITestError("timed out waiting for '\(text)' on the terminal; got: \(transcript)")
     }
 
-    /// Stops reading and closes the terminal; call once the program has exited.
+    /// Reads what the terminal still holds, stops reading and closes the terminal; call once
+    /// the program has exited.
     func finish() {
         reader.stop()
         terminal.closeBoth()
@@ -76,7 +72,7 @@ final class TerminalSession: Sendable {
 }
 
 /// Reads a terminal's primary side on a thread of its own until stopped, polling so that
-/// ``stop()`` ends it promptly.
+/// ``stop()`` ends it promptly — after reading what the terminal still holds.
 private final class TerminalReader: Sendable {
     private let bytes = Mutex<[UInt8]>([])
     private let stopped = Mutex(false)
@@ -86,10 +82,15 @@ private final class TerminalReader: Sendable {
         Thread.detachNewThread { [self] in
             defer { done.signal() }
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while !stopped.withLock({ $0 }) {
+            // Once stopped, it reads what is still buffered, then ends.
+            while true {
+                let stopping = stopped.withLock { $0 }
                 var state = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&state, 1, 100)
-                guard ready > 0 else { continue }
+                let ready = poll(&state, 1, stopping ? 0 : 100)
+                guard ready > 0 else {
+                    if stopping { return }
+                    continue
+                }
                 let count = read(descriptor, &buffer, buffer.count)
                 if count > 0 {
                     bytes.withLock { $0 += buffer[..<count] }
