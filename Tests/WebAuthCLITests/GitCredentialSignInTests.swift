@@ -93,7 +93,7 @@ struct GitCredentialSignInTests {
         }
     }
 
-    @Test func aRefusedRefreshTokenSignsInAgainWithTheStoredConfiguration() async throws {
+    @Test func aRefusedRefreshTokenSignsInAgainWithTheStoredConfigurationNotTheLines() async throws {
         let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withProvider { provider in
@@ -109,11 +109,14 @@ struct GitCredentialSignInTests {
                 configuration: configuration)
             try await TokenStores(selection: .file, environment: sandbox.environment).save(stale, profile: "work")
 
-            // No login options on the line: the stored configuration is what it signs in with.
-            // No display and no browser: the device flow, its code shown on the terminal only.
+            // The stored configuration wins over the line's, which names a provider that is not
+            // there (nothing listens on port 9). No display and no browser: the device flow,
+            // its code shown on the terminal only.
             let session = try TerminalSession(
-                [CLIProcess.executable.path, "git-credential", "--profile", "work", "get"], input: Self.request,
-                in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
+                [
+                    CLIProcess.executable.path, "git-credential", "--profile", "work", "--issuer", "http://127.0.0.1:9",
+                    "--client-id", "not-this-one", "get",
+                ], input: Self.request, in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
             defer { session.finish() }
             let shown = try await session.waitForTerminal(containing: "user_code=")
             let line = try #require(
