@@ -29,7 +29,8 @@ struct ExecCredentialCommand: AsyncParsableCommand {
             as `webauth login`, with prompts on standard error and only the ExecCredential on \
             standard output. It signs in with the stored profile's own client configuration \
             when there is one, which wins over the login options in args; else with those. Not \
-            run interactively, it fails and says to run `webauth login --profile NAME`. \
+            run interactively, it opens nothing, fails (status 8, or 9 for a refused refresh \
+            token) and says to run `webauth login --profile NAME`. \
             --client-secret is refused here: use a --config file or WEBAUTH_CLIENT_SECRET.
 
               users:
