@@ -143,6 +143,39 @@ struct GitCredentialSignInTests {
         }
     }
 
+    @Test func theRedirectIsPastedOnTheTerminalNotReadFromGitsInput() async throws {
+        let sandbox = try ProfileSandbox.forGit()
+        defer { sandbox.remove() }
+        try await HostileProvider.withProvider { provider in
+            // --no-browser: the URL is shown on the terminal and the address the browser ends
+            // on is pasted there — git's input (standard input) is not where it is read from.
+            let session = try TerminalSession(
+                [CLIProcess.executable.path, "git-credential", "--profile", "work"]
+                    + Array(provider.loginArguments(["--no-browser", "--timeout", "60", "get"]).dropFirst()),
+                input: Self.request, in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
+            defer { session.finish() }
+            let shown = try await session.waitForTerminal(containing: "paste it here")
+            let line = try #require(shown.split(whereSeparator: \.isNewline).first { $0.contains("/authorize?") })
+            let url = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
+            // The person's browser, elsewhere: the provider sends it on to the redirect URI,
+            // which it cannot reach; the person copies that address.
+            let answer = try await RawHTTPClient.get(
+                port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
+            let redirect = try #require(answer.header("Location"))
+            session.type(redirect + "\n")
+            let status = try await session.process.waitForExit(timeout: .seconds(60))
+            let (stdout, stderr) = (session.process.standardOutput, session.process.standardError)
+            #expect(status == 0, "stderr: \(stderr); terminal: \(session.transcript)")
+
+            let entry = try #require(try sandbox.storedEntry("work"))
+            #expect(provider.isActive(accessToken: entry.tokens.accessToken))
+            #expect(try GitCredential(reading: Array(stdout.utf8)).password == entry.tokens.accessToken)
+            #expect(!stdout.contains("authorize"), "the URL is not on standard output")
+            let terminal = try await session.waitForTerminal(containing: "stored in:")
+            #expect(!containsSecret(terminal + stderr, of: entry))
+        }
+    }
+
     @Test func noTerminalPromptsOffOrNothingToSignInWithAnswersNothingAndOpensNothing() async throws {
         let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }

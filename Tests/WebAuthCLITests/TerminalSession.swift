@@ -12,7 +12,7 @@ import WebAuthProcess
 /// (`/dev/tty`) is a fresh pseudo-terminal, with standard input read from a file and standard
 /// output and error on pipes — so a test tells what went to the terminal from what went to
 /// the streams. `setsid --ctty` (util-linux) makes the session and takes the terminal; the
-/// test reads what the program writes there (``transcript``).
+/// test reads what the program writes there (``transcript``) and types on it (``type(_:)``).
 ///
 /// ```swift
 /// let session = try TerminalSession(["/usr/bin/git", "credential", "fill"], input: "…", in: sandbox)
@@ -51,6 +51,12 @@ final class TerminalSession: Sendable {
 
     /// Everything written to the terminal so far.
     var transcript: String { reader.text }
+
+    /// Types `text` on the terminal, as the person would.
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(terminal.primary, $0.baseAddress, $0.count) }
+    }
 
     /// Waits until the terminal shows `text`, for at most `timeout`; returns the transcript.
     func waitForTerminal(containing text: String, timeout: Duration = .seconds(60)) async throws -> String {
