@@ -200,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "WebAuthCompatTests",
             dependencies: [
-                "WebAuthCompat", "WebAuthTestSupport", .product(name: "OpenCombine", package: "OpenCombine"),
+                "WebAuthCompat", "WebAuthTestSupport", "WebAuthOAuth",
+                .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
         .testTarget(
