@@ -132,6 +132,12 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "webauth", dependencies: ["WebAuthCLI"]),
+        // An example browser app that handles other programs' sign-ins with Apple's names
+        // (ASWebAuthenticationSessionWebBrowserSessionManager), driving headless Chromium; the
+        // browser-app tests run it as a separate process. Not a product.
+        .executableTarget(
+            name: "webauth-example-browser", dependencies: ["WebAuth", "WebAuthCompat"],
+            path: "Examples/webauth-example-browser"),
         .executableTarget(
             name: "webauth-benchmarks",
             dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthProcess"],

@@ -1,0 +1,173 @@
+// The Linux desktop (XDG directories, SO_PEERCRED) is what these tests exercise.
+#if os(Linux)
+    import Foundation
+    import Testing
+    import WebAuthCore
+    import WebAuthDesktop
+    import WebAuthTestSupport
+
+    @Suite("The web-authentication browser's protocol and registration")
+    struct AuthenticationBrowserProtocolTests {
+        let request = AuthenticationBrowserRequest(
+            url: URL(string: "https://id.example.com/authorize?client_id=a&state=s")!,
+            callback: .https(host: "app.example.com", path: "/done"), prefersEphemeralSession: true,
+            additionalHeaderFields: ["X-Client": "4.2"])
+
+        @Test func everyMessageReadsBackAsItWasWritten() throws {
+            let messages: [AuthenticationBrowserMessage] = [
+                .begin(request), .cancel(request.uuid),
+                .complete(request.uuid, URL(string: "https://app.example.com/done?code=c")!),
+                .canceled(request.uuid, code: 1, message: "the person closed the window"),
+            ]
+            for message in messages {
+                let line = message.line
+                #expect(line.last == UInt8(ascii: "\n"))
+                #expect(!line.dropLast().contains(UInt8(ascii: "\n")), "one line per message")
+                #expect(try AuthenticationBrowserMessage.parse(Array(line.dropLast())) == message)
+            }
+            let scheme = AuthenticationBrowserRequest(url: request.url, callback: .customScheme("com.example.app"))
+            guard
+                case .begin(let read) = try AuthenticationBrowserMessage.parse(
+                    Array(AuthenticationBrowserMessage.begin(scheme).line.dropLast()))
+            else {
+                Issue.record("not a begin")
+                return
+            }
+            #expect(read.callback == .customScheme("com.example.app"))
+        }
+
+        @Test func badMessagesAreProtocolViolations() {
+            func violation(_ text: String) -> Bool {
+                do {
+                    _ = try AuthenticationBrowserMessage.parse(Array(text.utf8))
+                    return false
+                } catch {
+                    return error.code == .protocolViolation && !error.message.contains("state=")
+                }
+            }
+            let uuid = UUID().uuidString
+            #expect(violation("not json"))
+            #expect(violation(#"{"v":2,"type":"cancel","uuid":"\#(uuid)"}"#), "another version")
+            #expect(violation(#"{"v":1,"type":"cancel","uuid":"nope"}"#))
+            #expect(violation(#"{"v":1,"type":"shout","uuid":"\#(uuid)"}"#))
+            #expect(violation(#"{"v":1,"type":"complete","uuid":"\#(uuid)","url":"has space"}"#))
+            #expect(
+                violation(
+                    #"{"v":1,"type":"begin","uuid":"\#(uuid)","url":"http://example.com/?state=x","callback":"a.b:"}"#),
+                "plain http off loopback")
+            #expect(
+                violation(
+                    #"{"v":1,"type":"begin","uuid":"\#(uuid)","url":"https://e.com/","callback":"http://127.0.0.1/cb"}"#
+                ),
+                "a loopback callback")
+            #expect(
+                violation(
+                    #"{"v":1,"type":"begin","uuid":"\#(uuid)","url":"https://e.com/","callback":"a.b:","headers":{"Cookie":"x"}}"#
+                ),
+                "a header the browser sets")
+            #expect(violation(String(repeating: " ", count: AuthenticationBrowserMessage.maximumLineLength + 1)))
+        }
+
+        @Test func aCancellationMessageIsCleanedAndCut() throws {
+            let text = #"{"v":1,"type":"canceled","uuid":"\#(UUID().uuidString)","code":1,"message":"a\u001b[31mb"}"#
+            guard case .canceled(_, 1, let message) = try AuthenticationBrowserMessage.parse(Array(text.utf8)) else {
+                Issue.record("not a cancellation")
+                return
+            }
+            #expect(message == "a?[31mb")
+        }
+
+        @Test func registrationWritesReadsAndRemovesTheEntry() throws {
+            let desktop = try TemporaryDesktop()
+            defer { desktop.remove() }
+            let registry = AuthenticationBrowserRegistry(environment: DesktopEnvironment(variables: desktop.variables))
+            #expect(registry.registration == nil)
+            let capabilities = AuthenticationBrowserCapabilities(ephemeralBrowserSessionIsSupported: true)
+            let registration = try registry.register(
+                name: "Example", executablePath: "/bin/true", capabilities: capabilities)
+            #expect(registration.entryPath == desktop.dataHome + "/applications/webauth-authentication-browser.desktop")
+            let text = try String(contentsOfFile: registration.entryPath, encoding: .utf8)
+            #expect(text.contains("[X-ASWebAuthenticationSessionWebBrowserSupportCapabilities]\nIsSupported=true"))
+            #expect(text.contains("EphemeralBrowserSessionIsSupported=true\nCallbackURLMatchingIsSupported=false"))
+            #expect(registry.registration?.capabilities == capabilities)
+            #expect(registry.registration?.isUsable == true)
+            #expect(try registry.unregister())
+            #expect(registry.registration == nil)
+            #expect(try !registry.unregister())
+
+            #expect(throws: AuthenticationBrowserError.self) {
+                try registry.register(name: "x", executablePath: "relative/path", capabilities: capabilities)
+            }
+            #expect(throws: AuthenticationBrowserError.self) {
+                try registry.register(name: "x", executablePath: "/no/such/program", capabilities: capabilities)
+            }
+            try Data("[Desktop Entry]\nName=Someone else's\n".utf8).write(to: URL(fileURLWithPath: registry.entryPath))
+            let foreign = #expect(throws: AuthenticationBrowserError.self) { try registry.unregister() }
+            #expect(foreign?.code == .foreignEntry)
+        }
+
+        /// A server in this process and the session's browser: the socket is private, a request
+        /// arrives checked, an answer reaches the session, and a peer that hangs up ends it.
+        @Test func theSocketCarriesARequestAndItsAnswer() async throws {
+            let desktop = try TemporaryDesktop()
+            defer { desktop.remove() }
+            let environment = DesktopEnvironment(variables: desktop.variables)
+            let begun = Mailbox<AuthenticationBrowserConnection>()
+            let server = try AuthenticationBrowserServer.start(
+                environment: environment, handler: .init(begin: { begun.put($0) }, cancel: { _ in }))
+            defer { server.stop() }
+            #expect(fileMode(server.socketPath)?.mode == 0o600)
+            #expect(fileMode(server.socketPath)?.isSocket == true)
+            let second = #expect(throws: AuthenticationBrowserError.self) {
+                try AuthenticationBrowserServer.start(
+                    environment: environment, handler: .init(begin: { _ in }, cancel: { _ in }))
+            }
+            #expect(second?.code == .alreadyListening)
+
+            let registration = try AuthenticationBrowserRegistry(environment: environment).register(
+                name: "In-process", executablePath: "/bin/false", capabilities: AuthenticationBrowserCapabilities())
+            let browser = AuthenticationBrowser(registration: registration, environment: environment)
+            let presentation = try await browser.present(
+                BrowserRequest(
+                    url: request.url, callback: .customScheme("com.example.app"),
+                    additionalHeaderFields: ["X-Client": "4.2"]))
+            let connection = try #require(await begun.next())
+            #expect(connection.request.url == request.url)
+            #expect(connection.request.additionalHeaderFields == ["X-Client": "4.2"])
+            #expect(connection.complete(withCallbackURL: URL(string: "com.example.app:/done?code=c")!))
+            #expect(!connection.complete(withCallbackURL: URL(string: "com.example.app:/again")!), "once only")
+            var events = presentation.events.makeAsyncIterator()
+            #expect(await events.next() == .callback(URL(string: "com.example.app:/done?code=c")!))
+            await presentation.dismiss()
+        }
+
+        @Test func aProgramThatCannotStartFailsFast() async throws {
+            let desktop = try TemporaryDesktop()
+            defer { desktop.remove() }
+            let environment = DesktopEnvironment(variables: desktop.variables)
+            let registration = try AuthenticationBrowserRegistry(environment: environment).register(
+                name: "Gone", executablePath: "/bin/false", capabilities: AuthenticationBrowserCapabilities())
+            let browser = AuthenticationBrowser(registration: registration, environment: environment)
+            let error = await #expect(throws: WebAuthenticationSessionError.self) {
+                _ = try await browser.present(
+                    BrowserRequest(url: request.url, callback: .customScheme("com.example.app")))
+            }
+            #expect(error?.code == .browserLaunchFailed)
+            #expect(error?.message.contains("exited before it listened") == true)
+        }
+    }
+
+    /// Values handed from the server's threads to the test.
+    final class Mailbox<Value: Sendable>: Sendable {
+        private let stream: AsyncStream<Value>
+        private let continuation: AsyncStream<Value>.Continuation
+
+        init() { (stream, continuation) = AsyncStream.makeStream(of: Value.self) }
+
+        func put(_ value: Value) { continuation.yield(value) }
+
+        func next(within limit: Duration = .seconds(30)) async -> Value? {
+            await firstElement(of: stream, within: limit)
+        }
+    }
+#endif
