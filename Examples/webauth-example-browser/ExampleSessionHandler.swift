@@ -39,8 +39,8 @@ final class ExampleSessionHandler: NSObject, ASWebAuthenticationSessionWebBrowse
             "begin \(request.uuid) ephemeral=\(request.shouldUseEphemeralSession) headers=\(headers) "
                 + "callback=\(request.callback?.description ?? "-")")
         if declinesEverything {
-            request.cancelWithError(ASWebAuthenticationSessionError(.canceledLogin))
             log.write("declined \(request.uuid)")
+            request.cancelWithError(ASWebAuthenticationSessionError(.canceledLogin))
             return
         }
         guard let callback = request.callback else {
@@ -49,12 +49,13 @@ final class ExampleSessionHandler: NSObject, ASWebAuthenticationSessionWebBrowse
         }
         let session = ASWebAuthenticationSession(url: request.url, callback: callback) { url, error in
             self.finish(request.uuid)
+            // Logged first: once answered, the requesting program may look at once.
             if let url {
-                request.complete(withCallbackURL: url)
                 self.log.write("completed \(request.uuid)")
+                request.complete(withCallbackURL: url)
             } else {
-                request.cancelWithError(error ?? ASWebAuthenticationSessionError(.canceledLogin))
                 self.log.write("cancelled \(request.uuid)")
+                request.cancelWithError(error ?? ASWebAuthenticationSessionError(.canceledLogin))
             }
         }
         session.presentationContextProvider = self

@@ -86,11 +86,16 @@ final class AuthenticationBrowserPresentation: BrowserPresentation {
                 continuation.yield(.failed("\(browserName) broke the protocol: \(error.message)"))
                 return
             }
+            state.withLock { $0.answered = true }
+            if case .canceled(let uuid, _, let message) = message, uuid != request.uuid {
+                // A program that could not read the request refuses it without knowing its uuid.
+                continuation.yield(.failed("\(browserName) refused the request: \(message)"))
+                return
+            }
             guard message.uuid == request.uuid else {
                 continuation.yield(.failed("\(browserName) answered another request"))
                 return
             }
-            state.withLock { $0.answered = true }
             switch message {
             case .complete(_, let url):
                 guard request.callback.matchesURL(url) else {

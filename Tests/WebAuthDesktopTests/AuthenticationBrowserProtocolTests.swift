@@ -141,6 +141,60 @@
             await presentation.dismiss()
         }
 
+        /// What the session sends is checked again on arrival: a request the program may not
+        /// carry out is refused, and the session hears why.
+        @Test func theProgramRefusesARequestItMayNotCarryOut() async throws {
+            let desktop = try TemporaryDesktop()
+            defer { desktop.remove() }
+            let environment = DesktopEnvironment(variables: desktop.variables)
+            let begun = Mailbox<AuthenticationBrowserConnection>()
+            let server = try AuthenticationBrowserServer.start(
+                environment: environment, handler: .init(begin: { begun.put($0) }, cancel: { _ in }))
+            defer { server.stop() }
+            let registration = try AuthenticationBrowserRegistry(environment: environment).register(
+                name: "In-process", executablePath: "/bin/false", capabilities: AuthenticationBrowserCapabilities())
+            let presentation = try await AuthenticationBrowser(registration: registration, environment: environment)
+                .present(
+                    BrowserRequest(
+                        url: request.url, callback: .customScheme("com.example.app"),
+                        additionalHeaderFields: ["Cookie": "session=stolen"]))
+            var events = presentation.events.makeAsyncIterator()
+            let event = await events.next()
+            #expect(event?.description.contains("refused the request") == true, "\(String(describing: event))")
+            #expect(event?.description.contains("Cookie") == true)
+            #expect(await begun.next(within: .milliseconds(200)) == nil, "the handler never saw it")
+            await presentation.dismiss()
+        }
+
+        /// `webauth browser register|status|unregister`, run as a process on a temporary desktop.
+        @Test func theCommandRegistersShowsAndRemoves() async throws {
+            let desktop = try TemporaryDesktop()
+            defer { desktop.remove() }
+            let webauth = RegisteredDesktop.webauthPath
+            let none = try await desktop.run(webauth, ["browser", "status"])
+            #expect(none.status == 1)
+            #expect(none.standardOutput.contains("No web-authentication browser is registered"))
+
+            let registered = try await desktop.run(
+                webauth, ["browser", "register", "/bin/true", "--name", "Example", "--ephemeral"])
+            #expect(registered.status == 0, "\(registered.standardError)")
+            let status = try await desktop.run(webauth, ["browser", "status", "--json"])
+            #expect(status.status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any]
+            #expect(object?["name"] as? String == "Example")
+            #expect(object?["program"] as? String == "/bin/true")
+            #expect(object?["EphemeralBrowserSessionIsSupported"] as? Bool == true)
+            #expect(object?["CallbackURLMatchingIsSupported"] as? Bool == false)
+
+            let invalid = try await desktop.run(webauth, ["browser", "register", "relative/program"])
+            #expect(invalid.status == 7)
+            #expect(invalid.standardError.contains("must be absolute"))
+
+            let removed = try await desktop.run(webauth, ["browser", "unregister"])
+            #expect(removed.status == 0)
+            #expect(try await desktop.run(webauth, ["browser", "status"]).status == 1)
+        }
+
         @Test func aProgramThatCannotStartFailsFast() async throws {
             let desktop = try TemporaryDesktop()
             defer { desktop.remove() }
