@@ -168,6 +168,9 @@ let package = Package(
             name: "FuzzSchemeSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
             path: "Fuzz/FuzzSchemeSocket"),
         .executableTarget(
+            name: "FuzzBrowserSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
+            path: "Fuzz/FuzzBrowserSocket"),
+        .executableTarget(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
             name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzProfileIndex"),

@@ -27,7 +27,8 @@ package enum AuthenticationBrowserMessage: Sendable, Hashable {
     package static let version = 1
     /// The longest line, in bytes: 128 KiB (a URL may be 64 KiB).
     package static let maximumLineLength = 128 * 1024
-    /// The longest message of a cancellation, in characters; longer ones are cut.
+    /// The longest message of a cancellation, in characters (an ellipsis included); longer ones
+    /// are cut.
     package static let maximumMessageLength = 1024
 
     /// The request this message is about.
@@ -118,7 +119,7 @@ package enum AuthenticationBrowserMessage: Sendable, Hashable {
             case .failure(let rejection): throw .protocolViolation("the completing URL is not usable: \(rejection)")
             }
         case "canceled":
-            let message = UntrustedText(wire.message ?? "").displayed(limit: maximumMessageLength)
+            let message = UntrustedText(wire.message ?? "").displayed(limit: maximumMessageLength - 1)
             return .canceled(uuid, code: wire.code ?? 1, message: message)
         default:
             throw .protocolViolation("a message has an unknown type")
