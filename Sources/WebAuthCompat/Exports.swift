@@ -8,6 +8,9 @@
     #if canImport(SwiftUI)
         @_exported import SwiftUI
     #endif
+    #if canImport(_AuthenticationServices_SwiftUI)
+        @_exported import _AuthenticationServices_SwiftUI
+    #endif
 #else
     @_exported import Foundation
 #endif

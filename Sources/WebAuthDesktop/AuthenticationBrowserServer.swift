@@ -96,7 +96,10 @@ public final class AuthenticationBrowserServer: Sendable {
             throw .alreadyListening("another program already listens for web authentication requests at \(path)")
         }
         unlink(path)  // a socket left by a program that ended without removing it
-        let pending = path + ".new"
+        // Made under a name of this process's and renamed once it listens, so the path exists
+        // only while something accepts, and two programs starting at once never clobber a
+        // half-made socket.
+        let pending = path + ".\(getpid()).new"
         unlink(pending)
         let descriptor: Int32
         do {
