@@ -130,6 +130,24 @@
                 }
             }
 
+            /// Started by the person, the app says so, and a session uses it without starting another.
+            @Test func aRunningAppGetsTheRequestWithoutASecondStart() async throws {
+                let setup = try BrowserAppDesktop(capabilities: AuthenticationBrowserCapabilities())
+                defer { setup.remove() }
+                try await BrowserTurns.withTurn {
+                    let app = try setup.desktop.start(setup.desktop.root.appendingPathComponent("browser-app").path, [])
+                    #expect(await eventually { setup.logged("listening pid=\(app.processIdentifier) launched=false") })
+                    let issued = Mailbox<String>()
+                    let server = try await Self.provider(calling: "com.example.browserapp:/done", issued: issued)
+                    let url = try await setup.signIn(
+                        server.baseURL.appendingPathComponent("auth"), callback: .customScheme("com.example.browserapp")
+                    ).value
+                    await server.shutdown()
+                    #expect(url.query == "token=\(issued.all.first ?? "-")")
+                    #expect(setup.log.filter { $0.hasPrefix("listening ") }.count == 1, "\(setup.log)")
+                }
+            }
+
             @Test func anEphemeralHTTPSSignInIsHandedToAnAppThatDeclaresBoth() async throws {
                 let setup = try BrowserAppDesktop(
                     capabilities: AuthenticationBrowserCapabilities(

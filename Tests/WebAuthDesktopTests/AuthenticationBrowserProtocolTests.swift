@@ -195,6 +195,80 @@
             #expect(try await desktop.run(webauth, ["browser", "status"]).status == 1)
         }
 
+        /// A session and a program answering in this process: the session's own rules apply to
+        /// what the program does.
+        struct InProcessBrowser {
+            let desktop: TemporaryDesktop
+            let server: AuthenticationBrowserServer
+            let begun = Mailbox<AuthenticationBrowserConnection>()
+            let cancelled = Mailbox<UUID>()
+            let browser: AuthenticationBrowser
+
+            init() throws {
+                desktop = try TemporaryDesktop()
+                let environment = DesktopEnvironment(variables: desktop.variables)
+                let (begun, cancelled) = (begun, cancelled)
+                server = try AuthenticationBrowserServer.start(
+                    environment: environment,
+                    handler: .init(begin: { begun.put($0) }, cancel: { cancelled.put($0.request.uuid) }))
+                let registration = try AuthenticationBrowserRegistry(environment: environment).register(
+                    name: "In-process", executablePath: "/bin/false", capabilities: AuthenticationBrowserCapabilities())
+                browser = AuthenticationBrowser(registration: registration, environment: environment)
+            }
+
+            func session() -> WebAuthSession {
+                WebAuthSession(
+                    url: URL(string: "https://id.example.com/authorize?state=s")!,
+                    callback: .customScheme("com.example.app"),
+                    environment: SessionEnvironment(browser: browser, receivers: []))
+            }
+
+            func remove() {
+                server.stop()
+                desktop.remove()
+            }
+        }
+
+        @Test func theSessionsTimeoutReachesTheProgramsCancel() async throws {
+            let setup = try InProcessBrowser()
+            defer { setup.remove() }
+            let session = setup.session()
+            session.timeout = .milliseconds(300)
+            let result = Task { try await session.authenticate() }
+            let connection = try #require(await setup.begun.next())
+            let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
+            #expect(error?.code == .timedOut)
+            #expect(await setup.cancelled.next() == connection.request.uuid)
+            #expect(!connection.complete(withCallbackURL: URL(string: "com.example.app:/late")!), "too late")
+        }
+
+        @Test func anAnswerTheSessionDoesNotTakeEndsItInsteadOfLeavingItWaiting() async throws {
+            let setup = try InProcessBrowser()
+            defer { setup.remove() }
+            let session = setup.session()
+            session.acceptsCallback = { $0.query?.contains("state=s") == true }
+            let result = Task { try await session.authenticate() }
+            let connection = try #require(await setup.begun.next())
+            #expect(connection.complete(withCallbackURL: URL(string: "com.example.app:/done?state=forged")!))
+            let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
+            #expect(error?.code == .browserLaunchFailed)
+            #expect(error?.message.contains("did not accept") == true)
+            #expect(error.map { !"\($0)".contains("forged") } == true, "no callback parameter in the error")
+        }
+
+        @Test func theProgramsCanceledLoginIsThePersonsCancellation() async throws {
+            let setup = try InProcessBrowser()
+            defer { setup.remove() }
+            let result = Task { try await setup.session().authenticate() }
+            let connection = try #require(await setup.begun.next())
+            #expect(connection.cancel(code: 1, message: "closed"))
+            let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
+            #expect(error?.code == .canceledLogin)
+            #expect(error?.cancellationReason == .user)
+            #expect(
+                await setup.cancelled.next(within: .milliseconds(300)) == nil, "an answered request is not cancelled")
+        }
+
         @Test func aProgramThatCannotStartFailsFast() async throws {
             let desktop = try TemporaryDesktop()
             defer { desktop.remove() }
