@@ -33,6 +33,8 @@ public final class AuthenticationBrowserServer: Sendable {
     /// What the program does with requests.
     public struct Handler: Sendable {
         /// A session handed over a request: show its page, then answer through the connection.
+        /// Return promptly (answer later, from anywhere): the session's cancellation is noticed
+        /// only once this returns.
         public var begin: @Sendable (AuthenticationBrowserConnection) -> Void
         /// The session was cancelled (or went away) before the request was answered: stop
         /// showing its page.
