@@ -132,6 +132,12 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "webauth", dependencies: ["WebAuthCLI"]),
+        // An example browser app that handles other programs' sign-ins with Apple's names
+        // (ASWebAuthenticationSessionWebBrowserSessionManager), driving headless Chromium; the
+        // browser-app tests run it as a separate process. Not a product.
+        .executableTarget(
+            name: "webauth-example-browser", dependencies: ["WebAuth", "WebAuthCompat"],
+            path: "Examples/webauth-example-browser"),
         .executableTarget(
             name: "webauth-benchmarks",
             dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthProcess"],
@@ -161,6 +167,9 @@ let package = Package(
         .executableTarget(
             name: "FuzzSchemeSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
             path: "Fuzz/FuzzSchemeSocket"),
+        .executableTarget(
+            name: "FuzzBrowserSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
+            path: "Fuzz/FuzzBrowserSocket"),
         .executableTarget(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
@@ -200,7 +209,8 @@ let package = Package(
         .testTarget(
             name: "WebAuthCompatTests",
             dependencies: [
-                "WebAuthCompat", "WebAuthTestSupport", .product(name: "OpenCombine", package: "OpenCombine"),
+                "WebAuthCompat", "WebAuthTestSupport", "WebAuthOAuth",
+                .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
         .testTarget(

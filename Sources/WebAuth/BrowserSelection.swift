@@ -9,13 +9,16 @@ import Logging
 ///
 /// 1. With no display (SSH, containers): the terminal — the URL is printed and the redirect can
 ///    be pasted — since a person cannot use a browser that has no window.
-/// 2. A session that needs nothing the person's own browser lacks — not ephemeral, no extra
+/// 2. A session with a custom-scheme or `https` callback goes to the person's web-authentication
+///    browser, when one is registered (`webauth browser register`) and declares what the session
+///    needs (see `AuthenticationBrowserCapabilities`).
+/// 3. A session that needs nothing the person's own browser lacks — not ephemeral, no extra
 ///    header fields, a callback a receiver catches (loopback, a registered scheme) — opens in
 ///    the person's default browser, whose existing sign-ins are the single sign-on people expect.
-/// 3. A session that needs more (ephemeral, extra header fields, an `https` or unregistered
+/// 4. A session that needs more (ephemeral, extra header fields, an `https` or unregistered
 ///    custom-scheme callback) uses a browser the session controls: Chromium if installed, else
 ///    Firefox.
-/// 4. With neither, the person's browser again; the session then reports the preferences it
+/// 5. With neither, the person's browser again; the session then reports the preferences it
 ///    cannot honour, or fails at start naming a missing requirement and how to get it.
 ///
 /// ```swift
@@ -91,11 +94,36 @@ public struct BrowserSelection: Sendable {
             return system
         }
         guard DisplayEnvironment(environment: environment).hasDisplay else { return TerminalPresenter() }
+        if let registered = authenticationBrowser(for: needs) { return registered }
         let systemIsEnough = needs.wantedCapabilities.isSubset(of: system.capabilities)
         if systemIsEnough, system.availableCommand != nil { return system }
         if ChromiumBrowser.find(searchPath: environment["PATH"]) != nil { return chromium(nil) }
         if FirefoxBrowser.find(searchPath: environment["PATH"]) != nil { return firefox(nil) }
         return system.availableCommand != nil ? system : TerminalPresenter()
+    }
+
+    /// The person's web-authentication browser (``AuthenticationBrowserRegistry``), when one is
+    /// registered and declares what this session needs: a custom-scheme callback, or an `https`
+    /// one with `CallbackURLMatchingIsSupported`, and `EphemeralBrowserSessionIsSupported` for an
+    /// ephemeral session — unless that program is this one. Otherwise the rules go on as without
+    /// one — to a controlled browser for what the person's browser cannot do, as Apple's system
+    /// falls back to Safari.
+    private func authenticationBrowser(for needs: BrowserNeeds) -> AuthenticationBrowser? {
+        let desktop = DesktopEnvironment(variables: environment)
+        guard let registration = AuthenticationBrowserRegistry(environment: desktop).registration,
+            registration.isUsable, !Self.isThisProgram(registration.executablePath),
+            registration.capabilities.canHonor(
+                callback: needs.callback, prefersEphemeralSession: needs.prefersEphemeralSession)
+        else { return nil }
+        return AuthenticationBrowser(registration: registration, environment: desktop, logger: logger)
+    }
+
+    /// Whether `path` is this program: a browser app's own sessions are not handed back to it.
+    private static func isThisProgram(_ path: String) -> Bool {
+        guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return false
+        }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path == URL(fileURLWithPath: own).path
     }
 
     private func chromium(_ path: String?) -> ChromiumBrowser {

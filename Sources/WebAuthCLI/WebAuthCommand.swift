@@ -12,7 +12,7 @@ package struct WebAuthCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
             ExecCredentialCommand.self, RequestCommand.self,
-            SchemeCommand.self, DemoCommand.self,
+            SchemeCommand.self, BrowserCommand.self, DemoCommand.self,
             GitCredentialCommand.self,
         ]
     )

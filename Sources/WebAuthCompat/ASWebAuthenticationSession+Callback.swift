@@ -30,6 +30,11 @@
                 super.init()
             }
 
+            /// The engine's `callback`, as handed to a browser app in a request.
+            static func wrapping(_ engineCallback: EngineCallback) -> Callback {
+                Callback(givenScheme: nil, engineCallback: engineCallback)
+            }
+
             /// A callback to `customScheme:` URLs. An invalid scheme name makes `start()` fail.
             public static func customScheme(_ customScheme: String) -> Callback {
                 Callback(givenScheme: customScheme, engineCallback: .customScheme(customScheme))

@@ -128,11 +128,4 @@
             session.cancel()
         }
     }
-
-    /// The presentation context of an ``SFAuthenticationSession``: the default anchor.
-    private final class DefaultPresentationContext: NSObject, ASWebAuthenticationPresentationContextProviding {
-        func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-            ASPresentationAnchor()
-        }
-    }
 #endif

@@ -43,6 +43,13 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
         path + "/" + Self.fileStem(forScheme: scheme) + ".sock"
     }
 
+    /// The socket the person's web-authentication browser listens on for requests (see
+    /// `AuthenticationBrowserServer`). Its name starts with `_`, which no URL scheme can, so it
+    /// never meets a scheme's socket.
+    public var authenticationBrowserSocketPath: String {
+        path + "/_authentication-browser.sock"
+    }
+
     /// Where a session's socket is made before it is renamed to ``socketPath(forScheme:)``.
     func pendingSocketPath(forScheme scheme: String) -> String {
         path + "/" + Self.fileStem(forScheme: scheme) + ".new"

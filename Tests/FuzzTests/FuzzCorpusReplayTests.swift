@@ -7,7 +7,8 @@ import WebAuthTestSupport
 @Suite struct FuzzCorpusReplayTests {
     static let targets = [
         "FuzzLoopbackRequest", "FuzzAuthorizationResponse", "FuzzEndpointResponse", "FuzzIDToken", "FuzzDevTools",
-        "FuzzBiDiMessage", "FuzzSchemeSocket", "FuzzTokenEntry", "FuzzProfileIndex",
+        "FuzzBiDiMessage", "FuzzSchemeSocket", "FuzzBrowserSocket", "FuzzTokenEntry",
+        "FuzzProfileIndex",
     ]
 
     static let corpusRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

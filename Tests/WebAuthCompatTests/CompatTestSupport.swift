@@ -116,6 +116,15 @@
         }
     }
 
+    /// The error `task` ends with, or `nil` when it succeeds or has not ended within `limit`
+    /// (which only stops a hang: the task is left to the test's own end).
+    func failure(of task: Task<URL, any Error>, within limit: Duration = .seconds(60)) async -> (any Error)? {
+        let outcome = Mailbox<Result<URL, any Error>>()
+        Task { outcome.put(await task.result) }
+        guard case .failure(let error)? = await outcome.next(within: limit) else { return nil }
+        return error
+    }
+
     /// A random token, as a provider would issue.
     func randomToken() -> String {
         UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()

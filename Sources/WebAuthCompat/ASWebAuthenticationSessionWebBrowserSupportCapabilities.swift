@@ -1,0 +1,10 @@
+#if !canImport(AuthenticationServices)
+    import WebAuth
+
+    /// The capabilities a browser app declares — on Apple platforms the
+    /// `ASWebAuthenticationSessionWebBrowserSupportCapabilities` dictionary of its `Info.plist`,
+    /// with the keys `IsSupported`, `EphemeralBrowserSessionIsSupported` and
+    /// `CallbackURLMatchingIsSupported`; on Linux the same keys in the desktop entry that
+    /// `webauth browser register` writes (see `AuthenticationBrowserRegistry`).
+    public typealias ASWebAuthenticationSessionWebBrowserSupportCapabilities = AuthenticationBrowserCapabilities
+#endif
