@@ -98,6 +98,15 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 600
 
+    @Option(
+        help: ArgumentHelp(
+            "Push the authorization request first (RFC 9126): auto (when the provider requires it), always or never.",
+            valueName: "WHEN"))
+    var par: PushedAuthorizationUse?
+
+    @Flag(help: "Bind the tokens to a key stored with them (DPoP, RFC 9449), so a copied token is useless.")
+    var dpop = false
+
     @OptionGroup var storeOption: StoreOption
 
     @Flag(help: "Print the result (or the error) as JSON on standard output; never a token.")
@@ -206,6 +215,9 @@ struct LoginCommand: AsyncParsableCommand {
         let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
         if !requested.isEmpty { configuration.scopes = requested }
         if let redirect { configuration.redirectURI = redirect }
+        // Stored with the profile, so token, request, logout and the helpers use them too.
+        if let par { configuration.usePushedAuthorization = par }
+        if dpop { configuration.dpop = .persistent }
         return try configuration.validated()
     }
 }
@@ -291,3 +303,5 @@ extension String {
     /// The string without a trailing carriage return (a line typed on some terminals).
     fileprivate var trimmingTrailingReturn: String { hasSuffix("\r") ? String(dropLast()) : self }
 }
+
+extension PushedAuthorizationUse: ExpressibleByArgument {}
