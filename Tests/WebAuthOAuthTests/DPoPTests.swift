@@ -230,6 +230,23 @@ struct DPoPTests {
         #expect(!"\(persistent)".contains("\"d\"") && "\(key)".contains(key.thumbprint))
     }
 
+    @Test func theConfigurationFileKeysRoundTrip() throws {
+        let json =
+            #"{"issuer":"https://as.example","clientID":"cli","usePushedAuthorization":"always","dpop":"persistent","allowsDPoPDowngrade":true}"#
+        let configuration = try JSONDecoder().decode(ClientConfiguration.self, from: Data(json.utf8))
+        #expect(configuration.usePushedAuthorization == .always)
+        #expect(configuration.dpop == .persistent)
+        #expect(configuration.allowsDPoPDowngrade)
+        let again = try JSONDecoder().decode(ClientConfiguration.self, from: JSONEncoder().encode(configuration))
+        #expect(again == configuration)
+        let plain = try JSONDecoder().decode(ClientConfiguration.self, from: Data(#"{"clientID":"cli"}"#.utf8))
+        #expect(plain.usePushedAuthorization == .automatic && plain.dpop == nil && !plain.allowsDPoPDowngrade)
+        #expect(
+            try OAuthClient(
+                configuration: ClientConfiguration(issuer: URL(string: "https://as.example")!, clientID: "c")
+            ).dpopKey == nil)
+    }
+
     @Test func aProviderWithoutES256ForDPoPIsAConfigurationError() async throws {
         let transport = ScriptedTransport { request in
             .json(

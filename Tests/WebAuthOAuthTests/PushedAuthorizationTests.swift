@@ -29,7 +29,7 @@ struct PushedAuthorizationTests {
         let client = try OAuthClient(
             configuration: ClientConfiguration(
                 issuer: URL(string: Self.issuer)!, clientID: "cli", clientSecret: secret, scopes: ["openid"],
-                pushedAuthorization: use, dpop: .persistent),
+                usePushedAuthorization: use, dpop: .persistent),
             transport: transport, clock: clock.oauthClock)
         return (client, transport)
     }

@@ -27,7 +27,7 @@ struct PushedAuthorizationAndDPoPTests {
         try OAuthClient(
             configuration: ClientConfiguration(
                 issuer: provider.issuer, clientID: "webauth-demo", scopes: ["openid", "profile", "offline_access"],
-                pushedAuthorization: push, dpop: dpop))
+                usePushedAuthorization: push, dpop: dpop))
     }
 
     /// POSTs a form to the provider's token endpoint with the given `DPoP` fields.

@@ -6,7 +6,7 @@ extension ClientConfiguration: Codable {
         case idTokenSigningAlgorithms, additionalAuthorizationParameters
         case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
         case deviceAuthorizationEndpoint, jwksURI, pushedAuthorizationRequestEndpoint
-        case pushedAuthorization, dpop, allowsDPoPDowngrade
+        case usePushedAuthorization, dpop, allowsDPoPDowngrade
         // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
         case id, secret, redirectURL
     }
@@ -58,8 +58,8 @@ extension ClientConfiguration: Codable {
                 ?? ["RS256"],
             additionalAuthorizationParameters: try container.decodeIfPresent(
                 [String: String].self, forKey: .additionalAuthorizationParameters) ?? [:],
-            pushedAuthorization: try container.decodeIfPresent(
-                PushedAuthorizationUse.self, forKey: .pushedAuthorization)
+            usePushedAuthorization: try container.decodeIfPresent(
+                PushedAuthorizationUse.self, forKey: .usePushedAuthorization)
                 ?? .automatic,
             dpop: try container.decodeIfPresent(DPoPKey.Storage.self, forKey: .dpop),
             allowsDPoPDowngrade: try container.decodeIfPresent(Bool.self, forKey: .allowsDPoPDowngrade) ?? false)
@@ -87,7 +87,9 @@ extension ClientConfiguration: Codable {
         if !additionalAuthorizationParameters.isEmpty {
             try container.encode(additionalAuthorizationParameters, forKey: .additionalAuthorizationParameters)
         }
-        if pushedAuthorization != .automatic { try container.encode(pushedAuthorization, forKey: .pushedAuthorization) }
+        if usePushedAuthorization != .automatic {
+            try container.encode(usePushedAuthorization, forKey: .usePushedAuthorization)
+        }
         try container.encodeIfPresent(dpop, forKey: .dpop)
         if allowsDPoPDowngrade { try container.encode(allowsDPoPDowngrade, forKey: .allowsDPoPDowngrade) }
     }

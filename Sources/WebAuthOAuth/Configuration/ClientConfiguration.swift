@@ -64,7 +64,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var additionalAuthorizationParameters: [String: String]
     /// When to push the authorization request first (RFC 9126). Default
     /// ``PushedAuthorizationUse/automatic``: when the provider requires it.
-    public var pushedAuthorization: PushedAuthorizationUse
+    public var usePushedAuthorization: PushedAuthorizationUse
     /// DPoP (RFC 9449): `nil` (the default) for Bearer tokens; ``DPoPKey/Storage/persistent``
     /// to bind the tokens to a key stored with them, ``DPoPKey/Storage/ephemeral`` to a key
     /// kept in memory only. A provider whose `dpop_signing_alg_values_supported` leaves out
@@ -88,7 +88,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         responseType: ResponseType = .code,
         idTokenSigningAlgorithms: [String] = ["RS256"],
         additionalAuthorizationParameters: [String: String] = [:],
-        pushedAuthorization: PushedAuthorizationUse = .automatic,
+        usePushedAuthorization: PushedAuthorizationUse = .automatic,
         dpop: DPoPKey.Storage? = nil,
         allowsDPoPDowngrade: Bool = false
     ) {
@@ -103,7 +103,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.responseType = responseType
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
         self.additionalAuthorizationParameters = additionalAuthorizationParameters
-        self.pushedAuthorization = pushedAuthorization
+        self.usePushedAuthorization = usePushedAuthorization
         self.dpop = dpop
         self.allowsDPoPDowngrade = allowsDPoPDowngrade
     }

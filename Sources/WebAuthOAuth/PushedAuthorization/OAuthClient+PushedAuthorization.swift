@@ -2,7 +2,7 @@ import Foundation
 
 extension OAuthClient {
     /// Whether and where this sign-in pushes its authorization request, from the
-    /// configuration's ``ClientConfiguration/pushedAuthorization`` and the provider's metadata.
+    /// configuration's ``ClientConfiguration/usePushedAuthorization`` and the provider's metadata.
     ///
     /// - Throws: ``OAuthError/Code/endpointUnavailable`` when pushing is required (by the
     ///   configuration or the provider) but the provider names no endpoint;
@@ -11,7 +11,7 @@ extension OAuthClient {
     func pushedAuthorization(_ metadata: ProviderMetadata) throws(OAuthError) -> PushedAuthorizationRequest? {
         let required = metadata.requirePushedAuthorizationRequests == true
         let pushes: Bool
-        switch configuration.pushedAuthorization {
+        switch configuration.usePushedAuthorization {
         case .never:
             if required {
                 throw OAuthError(
