@@ -110,12 +110,9 @@ struct DPoPTests {
     }
 
     @Test func useDPoPNonceAtTheTokenEndpointIsRetriedExactlyOnce() async throws {
-        let calls = Mutex(0)
+        let calls = CallCounter()
         let transport = ScriptedTransport { _ in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
+            let call = calls.next()
             var response = HTTPTransportResponse.json(
                 400,
                 #"{"error":"use_dpop_nonce","error_description":"Authorization server requires nonce in DPoP proof"}"#)
@@ -137,7 +134,7 @@ struct DPoPTests {
         #expect(first.claims["jti"] as? String != second.claims["jti"] as? String)
 
         // A server that keeps asking gets one retry, then its error.
-        calls.withLock { $0 = 10 }
+        calls.set(10)
         await #expect {
             _ = try await client.refresh(
                 TokenSet(accessToken: "a", tokenType: "DPoP", refreshToken: "r", dpopKey: tokens.dpopKey))
@@ -183,12 +180,9 @@ struct DPoPTests {
     }
 
     @Test func aResourceAskingForANonceGetsOneMoreRequest() async throws {
-        let calls = Mutex(0)
+        let calls = CallCounter()
         let transport = ScriptedTransport { request in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
+            let call = calls.next()
             guard call > 1 else {
                 return HTTPTransportResponse(
                     status: 401,
@@ -264,4 +258,20 @@ struct DPoPTests {
             (error as? OAuthError)?.code == .invalidConfiguration
         }
     }
+}
+
+/// Counts a scripted transport's calls, from 1.
+private final class CallCounter: Sendable {
+    private let count = Mutex(0)
+
+    /// The number of this call.
+    func next() -> Int {
+        count.withLock { count in
+            count += 1
+            return count
+        }
+    }
+
+    /// Continues counting after `value`.
+    func set(_ value: Int) { count.withLock { $0 = value } }
 }
