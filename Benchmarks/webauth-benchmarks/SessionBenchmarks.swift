@@ -100,6 +100,8 @@ enum SessionBenchmarks {
             exit(passed ? 0 : 1)
         }
         // First: the token figures' peak memory counts every child process waited for so far.
+        try await DPoPBenchmarks.printFigures(
+            header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
         try await printCLIFigures()
 
         let (opened, openedContinuation) = AsyncStream.makeStream(of: (ContinuousClock.Instant, URL).self)

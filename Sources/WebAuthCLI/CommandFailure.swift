@@ -48,6 +48,17 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             fix: "sign in again with \(loginCommand(profile: profile))")
     }
 
+    /// The profile's tokens are DPoP-bound, and `consumer` cannot present a proof.
+    static func dpopBound(profile: String, consumer: String) -> CommandFailure {
+        CommandFailure(
+            status: ExitStatus.failure, code: "dpopBound",
+            message:
+                "the tokens of profile \"\(profile)\" are DPoP-bound: each use needs a fresh proof, which \(consumer) cannot send, so webauth hands it no token",
+            fix:
+                "use `webauth request`, or `webauth token --dpop-proof METHOD URL` for the two header lines, or sign in a profile without --dpop for \(consumer)"
+        )
+    }
+
     // MARK: From errors
 
     /// The failure for an error from the OAuth layer, the token store or the session; `profile`

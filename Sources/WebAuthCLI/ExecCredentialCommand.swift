@@ -151,6 +151,10 @@ struct ExecCredentialCommand: AsyncParsableCommand {
         let minimum = SecondsOption.duration(minimumValidity)
         let started = Date()
         let tokens = try await stores.freshTokens(profile: profile, minimumValidity: minimum)
+        // An ID token is no access token and binds nothing; a DPoP-bound access token cannot go out.
+        if tokenType == .access, tokens.isDPoPBound {
+            throw CommandFailure.dpopBound(profile: profile, consumer: "kubectl")
+        }
         switch tokenType {
         case .access:
             return ExecCredential(apiVersion: apiVersion, token: tokens.accessToken, expiration: tokens.expiresAt)

@@ -180,6 +180,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
             }
             (tokens, entry) = (signedIn.tokens, signedIn)
         }
+        guard !tokens.isDPoPBound else {
+            let failure = CommandFailure.dpopBound(profile: profile, consumer: "git")
+            terminal.note("git gets no credential from webauth: \(failure.message); \(failure.fix ?? "")")
+            return
+        }
         let answer = GitCredential(
             username: username ?? Self.conventionalUsername(for: entry?.configuration),
             password: tokens.accessToken, passwordExpiry: tokens.expiresAt)

@@ -68,6 +68,15 @@ struct LoginOptions: ParsableArguments {
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = Self.defaultTimeout
 
+    @Option(
+        help: ArgumentHelp(
+            "Push the authorization request first (RFC 9126): auto (when the provider requires it), always or never.",
+            valueName: "WHEN"))
+    var par: PushedAuthorizationUse?
+
+    @Flag(help: "Bind the tokens to a key stored with them (DPoP, RFC 9449), so a copied token is useless.")
+    var dpop = false
+
     /// `--timeout` when it is not given.
     static let defaultTimeout: Double = 600
 
@@ -126,6 +135,9 @@ struct LoginOptions: ParsableArguments {
         let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
         if !requested.isEmpty { configuration.scopes = requested }
         if let redirect { configuration.redirectURI = redirect }
+        // Stored with the profile, so token, request, logout and the helpers use them too.
+        if let par { configuration.usePushedAuthorization = par }
+        if dpop { configuration.dpop = .persistent }
         return try configuration.validated()
     }
 
@@ -149,9 +161,13 @@ struct LoginOptions: ParsableArguments {
         if ephemeral { arguments.append("--ephemeral") }
         if device { arguments.append("--device") }
         if noBrowser { arguments.append("--no-browser") }
+        add("--par", par?.rawValue)
+        if dpop { arguments.append("--dpop") }
         if timeout != Self.defaultTimeout {
             add("--timeout", timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout))
         }
         return arguments
     }
 }
+
+extension PushedAuthorizationUse: ExpressibleByArgument {}

@@ -11,7 +11,8 @@ struct RequestCommand: AsyncParsableCommand {
         abstract: "Send an HTTP request with a signed-in profile's access token.",
         discussion: """
             Sends Authorization: <token type> <access token>, with the token fresh from the \
-            store (refreshed first if it expires within a minute). When the server answers 401, \
+            store (refreshed first if it expires within a minute); a DPoP-bound token goes as \
+            Authorization: DPoP with a fresh DPoP proof. When the server answers 401, \
             the token is refreshed once and the request sent once more. The response body goes \
             to standard output as it is; with --include the status and header fields go to \
             standard error first.

@@ -37,16 +37,45 @@ struct TokenCommand: AsyncParsableCommand {
     @Flag(help: "Print {\"access_token\", \"expires_at\", \"token_type\"} as JSON instead.")
     var json = false
 
+    @Option(
+        name: .customLong("dpop-proof"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "For DPoP-bound tokens: print the two header lines one request needs (Authorization: DPoP … and a fresh DPoP: proof).",
+            valueName: "METHOD URL"))
+    var dpopProof: [String] = []
+
     func validate() throws {
         try ProfileOptions.validate(profile)
         try SecondsOption.validate(minimumValidity, option: "--min-validity", allowsZero: true)
+        if !dpopProof.isEmpty {
+            guard dpopProof.count == 2, let url = URL(string: dpopProof[1]), url.scheme != nil, url.host != nil,
+                !dpopProof[0].isEmpty, dpopProof[0].allSatisfy({ $0.isLetter && $0.isASCII })
+            else {
+                throw ValidationError(
+                    "--dpop-proof takes a method and an absolute URL, such as --dpop-proof GET https://api.example.com/items"
+                )
+            }
+            guard !json else { throw ValidationError("--dpop-proof prints header lines; leave out --json") }
+        }
     }
 
     func run() async throws {
         let output = CommandOutput(json: json)
         do {
             let tokens = try await freshTokens()
-            if json {
+            if !dpopProof.isEmpty {
+                guard tokens.isDPoPBound, let key = tokens.dpopKey else {
+                    throw CommandFailure(
+                        status: ExitStatus.failure, code: "notDPoPBound",
+                        message: "the tokens of profile \"\(profile)\" are not DPoP-bound (or their key was not kept)",
+                        fix: "sign in with `webauth login --dpop …`, or send the token as Bearer")
+                }
+                let proof = DPoPProof(
+                    method: dpopProof[0], url: URL(string: dpopProof[1])!, accessToken: tokens.accessToken)
+                writeFully(
+                    STDOUT_FILENO,
+                    Array("Authorization: DPoP \(tokens.accessToken)\nDPoP: \(proof.signed(with: key))\n".utf8))
+            } else if json {
                 var object: [String: Any] = ["access_token": tokens.accessToken, "token_type": tokens.tokenType]
                 object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
                 output.emit(object)

@@ -43,7 +43,7 @@ public final class WebAuthSession: Sendable {
     /// The callback this session waits for.
     public let callback: Callback
 
-    private let authorizationURL: @Sendable (URL) -> URL
+    private let authorizationURL: @Sendable (URL) async throws(WebAuthenticationSessionError) -> URL
     private let environment: SessionEnvironment
     private let completionHandler: CompletionHandler?
     private let core: Mutex<Core>
@@ -104,12 +104,39 @@ public final class WebAuthSession: Sendable {
     ///   - environment: The browser and callback receivers to use.
     ///   - authorizationURL: Builds the authorization URL from the redirect URI.
     ///   - completionHandler: Called once with the result, if you use ``start()``.
-    public init(
+    public convenience init(
         callback: Callback,
         environment: SessionEnvironment,
         authorizationURL: @escaping @Sendable (_ redirectURI: URL) -> URL,
         completionHandler: CompletionHandler? = nil
     ) {
+        self.init(
+            callback: callback, environment: environment,
+            pushingAuthorizationURL: { redirectURI in authorizationURL(redirectURI) },
+            completionHandler: completionHandler)
+    }
+
+    /// Creates a session whose authorization URL takes work to make once the redirect URI is
+    /// known — such as pushing the authorization request to the provider first (RFC 9126),
+    /// which needs the redirect URI and yields the URL the browser opens.
+    ///
+    /// The closure runs after the listener is bound and before the browser opens; an error it
+    /// throws ends the session with that error.
+    ///
+    /// - Parameters:
+    ///   - callback: The callback to wait for.
+    ///   - environment: The browser and callback receivers to use.
+    ///   - pushingAuthorizationURL: Makes the authorization URL from the redirect URI.
+    ///   - completionHandler: Called once with the result, if you use ``start()``.
+    public init(
+        callback: Callback,
+        environment: SessionEnvironment,
+        pushingAuthorizationURL:
+            @escaping @Sendable (_ redirectURI: URL) async throws(WebAuthenticationSessionError)
+            -> URL,
+        completionHandler: CompletionHandler? = nil
+    ) {
+        let authorizationURL = pushingAuthorizationURL
         self.callback = callback
         self.environment = environment
         self.authorizationURL = authorizationURL
@@ -363,24 +390,22 @@ public final class WebAuthSession: Sendable {
                         logger.debug("listening", metadata: ["redirect_uri": "\(redirectURI.redactedForLogs)"])
                         report(SessionProgress(phase: .listening, redirectURI: redirectURI))
                     }
-                    let url = authorizationURL(redirectURI)
-                    do throws(WebAuthenticationSessionError) {
-                        _ = try AuthorizationURLPolicy.validate(url)
-                    } catch {
-                        continuation.yield(.presentFailed(error))
-                        break
-                    }
-                    let request = BrowserRequest(
-                        url: url, callback: boundCallback, redirectURI: redirectURI,
-                        prefersEphemeralSession: settings.prefersEphemeral,
-                        additionalHeaderFields: settings.additionalHeaderFields ?? [:])
-                    logger.debug("opening", metadata: ["url": "\(url.redactedForLogs)", "browser": "\(browser.name)"])
-                    report(
-                        SessionProgress(
-                            phase: .opening, redirectURI: redirectURI, authorizationURL: url, browserName: browser.name)
-                    )
+                    let authorizationURL = authorizationURL
+                    let settings = settings
                     group.addTask {
                         do throws(WebAuthenticationSessionError) {
+                            let url = try await authorizationURL(redirectURI)
+                            _ = try AuthorizationURLPolicy.validate(url)
+                            let request = BrowserRequest(
+                                url: url, callback: boundCallback, redirectURI: redirectURI,
+                                prefersEphemeralSession: settings.prefersEphemeral,
+                                additionalHeaderFields: settings.additionalHeaderFields ?? [:])
+                            logger.debug(
+                                "opening", metadata: ["url": "\(url.redactedForLogs)", "browser": "\(browser.name)"])
+                            report(
+                                SessionProgress(
+                                    phase: .opening, redirectURI: redirectURI, authorizationURL: url,
+                                    browserName: browser.name))
                             continuation.yield(.presentationReady(try await browser.present(request)))
                         } catch {
                             continuation.yield(.presentFailed(error))

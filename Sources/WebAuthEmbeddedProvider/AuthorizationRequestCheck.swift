@@ -15,6 +15,8 @@ struct AuthorizationRequest: Sendable, Hashable {
     var prompt: Set<String>
     /// The OpenID Connect `login_hint`, to prefill the username.
     var loginHint: String?
+    /// `dpop_jkt` (RFC 9449 §10): the thumbprint of the key the code is bound to.
+    var dpopJKT: String?
 }
 
 /// An RFC 6749 error: the `error` code, a description safe to send (never a secret, never
@@ -151,7 +153,8 @@ enum AuthorizationRequestCheck {
         return .accept(
             AuthorizationRequest(
                 clientID: clientID, redirectURI: redirectURI, state: state, scopes: uniqueScopes,
-                nonce: single["nonce"], codeChallenge: challenge, prompt: prompt, loginHint: single["login_hint"]))
+                nonce: single["nonce"], codeChallenge: challenge, prompt: prompt, loginHint: single["login_hint"],
+                dpopJKT: single["dpop_jkt"]))
     }
 }
 

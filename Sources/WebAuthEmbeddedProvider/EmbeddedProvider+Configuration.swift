@@ -140,6 +140,21 @@ extension EmbeddedProvider {
         /// Bounds on what the provider keeps, so that a flood of requests cannot grow its
         /// memory without bound.
         public var limits: Limits
+        /// Whether every authorization request must be pushed first (RFC 9126 §5), as the
+        /// metadata's `require_pushed_authorization_requests` says. Default `false`.
+        public var requiresPushedAuthorizationRequests: Bool
+        /// How long a pushed request's `request_uri` can be opened (`expires_in`). Default 60 s.
+        public var pushedRequestLifetime: Duration
+        /// Whether DPoP proofs must carry the provider's nonce (RFC 9449 §8, §9): a proof
+        /// without it is answered `use_dpop_nonce` with a `DPoP-Nonce`. Default `false`.
+        public var requiresDPoPNonce: Bool
+        /// Fault switch: issue `Bearer` tokens (unbound) even for requests with a valid DPoP
+        /// proof — the silent downgrade a client must refuse. Default `false`.
+        public var downgradesDPoPToBearer: Bool
+        /// Fault switch: whether the metadata tells clients that pushing is required. `false`
+        /// with ``requiresPushedAuthorizationRequests`` hides the requirement, so a client
+        /// that does not push meets it only at the authorization endpoint. Default `true`.
+        public var advertisesPushRequirement: Bool
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(
@@ -156,8 +171,18 @@ extension EmbeddedProvider {
             signInSessionLifetime: Duration = .seconds(3600),
             displayName: String = "webauth embedded provider",
             loginPageNote: String? = nil,
-            limits: Limits = Limits()
+            limits: Limits = Limits(),
+            requiresPushedAuthorizationRequests: Bool = false,
+            pushedRequestLifetime: Duration = .seconds(60),
+            requiresDPoPNonce: Bool = false,
+            downgradesDPoPToBearer: Bool = false,
+            advertisesPushRequirement: Bool = true
         ) {
+            self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
+            self.pushedRequestLifetime = pushedRequestLifetime
+            self.requiresDPoPNonce = requiresDPoPNonce
+            self.downgradesDPoPToBearer = downgradesDPoPToBearer
+            self.advertisesPushRequirement = advertisesPushRequirement
             self.users = users
             self.clients = clients
             self.accessTokenLifetime = accessTokenLifetime

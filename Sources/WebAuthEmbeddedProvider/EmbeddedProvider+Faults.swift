@@ -29,6 +29,8 @@ extension EmbeddedProvider {
         case deviceAuthorization = "/device_authorization"
         /// The device verification page, where the person enters the user code: `/device`.
         case deviceVerification = "/device"
+        /// The pushed authorization request endpoint (RFC 9126): `/par`.
+        case pushedAuthorization = "/par"
 
         /// The path, such as `/token`.
         public var path: String { rawValue }

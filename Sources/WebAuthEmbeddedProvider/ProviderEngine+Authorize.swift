@@ -45,13 +45,25 @@ extension ProviderEngine {
         default: return Answer(ProviderHTTP.methodNotAllowed(["GET", "POST"]))
         }
         let authorization: AuthorizationRequest
-        switch AuthorizationRequestCheck.check(parameters, clients: configuration.clients) {
-        case .refuse(let problem):
-            return problemPage(problem)
-        case .redirectError(let redirectURI, let state, let error):
-            return redirectError(to: redirectURI, state: state, error)
-        case .accept(let accepted):
-            authorization = accepted
+        if parameters.contains(where: { $0.name == "request_uri" }) {
+            switch pushedRequest(parameters, now: Date()) {
+            case .failure(let problem): return problemPage(problem)
+            case .success(let pushed): authorization = pushed
+            }
+        } else {
+            switch AuthorizationRequestCheck.check(parameters, clients: configuration.clients) {
+            case .refuse(let problem):
+                return problemPage(problem)
+            case .redirectError(let redirectURI, let state, let error):
+                return redirectError(to: redirectURI, state: state, error)
+            case .accept(let accepted):
+                guard !configuration.requiresPushedAuthorizationRequests else {
+                    return redirectError(
+                        to: accepted.redirectURI, state: accepted.state,
+                        .invalidRequest("this provider requires pushed authorization requests (RFC 9126)"))
+                }
+                authorization = accepted
+            }
         }
 
         let now = Date()
@@ -232,7 +244,7 @@ extension ProviderEngine {
         let code = ProviderSecrets.randomToken()
         let grant = TokenGrant(
             clientID: authorization.clientID, subject: signIn.subject, scopes: authorization.scopes,
-            authenticatedAt: signIn.authenticatedAt)
+            authenticatedAt: signIn.authenticatedAt, dpopJKT: authorization.dpopJKT)
         let expiresAt = now.adding(configuration.authorizationCodeLifetime)
         // Kept past its expiry for a while, so that a late replay still revokes what it produced.
         state.codes.insert(

@@ -20,10 +20,32 @@ struct UserInfoBody: Encodable {
 extension ProviderEngine {
     // MARK: - /userinfo
 
-    /// OpenID Connect Core §5.3 with an RFC 6750 bearer token in the `Authorization` header.
+    /// OpenID Connect Core §5.3 with an RFC 6750 bearer token in the `Authorization` header,
+    /// or a DPoP-bound one as `Authorization: DPoP` with a proof (RFC 9449 §7). A bound token
+    /// sent as a bearer token is refused.
     func userInfo(_ request: ServerRequest) -> Answer {
         guard request.method == "GET" || request.method == "POST" else {
             return Answer(ProviderHTTP.methodNotAllowed(["GET", "POST"]))
+        }
+        if let header = request.header("Authorization"), header.lowercased().hasPrefix("dpop ") {
+            let token = header.dropFirst("dpop ".count).trimmingCharacters(in: .whitespaces)
+            let now = Date()
+            let proof: DPoPProofCheck.Proof
+            switch checkProof(request, endpoint: .userInfo, accessToken: token, now: now) {
+            case .refused(let answer): return answer
+            case .absent:
+                return proofRefusal(
+                    .init(code: "invalid_dpop_proof", description: "a DPoP proof is required"), atResource: true)
+            case .proven(let proven): proof = proven
+            }
+            guard let grant = state.withLock({ $0.ledger.grant(forAccessToken: token, now: now) }),
+                grant.dpopJKT == proof.thumbprint
+            else {
+                return proofRefusal(
+                    .init(code: "invalid_token", description: "the access token is invalid or bound to another key"),
+                    atResource: true)
+            }
+            return userInfoAnswer(for: grant)
         }
         guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else {
             // RFC 6750 §3.1: no credentials, no error code.
@@ -33,13 +55,20 @@ extension ProviderEngine {
         }
         let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
         let now = Date()
-        guard let grant = state.withLock({ $0.ledger.grant(forAccessToken: token, now: now) }) else {
+        guard let grant = state.withLock({ $0.ledger.grant(forAccessToken: token, now: now) }),
+            grant.dpopJKT == nil
+        else {
             var response = ProviderHTTP.error(
                 ProtocolError(code: "invalid_token", description: "the access token is invalid", status: 401))
             response.headerFields.append(
                 .init(name: "WWW-Authenticate", value: #"Bearer realm="webauth", error="invalid_token""#))
             return Answer(response, error: "invalid_token")
         }
+        return userInfoAnswer(for: grant)
+    }
+
+    /// The UserInfo answer for a live grant: `insufficient_scope` without `openid`.
+    private func userInfoAnswer(for grant: TokenGrant) -> Answer {
         guard grant.scopes.contains("openid") else {
             var response = ProviderHTTP.error(
                 ProtocolError(code: "insufficient_scope", description: "the openid scope is needed", status: 403))

@@ -51,16 +51,27 @@ extension ProviderEngine {
         let fields = Self.singleValues(form)
 
         let now = Date()
+        // RFC 9449 §5: a proof, when sent, is checked before anything else is done.
+        let proof: DPoPProofCheck.Proof?
+        switch checkProof(request, endpoint: .token, accessToken: nil, now: now) {
+        case .absent: proof = nil
+        case .proven(let proven): proof = proven
+        case .refused(var answer):
+            answer.grantType = loggedGrantType
+            return answer
+        }
+        // The key the new tokens are bound to; none when the downgrade fault is on.
+        let binding = configuration.downgradesDPoPToBearer ? nil : proof?.thumbprint
         let outcome: Result<TokenIssue, ProtocolError>
         switch grantType {
         case nil, "":
             return fail(.invalidRequest("grant_type is required"))
         case "authorization_code":
-            outcome = redeemCode(fields, client: client, now: now)
+            outcome = redeemCode(fields, client: client, now: now, proof: proof?.thumbprint, binding: binding)
         case "refresh_token":
-            outcome = refresh(fields, client: client, now: now)
+            outcome = refresh(fields, client: client, now: now, proof: proof?.thumbprint)
         case Self.deviceCodeGrantType:
-            outcome = redeemDeviceCode(fields, client: client, now: now)
+            outcome = redeemDeviceCode(fields, client: client, now: now, binding: binding)
         default:
             return fail(ProtocolError(code: "unsupported_grant_type", description: "unsupported grant_type"))
         }
@@ -68,7 +79,9 @@ extension ProviderEngine {
         case .failure(let error):
             return fail(error)
         case .success(let issue):
-            return Answer(ProviderHTTP.json(tokenResponse(issue, now: now)), grantType: loggedGrantType)
+            var response = ProviderHTTP.json(tokenResponse(issue, now: now))
+            withDPoPNonce(&response)
+            return Answer(response, grantType: loggedGrantType)
         }
     }
 
@@ -95,7 +108,7 @@ extension ProviderEngine {
             idToken = try? key.sign(payload: encoder.encode(payload))
         }
         return TokenResponseBody(
-            accessToken: issue.issued.accessToken,
+            accessToken: issue.issued.accessToken, tokenType: grant.dpopJKT == nil ? "Bearer" : "DPoP",
             expiresIn: max(1, Int(issue.issued.accessTokenExpiresAt.timeIntervalSince(now).rounded())),
             refreshToken: issue.issued.refreshToken, idToken: idToken, scope: grant.scopes.joined(separator: " "))
     }
@@ -106,7 +119,7 @@ extension ProviderEngine {
     /// the redirect URI and the PKCE challenge. A code presented twice revokes the tokens it
     /// produced (RFC 6749 §4.1.2).
     private func redeemCode(
-        _ fields: [String: String], client: EmbeddedProvider.Client, now: Date
+        _ fields: [String: String], client: EmbeddedProvider.Client, now: Date, proof: String?, binding: String?
     ) -> Result<TokenIssue, ProtocolError> {
         guard let code = fields["code"], !code.isEmpty else { return .failure(.invalidRequest("code is required")) }
         guard let redirectURI = fields["redirect_uri"] else {
@@ -145,8 +158,13 @@ extension ProviderEngine {
             else {
                 return .failure(.invalidGrant("code_verifier does not match the code_challenge"))
             }
-            let issued = state.ledger.issue(
-                codeGrant.grant, accessToken: accessToken, refreshToken: refreshToken, now: now)
+            // RFC 9449 §10: a code bound with dpop_jkt needs a proof with that key.
+            if let bound = codeGrant.request.dpopJKT, bound != proof {
+                return .failure(.invalidGrant("the code is bound to another DPoP key"))
+            }
+            var grant = codeGrant.grant
+            grant.dpopJKT = binding
+            let issued = state.ledger.issue(grant, accessToken: accessToken, refreshToken: refreshToken, now: now)
             state.codes.update(key) { $0.family = issued.family }
             return .success(TokenIssue(issued: issued, nonce: codeGrant.request.nonce))
         }
@@ -155,7 +173,7 @@ extension ProviderEngine {
     /// RFC 6749 §6 with rotation and reuse detection (RFC 9700 §4.14.2). `scope`, if sent,
     /// must not exceed the original grant.
     private func refresh(
-        _ fields: [String: String], client: EmbeddedProvider.Client, now: Date
+        _ fields: [String: String], client: EmbeddedProvider.Client, now: Date, proof: String?
     ) -> Result<TokenIssue, ProtocolError> {
         guard let presented = fields["refresh_token"], !presented.isEmpty else {
             return .failure(.invalidRequest("refresh_token is required"))
@@ -164,12 +182,17 @@ extension ProviderEngine {
         let refreshToken = ProviderSecrets.randomToken()
         return state.withLock { state in
             let result = state.ledger.refresh(
-                presented, clientID: client.id, newAccessToken: accessToken, newRefreshToken: refreshToken, now: now)
+                presented, clientID: client.id, newAccessToken: accessToken, newRefreshToken: refreshToken, now: now,
+                dpopThumbprint: proof)
             switch result {
             case .failure(.reused):
                 return .failure(.invalidGrant("the refresh token was already used; the grant is revoked"))
             case .failure(.expired):
                 return .failure(.invalidGrant("the refresh token has expired"))
+            case .failure(.wrongKey):
+                return .failure(
+                    ProtocolError(
+                        code: "invalid_dpop_proof", description: "the refresh token is bound to another DPoP key"))
             case .failure(.otherClient), .failure(.unknown):
                 return .failure(.invalidGrant("the refresh token is invalid"))
             case .success(var issued):
@@ -188,7 +211,7 @@ extension ProviderEngine {
 
     /// RFC 8628 §3.4–3.5.
     private func redeemDeviceCode(
-        _ fields: [String: String], client: EmbeddedProvider.Client, now: Date
+        _ fields: [String: String], client: EmbeddedProvider.Client, now: Date, binding: String?
     ) -> Result<TokenIssue, ProtocolError> {
         guard let deviceCode = fields["device_code"], !deviceCode.isEmpty else {
             return .failure(.invalidRequest("device_code is required"))
@@ -219,7 +242,8 @@ extension ProviderEngine {
                 return .failure(ProtocolError(code: "access_denied", description: "the person denied the request"))
             case .redeemed:
                 return .failure(.invalidGrant("the device code was already used"))
-            case .approved(let grant):
+            case .approved(var grant):
+                grant.dpopJKT = binding
                 state.devices.update(key) { $0.status = .redeemed }
                 let issued = state.ledger.issue(grant, accessToken: accessToken, refreshToken: refreshToken, now: now)
                 return .success(TokenIssue(issued: issued, nonce: nil))

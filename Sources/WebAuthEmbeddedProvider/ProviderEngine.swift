@@ -110,6 +110,8 @@ final class ProviderEngine: Sendable {
             return deviceAuthorization(request)
         case .deviceVerification:
             return deviceVerification(request)
+        case .pushedAuthorization:
+            return pushAuthorization(request)
         }
     }
 
@@ -178,6 +180,10 @@ final class ProviderEngine: Sendable {
             jwksURI: issuer + EmbeddedProvider.Endpoint.jwks.path,
             revocationEndpoint: issuer + EmbeddedProvider.Endpoint.revocation.path,
             deviceAuthorizationEndpoint: issuer + EmbeddedProvider.Endpoint.deviceAuthorization.path,
+            pushedAuthorizationRequestEndpoint: issuer + EmbeddedProvider.Endpoint.pushedAuthorization.path,
+            requirePushedAuthorizationRequests: configuration.requiresPushedAuthorizationRequests
+                && configuration.advertisesPushRequirement,
+            dpopSigningAlgValuesSupported: ["ES256"],
             scopesSupported: scopes.sorted(),
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
@@ -208,6 +214,9 @@ struct MetadataDocument: Encodable {
     var jwksURI: String
     var revocationEndpoint: String
     var deviceAuthorizationEndpoint: String
+    var pushedAuthorizationRequestEndpoint: String
+    var requirePushedAuthorizationRequests: Bool
+    var dpopSigningAlgValuesSupported: [String]
     var scopesSupported: [String]
     var responseTypesSupported: [String]
     var responseModesSupported: [String]
@@ -229,6 +238,9 @@ struct MetadataDocument: Encodable {
         case jwksURI = "jwks_uri"
         case revocationEndpoint = "revocation_endpoint"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"

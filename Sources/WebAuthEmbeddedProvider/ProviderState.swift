@@ -86,6 +86,12 @@ struct ProviderState: Sendable {
     var codes: BoundedTable<CodeGrant>
     var devices: BoundedTable<DeviceGrant>
     var ledger: TokenLedger
+    /// Pushed authorization requests (RFC 9126), by `request_uri`; each opens once.
+    var pushedRequests: BoundedTable<AuthorizationRequest>
+    /// The `jti` of every DPoP proof accepted within its window, so none is accepted twice.
+    var seenProofs: BoundedTable<Bool>
+    /// The current `DPoP-Nonce`.
+    var dpopNonce = ProviderSecrets.randomToken()
     var log: [EmbeddedProvider.LoggedRequest] = []
     /// The key CSRF tokens are derived from: a token is the HMAC of the browser cookie.
     let csrfKey = SymmetricKey(size: .bits256)
@@ -100,6 +106,8 @@ struct ProviderState: Sendable {
         browsers = BoundedTable(capacity: limits.browsers)
         pending = BoundedTable(capacity: limits.pendingAuthorizations)
         codes = BoundedTable(capacity: limits.authorizationCodes)
+        pushedRequests = BoundedTable(capacity: limits.pendingAuthorizations)
+        seenProofs = BoundedTable(capacity: limits.loggedRequests * 10)
         devices = BoundedTable(capacity: limits.deviceAuthorizations)
         ledger = TokenLedger(
             policy: .init(

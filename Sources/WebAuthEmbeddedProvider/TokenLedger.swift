@@ -10,6 +10,8 @@ struct TokenGrant: Sendable, Hashable {
     var scopes: [String]
     /// When the person signed in (`auth_time`).
     var authenticatedAt: Date
+    /// The thumbprint of the DPoP key the tokens are bound to (RFC 9449), if they are.
+    var dpopJKT: String? = nil
 }
 
 /// The provider's bookkeeping of issued tokens, as a value: which access and refresh tokens
@@ -96,19 +98,23 @@ struct TokenLedger: Sendable {
         case expired
         /// Already rotated away: the family has now been revoked.
         case reused
+        /// Bound to a DPoP key the request did not prove (RFC 9449 §5).
+        case wrongKey
     }
 
     /// Exchanges `presented` for new tokens (RFC 6749 §6): a new access token always, and with
     /// rotation a new refresh token that replaces `presented`. A rotated-away token revokes
     /// the whole family (RFC 9700 §4.14.2).
     mutating func refresh(
-        _ presented: String, clientID: String, newAccessToken: String, newRefreshToken: String, now: Date
+        _ presented: String, clientID: String, newAccessToken: String, newRefreshToken: String, now: Date,
+        dpopThumbprint: String? = nil
     ) -> Result<Issued, RefreshRefusal> {
         let digest = ProviderSecrets.digest(presented)
         guard let record = refreshTokens[digest], let family = families[record.family] else {
             return .failure(.unknown)
         }
         guard family.grant.clientID == clientID else { return .failure(.otherClient) }
+        if let bound = family.grant.dpopJKT, bound != dpopThumbprint { return .failure(.wrongKey) }
         if record.isRetired {
             revokeFamily(record.family)
             return .failure(.reused)

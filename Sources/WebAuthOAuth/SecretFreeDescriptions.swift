@@ -11,8 +11,16 @@ extension TokenSet: CustomReflectable {
             children: [
                 "tokenType": tokenType, "hasRefreshToken": refreshToken != nil, "hasIDToken": idToken != nil,
                 "idTokenClaims": idTokenClaims as Any, "expiresAt": expiresAt as Any, "scopes": scopes,
-                "receivedAt": receivedAt,
+                "receivedAt": receivedAt, "dpopKey": dpopKey as Any,
             ], displayStyle: .struct)
+    }
+}
+
+extension DPoPKey: CustomReflectable {
+    /// A mirror with the public side only (the thumbprint and where the key lives), so `dump`
+    /// never shows the private key.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["thumbprint": thumbprint, "storage": storage], displayStyle: .struct)
     }
 }
 

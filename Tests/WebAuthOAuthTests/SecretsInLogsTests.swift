@@ -103,6 +103,10 @@ struct SecretsInLogsTests {
     @Test func printingOrDumpingAValueShowsNoSecret() throws {
         let secret = "secret-value-Q7vLm2"
         let verifier = String(repeating: "v", count: 43)
+        let dpopKey = DPoPKey()
+        // The private JWK's `d`, as a file entry stores it.
+        let storedKey = try JSONSerialization.jsonObject(with: JSONEncoder().encode(dpopKey)) as? [String: String]
+        let privateKey = try #require(storedKey?["d"])
         let values: [(Any, [String])] = [
             (
                 TokenSet(accessToken: "access-" + secret, refreshToken: "refresh-" + secret, idToken: "id-" + secret),
@@ -113,6 +117,8 @@ struct SecretsInLogsTests {
                 [secret]
             ),
             (try PKCE(verifier: verifier), [verifier]),
+            (dpopKey, [privateKey]),
+            (TokenSet(accessToken: "access-" + secret, tokenType: "DPoP", dpopKey: dpopKey), [privateKey]),
             (
                 DeviceAuthorization(
                     deviceCode: secret, userCode: "ABCD-EFGH",

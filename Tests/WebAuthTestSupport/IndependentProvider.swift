@@ -417,7 +417,7 @@ public final class IndependentProvider: Sendable {
     }
 
     /// A new directory, mode 0700, in the temporary directory.
-    private static func makePrivateDirectory(_ prefix: String) throws -> URL {
+    static func makePrivateDirectory(_ prefix: String) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
         try FileManager.default.createDirectory(
@@ -540,7 +540,7 @@ public final class IndependentProvider: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func tail(of file: URL, lines: Int) -> String {
+    static func tail(of file: URL, lines: Int) -> String {
         guard let data = try? Data(contentsOf: file) else { return "(no log)" }
         let text = String(decoding: data.suffix(64 * 1024), as: UTF8.self)
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")

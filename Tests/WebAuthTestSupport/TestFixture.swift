@@ -93,6 +93,13 @@ public struct TestFixture: Sendable, CustomStringConvertible {
             ? nil : "no /usr/lib/git-core/git-http-backend"
     }
 
+    /// Debian's glewlwyd (with the package's SQLite schema and login page), python3 and openssl,
+    /// for `GlewlwydProvider`.
+    public static let glewlwyd = TestFixture(name: "glewlwyd", installation: "apt-get install glewlwyd") {
+        if let missing = missingPrograms(["glewlwyd", "python3", "openssl"]) { return missing }
+        return FileManager.default.fileExists(atPath: "/usr/share/dbconfig-common/data/glewlwyd/install/sqlite3")
+            ? nil : "no /usr/share/dbconfig-common/data/glewlwyd/install/sqlite3"
+    }
     /// Python with django-oauth-toolkit, for the independent provider in
     /// `Tests/Fixtures/django-provider`.
     public static let djangoProvider = pythonFixture(

@@ -46,6 +46,16 @@ public struct AuthorizationRequest: Sendable {
     public func url(
         authorizationEndpoint: URL, clientID: String, redirectURI: URL, additional: [String: String] = [:]
     ) -> URL {
+        Self.url(
+            authorizationEndpoint,
+            adding: parameters(clientID: clientID, redirectURI: redirectURI, additional: additional))
+    }
+
+    /// The request's parameters, in the order they are sent: what ``url(authorizationEndpoint:clientID:redirectURI:additional:)``
+    /// puts in the URL, and what a pushed authorization request (RFC 9126) posts.
+    public func parameters(
+        clientID: String, redirectURI: URL, additional: [String: String] = [:]
+    ) -> [(String, String)] {
         var parameters: [(String, String)] = [
             ("response_type", responseType.rawValue), ("client_id", clientID),
             ("redirect_uri", redirectURI.absoluteString),
@@ -61,7 +71,12 @@ public struct AuthorizationRequest: Sendable {
         for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !reserved.contains(name) {
             parameters.append((name, value))
         }
-        var components = URLComponents(url: authorizationEndpoint, resolvingAgainstBaseURL: false)
+        return parameters
+    }
+
+    /// `endpoint` with `parameters` added to any query it already has.
+    static func url(_ endpoint: URL, adding parameters: [(String, String)]) -> URL {
+        var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)
         // The endpoint's own query stays as it was written, percent-encoding included.
         let existing = components?.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 + "&" } ?? ""
         components?.percentEncodedQuery = existing + FormEncoding.encode(parameters)

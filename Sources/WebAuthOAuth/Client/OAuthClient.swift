@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// An OAuth 2.0 / OpenID Connect client: sign-in in the browser with the authorization code
 /// flow and PKCE, token refresh, revocation, UserInfo and the device flow, with every check
@@ -28,8 +29,15 @@ public final class OAuthClient: Sendable {
     /// How far ID token `exp`/`iat` may be off the local clock. At most 5 minutes.
     public let leeway: Duration
 
+    /// The key new sign-ins are bound to when ``ClientConfiguration/dpop`` asks for DPoP
+    /// (one per client); `nil` otherwise. Tokens keep the key they were bound to
+    /// (``TokenSet/dpopKey``).
+    public let dpopKey: DPoPKey?
+
     let endpoints: EndpointClient
-    private let logger: Logger
+    let logger: Logger
+    /// The servers' DPoP nonces.
+    let dpopNonces = DPoPNonces()
     private let state: ClientState
 
     /// Creates a client.
@@ -57,6 +65,7 @@ public final class OAuthClient: Sendable {
         self.logger = logger
         self.endpoints = EndpointClient(transport: transport, logger: logger, timeout: requestTimeout)
         self.state = ClientState()
+        self.dpopKey = self.configuration.dpop.map { DPoPKey(storage: $0) }
     }
 
     // MARK: - Metadata
@@ -101,17 +110,27 @@ public final class OAuthClient: Sendable {
         configureSession: (WebAuthSession) -> Void = { _ in }
     ) async throws(OAuthError) -> TokenSet {
         let authorization = try await prepareAuthorization()
+        // A push that fails ends the session; its own error is the one reported.
+        let pushFailure = PushFailure()
         let session = WebAuthSession(
             callback: authorization.callback, environment: environment,
-            authorizationURL: { redirectURI in authorization.url(redirectURI: redirectURI) })
+            pushingAuthorizationURL: { (redirectURI) throws(WebAuthenticationSessionError) in
+                do throws(OAuthError) {
+                    return try await authorization.authorizationURL(redirectURI: redirectURI)
+                } catch {
+                    pushFailure.error.withLock { $0 = error }
+                    throw .invalidAuthorizationURL("the authorization request could not be pushed: \(error.code)")
+                }
+            })
         let validator = authorization.validator
         session.acceptsCallback = { url in validator.answersRequest(url) }
         session.logger = logger
         configureSession(session)
         let received: ReceivedCallback
-        do {
+        do throws(WebAuthenticationSessionError) {
             received = try await session.authenticate()
         } catch {
+            if let pushed = pushFailure.error.withLock({ $0 }) { throw pushed }
             throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
         }
         return try await completeAuthorization(authorization, received: received)
@@ -137,9 +156,14 @@ public final class OAuthClient: Sendable {
             )
         }
         let request = AuthorizationRequest(configuration: configuration)
+        let dpop = try await dpopProofing(for: nil)
+        var additional = configuration.additionalAuthorizationParameters
+        // RFC 9449 §10: the code is bound to the key too.
+        if let dpop, configuration.responseType == .code { additional["dpop_jkt"] = dpop.key.thumbprint }
         return PreparedAuthorization(
             request: request, callback: callback, authorizationEndpoint: authorizationEndpoint,
-            clientID: configuration.clientID, additionalParameters: configuration.additionalAuthorizationParameters,
+            clientID: configuration.clientID, additionalParameters: additional,
+            push: try pushedAuthorization(metadata), dpopKey: dpop?.key,
             validator: AuthorizationResponseValidator(
                 expectedState: request.state, expectedIssuer: metadata.issuer,
                 issuerRequired: metadata.authorizationResponseIssParameterSupported == true,
@@ -179,23 +203,29 @@ public final class OAuthClient: Sendable {
             }
             return try await exchange(
                 code: code, verifier: pkce.verifier, redirectURI: received.redirectURI,
-                nonce: authorization.request.nonce)
+                nonce: authorization.request.nonce, dpopKey: authorization.dpopKey)
         }
     }
 
     /// Exchanges an authorization code (RFC 6749 §4.1.3 with the PKCE verifier) and validates
     /// the ID token when the scopes ask for OpenID Connect.
-    public func exchange(code: String, verifier: String, redirectURI: URL, nonce: String?) async throws(OAuthError)
-        -> TokenSet
-    {
+    ///
+    /// - Parameter dpopKey: The key the authorization request named in `dpop_jkt`; `nil` for
+    ///   this client's ``dpopKey``. Used only when ``ClientConfiguration/dpop`` asks for DPoP.
+    public func exchange(
+        code: String, verifier: String, redirectURI: URL, nonce: String?, dpopKey: DPoPKey? = nil
+    ) async throws(OAuthError) -> TokenSet {
         let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
+        var dpop = try await dpopProofing(for: nil)
+        if let dpopKey { dpop = dpop.map { DPoPProofing(key: dpopKey, nonces: $0.nonces, clock: $0.clock) } }
         let response: TokenResponse = try await endpoints.postForm(
             [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI.absoluteString),
                 ("code_verifier", verifier),
-            ], to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration))
+            ], to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration), dpop: dpop)
         return try await tokenSet(
-            from: response, nonce: nonce, original: nil, previous: nil, requireIDToken: configuration.isOpenIDConnect)
+            from: response, nonce: nonce, original: nil, previous: nil, dpop: dpop,
+            requireIDToken: configuration.isOpenIDConnect)
     }
 
     // MARK: - Tokens after sign-in
@@ -211,11 +241,13 @@ public final class OAuthClient: Sendable {
             throw OAuthError(code: .noRefreshToken, message: "there is no refresh token; sign in again")
         }
         let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
+        let dpop = try await dpopProofing(for: tokens)
         let response: TokenResponse = try await endpoints.postForm(
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], to: tokenEndpoint, endpoint: .token,
-            authentication: ClientCredentials(configuration))
+            authentication: ClientCredentials(configuration), dpop: dpop)
         logger.debug("tokens refreshed", metadata: ["rotated": "\(response.refreshToken != nil)"])
-        return try await tokenSet(from: response, nonce: nil, original: tokens.idTokenClaims, previous: tokens)
+        return try await tokenSet(
+            from: response, nonce: nil, original: tokens.idTokenClaims, previous: tokens, dpop: dpop)
     }
 
     /// Revokes the tokens (RFC 7009): the refresh token first (which ends the grant at most
@@ -228,34 +260,40 @@ public final class OAuthClient: Sendable {
         var firstFailure: OAuthError?
         if let refreshToken = tokens.refreshToken {
             do {
-                try await revoke(token: refreshToken, hint: .refreshToken)
+                try await revoke(token: refreshToken, hint: .refreshToken, dpopKey: tokens.dpopKey)
             } catch {
                 firstFailure = error
             }
         }
         do {
-            try await revoke(token: tokens.accessToken, hint: .accessToken)
+            try await revoke(token: tokens.accessToken, hint: .accessToken, dpopKey: tokens.dpopKey)
         } catch {
             firstFailure = firstFailure ?? error
         }
         if let firstFailure { throw firstFailure }
     }
 
-    /// Revokes one token (RFC 7009 §2.1).
-    public func revoke(token: String, hint: TokenTypeHint?) async throws(OAuthError) {
+    /// Revokes one token (RFC 7009 §2.1), with a DPoP proof signed with `dpopKey` when one is
+    /// given.
+    public func revoke(token: String, hint: TokenTypeHint?, dpopKey: DPoPKey? = nil) async throws(OAuthError) {
         let revocationEndpoint = try await requiredEndpoint(\.revocationEndpoint, name: "revocation")
         var parameters = [("token", token)]
         if let hint { parameters.append(("token_type_hint", hint.rawValue)) }
         try await endpoints.postFormExpectingSuccess(
-            parameters, to: revocationEndpoint, endpoint: .revocation, authentication: ClientCredentials(configuration))
+            parameters, to: revocationEndpoint, endpoint: .revocation, authentication: ClientCredentials(configuration),
+            dpop: dpopKey.map { DPoPProofing(key: $0, nonces: dpopNonces, clock: clock) })
     }
 
     /// The person's claims from the UserInfo endpoint (OpenID Connect Core §5.3). When the
-    /// tokens carry ID token claims, the response's `sub` must be the same (§5.3.2).
+    /// tokens carry ID token claims, the response's `sub` must be the same (§5.3.2). DPoP-bound
+    /// tokens go as `Authorization: DPoP` with a proof (RFC 9449 §7).
+    ///
+    /// - Throws: ``OAuthError/Code/dpopKeyMissing`` for DPoP-bound tokens without their key.
     public func userInfo(for tokens: TokenSet) async throws(OAuthError) -> UserInfo {
         let userInfoEndpoint = try await requiredEndpoint(\.userInfoEndpoint, name: "userinfo")
         let info: UserInfo = try await endpoints.getJSON(
-            userInfoEndpoint, endpoint: .userInfo, bearer: tokens.accessToken)
+            userInfoEndpoint, endpoint: .userInfo, accessToken: tokens.accessToken,
+            dpop: try boundProofing(for: tokens))
         if let subject = tokens.idTokenClaims?.subject, info.subject != subject {
             throw OAuthError(
                 code: .userInfoSubjectMismatch,
@@ -284,8 +322,9 @@ public final class OAuthClient: Sendable {
     /// claims carried over from `previous` when the response has none.
     func tokenSet(
         from response: TokenResponse, nonce: String?, original: IDTokenClaims?, previous: TokenSet?,
-        requireIDToken: Bool = false
+        dpop: DPoPProofing? = nil, requireIDToken: Bool = false
     ) async throws(OAuthError) -> TokenSet {
+        try checkTokenType(response, dpop: dpop)
         var claims: IDTokenClaims?
         if let idToken = response.idToken {
             claims = try await validateIDToken(idToken, nonce: nonce, original: original)
@@ -302,6 +341,7 @@ public final class OAuthClient: Sendable {
                 tokens.idTokenClaims = previous.idTokenClaims
             }
         }
+        if let dpop, tokens.isDPoPBound { tokens.dpopKey = dpop.key }
         return tokens
     }
 
@@ -326,6 +366,11 @@ public final class OAuthClient: Sendable {
             throw error
         }
     }
+}
+
+/// The error of a push that failed during a session, kept for ``OAuthClient/signIn(environment:configureSession:)``.
+private final class PushFailure: Sendable {
+    let error = Mutex<OAuthError?>(nil)
 }
 
 /// What a client caches: the provider's metadata and its key set.

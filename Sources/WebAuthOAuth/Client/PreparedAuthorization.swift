@@ -18,13 +18,20 @@ public struct PreparedAuthorization: Sendable {
     let authorizationEndpoint: URL
     let clientID: String
     let additionalParameters: [String: String]
+    /// The push, when this sign-in pushes its request (RFC 9126).
+    let push: PushedAuthorizationRequest?
+    /// The key the tokens will be bound to (DPoP), named in `dpop_jkt`.
+    let dpopKey: DPoPKey?
     /// Whether a response with this `state` has been taken; shared by every copy.
     private let answered = Answered()
 
     init(
         request: AuthorizationRequest, callback: Callback, authorizationEndpoint: URL, clientID: String,
-        additionalParameters: [String: String], validator: AuthorizationResponseValidator
+        additionalParameters: [String: String], push: PushedAuthorizationRequest? = nil, dpopKey: DPoPKey? = nil,
+        validator: AuthorizationResponseValidator
     ) {
+        self.push = push
+        self.dpopKey = dpopKey
         self.request = request
         self.callback = callback
         self.authorizationEndpoint = authorizationEndpoint
@@ -41,8 +48,25 @@ public struct PreparedAuthorization: Sendable {
         }
     }
 
-    /// The authorization URL for the redirect URI the session gives its builder (for loopback:
-    /// with the bound port; otherwise the configured URI).
+    /// Whether the sign-in pushes its authorization request to the provider first (RFC 9126):
+    /// then only ``authorizationURL(redirectURI:)`` makes the URL the browser must open.
+    public var usesPushedAuthorization: Bool { push != nil }
+
+    /// The URL the browser opens for the redirect URI the session gives its builder: for a
+    /// pushed request, after pushing the parameters (the URL then carries only `client_id`
+    /// and `request_uri`; a `request_uri` that expired on arrival is pushed once more);
+    /// otherwise ``url(redirectURI:)``. Call it just before the browser opens.
+    ///
+    /// - Throws: ``OAuthError`` when the push fails (see ``OAuthError/Code/pushedRequestExpired``).
+    public func authorizationURL(redirectURI: URL) async throws(OAuthError) -> URL {
+        guard let push else { return url(redirectURI: redirectURI) }
+        return try await push.authorizationURL(
+            pushing: request.parameters(clientID: clientID, redirectURI: redirectURI, additional: additionalParameters))
+    }
+
+    /// The authorization URL with every parameter in it, for the redirect URI the session gives
+    /// its builder (for loopback: with the bound port; otherwise the configured URI). For a
+    /// sign-in that ``usesPushedAuthorization``, use ``authorizationURL(redirectURI:)``.
     public func url(redirectURI: URL) -> URL {
         request.url(
             authorizationEndpoint: authorizationEndpoint, clientID: clientID, redirectURI: redirectURI,

@@ -5,7 +5,8 @@ extension ClientConfiguration: Codable {
         case issuer, clientID, clientSecret, name, scopes, redirectURI, clientAuthentication, responseType
         case idTokenSigningAlgorithms, additionalAuthorizationParameters
         case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
-        case deviceAuthorizationEndpoint, jwksURI
+        case deviceAuthorizationEndpoint, jwksURI, pushedAuthorizationRequestEndpoint
+        case usePushedAuthorization, dpop, allowsDPoPDowngrade
         // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
         case id, secret, redirectURL
     }
@@ -40,7 +41,9 @@ extension ClientConfiguration: Codable {
                 revocation: try container.decodeIfPresent(URL.self, forKey: .revocationEndpoint),
                 userInfo: try container.decodeIfPresent(URL.self, forKey: .userInfoEndpoint),
                 deviceAuthorization: try container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint),
-                jwks: try container.decodeIfPresent(URL.self, forKey: .jwksURI)),
+                jwks: try container.decodeIfPresent(URL.self, forKey: .jwksURI),
+                pushedAuthorization: try container.decodeIfPresent(
+                    URL.self, forKey: .pushedAuthorizationRequestEndpoint)),
             clientID: clientID,
             clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret)
                 ?? container.decodeIfPresent(String.self, forKey: .secret),
@@ -54,7 +57,12 @@ extension ClientConfiguration: Codable {
             idTokenSigningAlgorithms: try container.decodeIfPresent([String].self, forKey: .idTokenSigningAlgorithms)
                 ?? ["RS256"],
             additionalAuthorizationParameters: try container.decodeIfPresent(
-                [String: String].self, forKey: .additionalAuthorizationParameters) ?? [:])
+                [String: String].self, forKey: .additionalAuthorizationParameters) ?? [:],
+            usePushedAuthorization: try container.decodeIfPresent(
+                PushedAuthorizationUse.self, forKey: .usePushedAuthorization)
+                ?? .automatic,
+            dpop: try container.decodeIfPresent(DPoPKey.Storage.self, forKey: .dpop),
+            allowsDPoPDowngrade: try container.decodeIfPresent(Bool.self, forKey: .allowsDPoPDowngrade) ?? false)
     }
 
     /// Encodes the full form.
@@ -67,6 +75,7 @@ extension ClientConfiguration: Codable {
         try container.encodeIfPresent(endpoints.userInfo, forKey: .userInfoEndpoint)
         try container.encodeIfPresent(endpoints.deviceAuthorization, forKey: .deviceAuthorizationEndpoint)
         try container.encodeIfPresent(endpoints.jwks, forKey: .jwksURI)
+        try container.encodeIfPresent(endpoints.pushedAuthorization, forKey: .pushedAuthorizationRequestEndpoint)
         try container.encode(clientID, forKey: .clientID)
         try container.encodeIfPresent(clientSecret, forKey: .clientSecret)
         try container.encodeIfPresent(name, forKey: .name)
@@ -78,5 +87,10 @@ extension ClientConfiguration: Codable {
         if !additionalAuthorizationParameters.isEmpty {
             try container.encode(additionalAuthorizationParameters, forKey: .additionalAuthorizationParameters)
         }
+        if usePushedAuthorization != .automatic {
+            try container.encode(usePushedAuthorization, forKey: .usePushedAuthorization)
+        }
+        try container.encodeIfPresent(dpop, forKey: .dpop)
+        if allowsDPoPDowngrade { try container.encode(allowsDPoPDowngrade, forKey: .allowsDPoPDowngrade) }
     }
 }

@@ -62,6 +62,18 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// More authorization request parameters (`prompt`, `login_hint`, `access_type`, …). The
     /// parameters the layer sets itself cannot be overridden here.
     public var additionalAuthorizationParameters: [String: String]
+    /// When to push the authorization request first (RFC 9126). Default
+    /// ``PushedAuthorizationUse/automatic``: when the provider requires it.
+    public var usePushedAuthorization: PushedAuthorizationUse
+    /// DPoP (RFC 9449): `nil` (the default) for Bearer tokens; ``DPoPKey/Storage/persistent``
+    /// to bind the tokens to a key stored with them, ``DPoPKey/Storage/ephemeral`` to a key
+    /// kept in memory only. A provider whose `dpop_signing_alg_values_supported` leaves out
+    /// `ES256` is an error.
+    public var dpop: DPoPKey.Storage?
+    /// Whether a provider that answers a DPoP request with a `Bearer` token is accepted (the
+    /// token is then used as a bearer token). Default `false`: such a downgrade fails with
+    /// ``OAuthError/Code/dpopDowngraded``.
+    public var allowsDPoPDowngrade: Bool
 
     /// Creates a configuration.
     public init(
@@ -75,7 +87,10 @@ public struct ClientConfiguration: Sendable, Hashable {
         clientAuthentication: ClientAuthenticationMethod? = nil,
         responseType: ResponseType = .code,
         idTokenSigningAlgorithms: [String] = ["RS256"],
-        additionalAuthorizationParameters: [String: String] = [:]
+        additionalAuthorizationParameters: [String: String] = [:],
+        usePushedAuthorization: PushedAuthorizationUse = .automatic,
+        dpop: DPoPKey.Storage? = nil,
+        allowsDPoPDowngrade: Bool = false
     ) {
         self.issuer = issuer
         self.endpoints = endpoints
@@ -88,6 +103,9 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.responseType = responseType
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
         self.additionalAuthorizationParameters = additionalAuthorizationParameters
+        self.usePushedAuthorization = usePushedAuthorization
+        self.dpop = dpop
+        self.allowsDPoPDowngrade = allowsDPoPDowngrade
     }
 
     /// `http://127.0.0.1/callback`: a loopback redirect on a port chosen at sign-in.
@@ -209,11 +227,13 @@ extension ClientConfiguration {
         public var deviceAuthorization: URL?
         /// The JSON Web Key Set, for ID token signatures.
         public var jwks: URL?
+        /// The pushed authorization request endpoint (RFC 9126).
+        public var pushedAuthorization: URL?
 
         /// Creates a set of endpoints.
         public init(
             authorization: URL? = nil, token: URL? = nil, revocation: URL? = nil, userInfo: URL? = nil,
-            deviceAuthorization: URL? = nil, jwks: URL? = nil
+            deviceAuthorization: URL? = nil, jwks: URL? = nil, pushedAuthorization: URL? = nil
         ) {
             self.authorization = authorization
             self.token = token
@@ -221,6 +241,7 @@ extension ClientConfiguration {
             self.userInfo = userInfo
             self.deviceAuthorization = deviceAuthorization
             self.jwks = jwks
+            self.pushedAuthorization = pushedAuthorization
         }
 
         /// The endpoints that are set, with their names.
@@ -229,6 +250,7 @@ extension ClientConfiguration {
                 ("authorization endpoint", authorization), ("token endpoint", token),
                 ("revocation endpoint", revocation), ("userinfo endpoint", userInfo),
                 ("device authorization endpoint", deviceAuthorization), ("jwks_uri", jwks),
+                ("pushed authorization request endpoint", pushedAuthorization),
             ].compactMap { name, url in url.map { (name, $0) } }
         }
     }

@@ -53,6 +53,7 @@ extension OAuthClient {
     ///   reported as ``OAuthError/Code/session`` with a program cancellation.
     public func pollDeviceAuthorization(_ authorization: DeviceAuthorization) async throws(OAuthError) -> TokenSet {
         let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
+        let dpop = try await dpopProofing(for: nil)
         var polling = DevicePolling(interval: authorization.interval, expiresAt: authorization.expiresAt)
         var step = polling.start(now: clock.now())
         var lastServerError: OAuthServerError?
@@ -68,8 +69,8 @@ extension OAuthClient {
             do {
                 let response: TokenResponse = try await endpoints.postForm(
                     [("grant_type", Self.deviceCodeGrantType), ("device_code", authorization.deviceCode)],
-                    to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration))
-                return try await tokenSet(from: response, nonce: nil, original: nil, previous: nil)
+                    to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration), dpop: dpop)
+                return try await tokenSet(from: response, nonce: nil, original: nil, previous: nil, dpop: dpop)
             } catch {
                 let answer: DevicePolling.Answer =
                     switch (error.code, error.serverError?.code) {

@@ -99,6 +99,16 @@ public struct OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A resource server redirected where the request may not follow: from https to http,
         /// to http on another machine, or past the limit of redirects (see ``ResourceClient``).
         public static let redirectRefused = Code(rawValue: "redirectRefused")
+        /// DPoP was asked for, but the token endpoint issued a token of another type (a
+        /// downgrade to `Bearer`), and the configuration does not allow that
+        /// (``ClientConfiguration/allowsDPoPDowngrade``).
+        public static let dpopDowngraded = Code(rawValue: "dpopDowngraded")
+        /// The tokens are DPoP-bound but their key is not at hand (an ephemeral key does not
+        /// outlive its program): sign in again.
+        public static let dpopKeyMissing = Code(rawValue: "dpopKeyMissing")
+        /// The pushed authorization request's `request_uri` expired before the browser could
+        /// open it, even after a fresh push (RFC 9126 §2.2).
+        public static let pushedRequestExpired = Code(rawValue: "pushedRequestExpired")
     }
 }
 

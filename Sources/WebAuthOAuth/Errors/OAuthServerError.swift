@@ -94,6 +94,10 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
         public static let consentRequired: Code = "consent_required"
         /// `interaction_required` (OpenID Connect).
         public static let interactionRequired: Code = "interaction_required"
+        /// `use_dpop_nonce` (RFC 9449 §8): send the request again with the server's `DPoP-Nonce`.
+        public static let useDPoPNonce: Code = "use_dpop_nonce"
+        /// `invalid_dpop_proof` (RFC 9449 §5): the DPoP proof was refused.
+        public static let invalidDPoPProof: Code = "invalid_dpop_proof"
     }
 }
 
@@ -111,6 +115,8 @@ public struct OAuthEndpoint: Sendable, Hashable, CustomStringConvertible {
     public static let userInfo = OAuthEndpoint(name: "userinfo")
     /// The device authorization endpoint (RFC 8628).
     public static let deviceAuthorization = OAuthEndpoint(name: "device authorization")
+    /// The pushed authorization request endpoint (RFC 9126).
+    public static let pushedAuthorization = OAuthEndpoint(name: "pushed authorization request")
     /// The discovery document (OpenID Connect Discovery, RFC 8414).
     public static let discovery = OAuthEndpoint(name: "discovery")
     /// The JSON Web Key Set.

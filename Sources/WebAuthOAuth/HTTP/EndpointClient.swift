@@ -14,36 +14,53 @@ struct EndpointClient: Sendable {
     let timeout: Duration
 
     /// POSTs a form to `url` and decodes the JSON answer as `Response`.
+    ///
+    /// - Parameters:
+    ///   - dpop: Puts a DPoP proof on the request (and sends it once more when the server asks
+    ///     for a nonce).
+    ///   - expectedStatus: The one success status accepted (as `201` for a pushed
+    ///     authorization request); `nil` accepts any `2xx`.
     func postForm<Response: Decodable>(
         _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint,
-        authentication: ClientCredentials?, as type: Response.Type = Response.self
+        authentication: ClientCredentials?, dpop: DPoPProofing? = nil, expectedStatus: Int? = nil,
+        as type: Response.Type = Response.self
     ) async throws(OAuthError) -> Response {
         let request = formRequest(parameters, to: url, authentication: authentication)
-        let response = try await send(request, endpoint: endpoint)
+        let response = try await send(request, endpoint: endpoint, dpop: dpop)
+        if let expectedStatus, (200..<300).contains(response.status), response.status != expectedStatus {
+            throw OAuthError(
+                code: .unexpectedStatus,
+                message: "the \(endpoint) endpoint answered HTTP \(response.status), not \(expectedStatus)")
+        }
         return try decodeSuccess(response, endpoint: endpoint, withholding: request.secrets)
     }
 
     /// POSTs a form to `url` and returns the raw response once it is known to be a success.
     func postFormExpectingSuccess(
-        _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint, authentication: ClientCredentials?
+        _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint, authentication: ClientCredentials?,
+        dpop: DPoPProofing? = nil
     ) async throws(OAuthError) {
         let request = formRequest(parameters, to: url, authentication: authentication)
-        let response = try await send(request, endpoint: endpoint)
+        let response = try await send(request, endpoint: endpoint, dpop: dpop)
         guard (200..<300).contains(response.status) else {
             throw failure(response, endpoint: endpoint, withholding: request.secrets)
         }
     }
 
-    /// GETs `url` (with a bearer token, if given) and decodes the JSON answer.
+    /// GETs `url` (with an access token, if given: `Bearer`, or `DPoP` with a proof when `dpop`
+    /// is set) and decodes the JSON answer.
     func getJSON<Response: Decodable>(
-        _ url: URL, endpoint: OAuthEndpoint, bearer: String? = nil, as type: Response.Type = Response.self
+        _ url: URL, endpoint: OAuthEndpoint, accessToken: String? = nil, dpop: DPoPProofing? = nil,
+        as type: Response.Type = Response.self
     ) async throws(OAuthError) -> Response {
         var fields = [HTTPTransportRequest.HeaderField(name: "Accept", value: "application/json")]
-        if let bearer { fields.append(.init(name: "Authorization", value: "Bearer \(bearer)")) }
+        if let accessToken {
+            fields.append(.init(name: "Authorization", value: "\(dpop == nil ? "Bearer" : "DPoP") \(accessToken)"))
+        }
         let request = SecretCarryingRequest(
             request: HTTPTransportRequest(method: "GET", url: url, headerFields: fields, timeout: timeout),
-            secrets: bearer.map { [$0] } ?? [])
-        let response = try await send(request, endpoint: endpoint)
+            secrets: accessToken.map { [$0] } ?? [])
+        let response = try await send(request, endpoint: endpoint, dpop: dpop, accessToken: accessToken)
         return try decodeSuccess(response, endpoint: endpoint, withholding: request.secrets)
     }
 
@@ -84,6 +101,23 @@ struct EndpointClient: Sendable {
                 method: "POST", url: url, headerFields: fields, body: Data(FormEncoding.encode(parameters).utf8),
                 timeout: timeout),
             secrets: secrets)
+    }
+
+    /// Sends the request — with a fresh DPoP proof when `dpop` is set, and once more with a
+    /// new proof when the server answers `use_dpop_nonce` with a new nonce (exactly one retry).
+    private func send(
+        _ carrying: SecretCarryingRequest, endpoint: OAuthEndpoint, dpop: DPoPProofing?, accessToken: String? = nil
+    ) async throws(OAuthError) -> HTTPTransportResponse {
+        guard let dpop else { return try await send(carrying, endpoint: endpoint) }
+        var proven = carrying
+        proven.request = dpop.proving(carrying.request, accessToken: accessToken)
+        let response = try await send(proven, endpoint: endpoint)
+        guard dpop.asksForNonce(response, from: carrying.request.url) else { return response }
+        logger.debug("OAuth \(endpoint) asked for a DPoP nonce; sending once more")
+        proven.request = dpop.proving(carrying.request, accessToken: accessToken)
+        let retried = try await send(proven, endpoint: endpoint)
+        dpop.nonces.record(retried, from: carrying.request.url)
+        return retried
     }
 
     private func send(

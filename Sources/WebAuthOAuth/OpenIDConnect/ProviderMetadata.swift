@@ -31,6 +31,13 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): when `true`, every
     /// authorization response must carry `iss`.
     public var authorizationResponseIssParameterSupported: Bool?
+    /// `pushed_authorization_request_endpoint` (RFC 9126).
+    public var pushedAuthorizationRequestEndpoint: URL?
+    /// `require_pushed_authorization_requests` (RFC 9126 §5): when `true`, every sign-in must
+    /// push its authorization request.
+    public var requirePushedAuthorizationRequests: Bool?
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
+    public var dpopSigningAlgValuesSupported: [String]?
 
     /// Creates metadata.
     public init(
@@ -39,7 +46,8 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         deviceAuthorizationEndpoint: URL? = nil, scopesSupported: [String]? = nil,
         grantTypesSupported: [String]? = nil, codeChallengeMethodsSupported: [String]? = nil,
         idTokenSigningAlgValuesSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
-        authorizationResponseIssParameterSupported: Bool? = nil
+        authorizationResponseIssParameterSupported: Bool? = nil, pushedAuthorizationRequestEndpoint: URL? = nil,
+        requirePushedAuthorizationRequests: Bool? = nil, dpopSigningAlgValuesSupported: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -54,6 +62,9 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         self.idTokenSigningAlgValuesSupported = idTokenSigningAlgValuesSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+        self.dpopSigningAlgValuesSupported = dpopSigningAlgValuesSupported
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -70,6 +81,9 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 
     /// These metadata with every endpoint set in `endpoints` replacing the discovered one.
@@ -81,6 +95,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         merged.userInfoEndpoint = endpoints.userInfo ?? userInfoEndpoint
         merged.deviceAuthorizationEndpoint = endpoints.deviceAuthorization ?? deviceAuthorizationEndpoint
         merged.jwksURI = endpoints.jwks ?? jwksURI
+        merged.pushedAuthorizationRequestEndpoint = endpoints.pushedAuthorization ?? pushedAuthorizationRequestEndpoint
         return merged
     }
 
@@ -90,6 +105,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
             ("authorization_endpoint", authorizationEndpoint), ("token_endpoint", tokenEndpoint),
             ("userinfo_endpoint", userInfoEndpoint), ("jwks_uri", jwksURI),
             ("revocation_endpoint", revocationEndpoint), ("device_authorization_endpoint", deviceAuthorizationEndpoint),
+            ("pushed_authorization_request_endpoint", pushedAuthorizationRequestEndpoint),
         ].compactMap { name, url in url.map { (name, $0) } }
     }
 }

@@ -6,6 +6,11 @@ import WebAuthCore
 /// when the server answers `401`, and redirects followed here, a bounded number of times, so that
 /// the token never leaves the origin it was meant for.
 ///
+/// DPoP-bound tokens (``TokenSet/isDPoPBound``) go as `Authorization: DPoP <access token>`
+/// with a fresh proof (RFC 9449 §7) on every request, carrying `ath` and the server's latest
+/// nonce; a `WWW-Authenticate: DPoP error="use_dpop_nonce"` answer with a new `DPoP-Nonce` is
+/// answered by sending the request once more.
+///
 /// ```swift
 /// let provider = try await TokenStores().accessTokenProvider(profile: "work")
 /// let client = ResourceClient(tokenProvider: provider)
@@ -24,6 +29,8 @@ public struct ResourceClient: Sendable {
     public let transport: any HTTPTransport
     /// How many redirects one request follows. Default 10.
     public let maximumRedirects: Int
+    /// The resource servers' DPoP nonces.
+    private let dpopNonces = DPoPNonces()
 
     /// Creates a client.
     ///
@@ -75,11 +82,21 @@ public struct ResourceClient: Sendable {
             var sent = current
             let carriesToken =
                 current.url.hasSameOrigin(as: request.url) && current.value(forHeader: "Authorization") == nil
+            var dpop: DPoPProofing?
             if carriesToken {
+                dpop = try tokenProvider.client.boundProofing(for: tokens).map {
+                    DPoPProofing(key: $0.key, nonces: dpopNonces, clock: $0.clock)
+                }
                 sent.headerFields.append(
-                    .init(name: "Authorization", value: "\(tokens.tokenType) \(tokens.accessToken)"))
+                    .init(
+                        name: "Authorization",
+                        value: "\(tokens.isDPoPBound ? "DPoP" : tokens.tokenType) \(tokens.accessToken)"))
             }
-            let response = try await transport.send(sent)
+            var response = try await transport.send(dpop?.proving(sent, accessToken: tokens.accessToken) ?? sent)
+            if let dpop, dpop.asksForNonce(response, from: sent.url) {
+                response = try await transport.send(dpop.proving(sent, accessToken: tokens.accessToken))
+                dpop.nonces.record(response, from: sent.url)
+            }
             guard let next = try ResourceRedirect.next(after: current, response: response) else {
                 return (response, carriesToken)
             }

@@ -22,11 +22,16 @@ public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, Cu
     public var scopes: [String]
     /// When these tokens were received.
     public var receivedAt: Date
+    /// The key the tokens are bound to (DPoP, RFC 9449), if they are: every request with them
+    /// carries a proof signed with it. Stored with the tokens when it is
+    /// ``DPoPKey/Storage/persistent``; an ephemeral key is never encoded.
+    public var dpopKey: DPoPKey?
 
     /// Creates a token set.
     public init(
         accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, idToken: String? = nil,
-        idTokenClaims: IDTokenClaims? = nil, expiresAt: Date? = nil, scopes: [String] = [], receivedAt: Date = Date()
+        idTokenClaims: IDTokenClaims? = nil, expiresAt: Date? = nil, scopes: [String] = [], receivedAt: Date = Date(),
+        dpopKey: DPoPKey? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -36,6 +41,29 @@ public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, Cu
         self.expiresAt = expiresAt
         self.scopes = scopes
         self.receivedAt = receivedAt
+        self.dpopKey = dpopKey
+    }
+
+    /// Whether the access token is DPoP-bound (`token_type` `DPoP`, RFC 9449 §5): it is sent
+    /// as `Authorization: DPoP …` with a proof, never as a bearer token.
+    public var isDPoPBound: Bool { tokenType.caseInsensitiveCompare("DPoP") == .orderedSame }
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken, tokenType, refreshToken, idToken, idTokenClaims, expiresAt, scopes, receivedAt, dpopKey
+    }
+
+    /// Encodes the tokens, with the DPoP key only when it is persistent.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(tokenType, forKey: .tokenType)
+        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try container.encodeIfPresent(idToken, forKey: .idToken)
+        try container.encodeIfPresent(idTokenClaims, forKey: .idTokenClaims)
+        try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try container.encode(scopes, forKey: .scopes)
+        try container.encode(receivedAt, forKey: .receivedAt)
+        if let dpopKey, dpopKey.storage == .persistent { try container.encode(dpopKey, forKey: .dpopKey) }
     }
 
     /// Whether the access token has expired at `date`, or will within `margin`. A token with no
@@ -53,6 +81,7 @@ public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, Cu
         if !scopes.isEmpty { parts.append("scopes \(scopes.joined(separator: " ").safeForDisplay)") }
         if refreshToken != nil { parts.append("refresh token") }
         if let subject = idTokenClaims?.subject { parts.append("subject \(subject.safeForDisplay)") }
+        if let dpopKey { parts.append("DPoP key \(dpopKey.thumbprint)") }
         return "TokenSet(" + parts.joined(separator: ", ") + ")"
     }
 

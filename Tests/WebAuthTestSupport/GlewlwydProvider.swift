@@ -1,0 +1,201 @@
+import Foundation
+import Synchronization
+import WebAuthOAuth
+import WebAuthProcess
+
+/// glewlwyd — Debian's single sign-on server, a C implementation independent of this package —
+/// for end-to-end tests of pushed authorization requests (RFC 9126; glewlwyd follows draft 05)
+/// and DPoP (RFC 9449; glewlwyd follows draft 07).
+///
+/// `Tests/Fixtures/glewlwyd/launch.py` starts it on `127.0.0.1` with a fresh SQLite database
+/// made from the package's schema, and configures it through its admin REST API: an OpenID
+/// Connect plugin that requires pushed requests and DPoP nonces, a confidential client
+/// (`client_secret_basic`) and a person who signs in on glewlwyd's own login page.
+///
+/// ```swift
+/// try await GlewlwydProvider.withProvider { provider in
+///     let tokens = try await provider.signIn(with: try provider.client())
+/// }
+/// ```
+///
+/// Where glewlwyd's draft-era behaviour differs from the RFCs (the tests follow the RFCs):
+/// - its metadata has no `dpop_signing_alg_values_supported` (RFC 9449 §5.1), so the client
+///   sends ES256 proofs because it is configured to;
+/// - an authorization request that was not pushed is answered `403` with no body, where
+///   RFC 9126 §5 leaves the error open and RFC 6749 would redirect with `invalid_request`;
+/// - it registers exact redirect URIs only, so the client's loopback port is fixed, not any
+///   port (RFC 8252 §7.3);
+/// - revocation takes `client_secret_basic` only and checks no DPoP proof;
+/// - a revoked refresh token is answered with a bare `400`, without the RFC 6749 §5.2 error body;
+/// - its UserInfo endpoint takes a DPoP-bound access token with a proof signed by another key
+///   (RFC 9449 §7.1 asks the resource server to check the proof's key against `cnf.jkt`); the
+///   embedded provider refuses it, and the client never sends one.
+public final class GlewlwydProvider: Sendable {
+    /// The issuer: `http://127.0.0.1:{port}/api/oidc`.
+    public let issuer: URL
+    /// The confidential client's ID.
+    public let clientID: String
+    /// Its secret.
+    public let clientSecret: String
+    /// The one redirect URI the client is registered with: `http://127.0.0.1:{port}/callback`.
+    public let redirectURI: URL
+    /// The person's username.
+    public let username: String
+    /// The person's password.
+    public let password: String
+    /// The launch's private directory: database, configuration, key, logs. Deleted by ``stop()``.
+    public let dataDirectory: URL
+
+    private let launcher: Subprocess
+    private let stopped = Mutex(false)
+
+    /// The fixture's launcher, found from this file.
+    static let launchPy: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Tests/WebAuthTestSupport
+        .deletingLastPathComponent()  // Tests
+        .appendingPathComponent("Fixtures/glewlwyd/launch.py").path
+
+    /// What the launcher wrote to `fixture.json`.
+    private struct FixtureOutput: Decodable {
+        var issuer: String
+        var clientID: String
+        var clientSecret: String
+        var redirectURI: String
+        var username: String
+        var password: String
+    }
+
+    private init(fixture: FixtureOutput, dataDirectory: URL, launcher: Subprocess) {
+        issuer = URL(string: fixture.issuer)!
+        clientID = fixture.clientID
+        clientSecret = fixture.clientSecret
+        redirectURI = URL(string: fixture.redirectURI)!
+        username = fixture.username
+        password = fixture.password
+        self.dataDirectory = dataDirectory
+        self.launcher = launcher
+    }
+
+    deinit {
+        if !stopped.withLock({ $0 }) {
+            launcher.send(SIGKILL)
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+    }
+
+    /// A client for the fixture's confidential client, with pushed requests and DPoP
+    /// (a persistent key) as `configure` leaves them.
+    public func client(_ configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> OAuthClient {
+        var configuration = ClientConfiguration(
+            issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: ["openid"],
+            redirectURI: redirectURI, usePushedAuthorization: .automatic, dpop: .persistent)
+        configure(&configuration)
+        return try OAuthClient(configuration: configuration)
+    }
+
+    /// The end of glewlwyd's log, for a failing test's message.
+    public func recentLog(lines: Int = 40) -> String {
+        IndependentProvider.tail(of: dataDirectory.appendingPathComponent("glewlwyd.log"), lines: lines)
+    }
+
+    // MARK: - Starting and stopping
+
+    /// Starts glewlwyd on free loopback ports and waits until it is configured.
+    ///
+    /// - Throws: ``IndependentProviderError`` when glewlwyd, python3 or openssl is missing, or
+    ///   the launch fails or takes longer than `timeout` (with the end of its logs).
+    public static func start(timeout: Duration = .seconds(90)) async throws -> GlewlwydProvider {
+        guard
+            let python = TestBrowsers.executablePath(
+                named: "python3", searchPath: ProcessInfo.processInfo.environment["PATH"])
+        else { throw IndependentProviderError("python3 not found on PATH; glewlwyd's launcher needs it") }
+        let deadline = ContinuousClock.now + timeout
+        let dataDirectory = try IndependentProvider.makePrivateDirectory("webauth-glewlwyd")
+        do {
+            let port = try IndependentProvider.freeLoopbackPort()
+            let redirectPort = try IndependentProvider.freeLoopbackPort()
+            let log = dataDirectory.appendingPathComponent("launch.log")
+            let launcher = try Subprocess(
+                executable: python, arguments: [launchPy, dataDirectory.path, String(port), String(redirectPort)],
+                output: log.path)
+            let fixtureFile = dataDirectory.appendingPathComponent("fixture.json")
+            while ContinuousClock.now < deadline {
+                if let data = try? Data(contentsOf: fixtureFile) {
+                    let fixture = try JSONDecoder().decode(FixtureOutput.self, from: data)
+                    return GlewlwydProvider(fixture: fixture, dataDirectory: dataDirectory, launcher: launcher)
+                }
+                if launcher.hasExited {
+                    throw IndependentProviderError(
+                        "glewlwyd's launcher exited:\n\(IndependentProvider.tail(of: log, lines: 30))\n"
+                            + IndependentProvider.tail(
+                                of: dataDirectory.appendingPathComponent("glewlwyd.out"), lines: 20))
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            await launcher.terminate(grace: .seconds(2))
+            throw IndependentProviderError(
+                "glewlwyd was not ready in time:\n\(IndependentProvider.tail(of: log, lines: 30))")
+        } catch {
+            try? FileManager.default.removeItem(at: dataDirectory)
+            throw error
+        }
+    }
+
+    /// Stops glewlwyd (the launcher's whole process group) and deletes ``dataDirectory``.
+    public func stop() async {
+        let first = stopped.withLock { wasStopped in
+            defer { wasStopped = true }
+            return !wasStopped
+        }
+        guard first else { return }
+        await launcher.terminate(grace: .seconds(3))
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// Starts glewlwyd, runs `body` with it, and stops it however `body` ends.
+    public static func withProvider<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (GlewlwydProvider) async throws -> Result
+    ) async throws -> Result {
+        let provider = try await start()
+        return try await withShutdown(of: provider, shutdown: { await $0.stop() }, body)
+    }
+
+    // MARK: - The person
+
+    /// Signs in with `client` in a headless Chromium, playing the person on glewlwyd's login
+    /// page (username, password, then Continue), and returns the tokens.
+    package func signIn(with client: OAuthClient) async throws -> TokenSet {
+        try await BrowserTurns.withTurn {
+            do {
+                return try await ChromiumPageDriver.signIn(with: client) { page in
+                    try await self.logIn(on: page)
+                }
+            } catch let error as OAuthError {
+                throw IndependentProviderError("sign-in failed: \(error)\nglewlwyd's log:\n\(recentLog())")
+            }
+        }
+    }
+
+    /// The login page: a React application, so the fields are set through the input's own
+    /// value setter (React ignores a plain assignment), then OK, then Continue.
+    package func logIn(on page: ChromiumPage, within limit: Duration = .seconds(60)) async throws {
+        try await page.waitForPage(path: "/login.html", within: limit)
+        try await page.waitForElement("#password", within: limit)
+        let script = """
+            (() => {
+                const set = (element, value) => {
+                    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(element, value);
+                    element.dispatchEvent(new Event('input', { bubbles: true }));
+                };
+                const username = document.querySelector('#username');
+                if (!username.disabled) set(username, \(ChromiumPage.literal(self.username)));
+                set(document.querySelector('#password'), \(ChromiumPage.literal(self.password)));
+                return 'ok';
+            })()
+            """
+        _ = try await page.evaluate(script)
+        try await page.click("#loginbut")
+        try await page.waitForElement("button.btn-success", within: limit)
+        try await page.click("button.btn-success")
+    }
+}
