@@ -92,8 +92,16 @@ let package = Package(
         // secret-tool) or 0600 files in a 0700 directory, locked across processes.
         .target(
             name: "WebAuthTokenStore",
-            dependencies: ["WebAuthOAuth", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        // The file store's layout and entry format, on FoundationEssentials: where the files
+        // are, which ones are trusted, and a strict reader of a stored entry's cached token.
+        .target(name: "WebAuthTokenFiles"),
+        // What `webauth` answers before loading anything else: a cached, fresh token for
+        // `token`, `git-credential get` and `exec-credential`; otherwise it runs `webauth-full`.
+        .target(name: "WebAuthFastPath", dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers"]),
         // What other programs speak to get a token from webauth: git's credential helper
         // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
         // command can answer without loading the rest.
@@ -126,15 +134,26 @@ let package = Package(
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
                 "WebAuthCredentialHelpers",
+                "WebAuthFastPath",
                 "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "webauth", dependencies: ["WebAuthCLI"]),
+        // `webauth`: the fast path, linked with the standard library statically in release
+        // builds so that it starts with no shared Swift library to load; everything else runs
+        // `webauth-full` (built with it: the dependency only orders the build).
+        .executableTarget(
+            name: "webauth", dependencies: ["WebAuthFastPath", "webauth-full"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+        ),
+        // The full program: every command, through swift-argument-parser.
+        .executableTarget(name: "webauth-full", dependencies: ["WebAuthCLI"]),
         .executableTarget(
             name: "webauth-benchmarks",
-            dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthProcess"],
+            dependencies: [
+                "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles", "WebAuthProcess",
+            ],
             path: "Benchmarks/webauth-benchmarks"
         ),
         // Fuzz targets (libFuzzer with `scripts/fuzz`; in an ordinary build they replay the
@@ -226,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "WebAuthCLITests",
             dependencies: [
-                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", .product(name: "Logging", package: "swift-log"),
+                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthFastPath", "WebAuthTokenFiles",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),

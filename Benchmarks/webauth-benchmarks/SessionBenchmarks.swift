@@ -28,6 +28,13 @@ struct Figures {
     var samples: [Duration] = []
     mutating func add(_ sample: Duration) { samples.append(sample) }
 
+    /// The median in milliseconds.
+    var median: Double {
+        let sorted = samples.sorted()
+        let value = sorted[(sorted.count - 1) / 2]
+        return Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3
+    }
+
     func line(_ label: String) -> String {
         let sorted = samples.sorted()
         func at(_ fraction: Double) -> String {
@@ -152,11 +159,27 @@ enum SessionBenchmarks {
             return
         }
         let header = "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max"
-        let token = try await CLIBenchmarks.tokenCommand(webauth: webauth)
-        print("webauth token with a valid cached token (milliseconds, whole process)")
-        print(header)
-        print(token.wall.line("wall time per call"))
-        print("peak resident memory of a call: \(token.peakKiB / 1024) MiB (\(token.peakKiB) KiB)\n")
+        let commands = try await CLIBenchmarks.cachedTokenCommands(webauth: webauth)
+        print("a valid cached token, file store (milliseconds, whole process; peak memory: GNU time's maxrss)")
+        print(header + "  peak MiB")
+        for (label, figures) in commands {
+            guard let figures else {
+                print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + " not installed")
+                continue
+            }
+            let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
+            print(figures.wall.line(label) + peak)
+        }
+        let medians = Dictionary(
+            commands.compactMap { entry in entry.figures.map { (entry.label, $0.wall.median) } }, uniquingKeysWith: { a, _ in a })
+        for label in ["webauth token", "webauth git-credential get", "webauth exec-credential"] {
+            guard let ours = medians[label] else { continue }
+            let ratios = ["gh auth token (GitHub CLI)", "Python google-auth, authorized-user file"].map { other in
+                medians[other].map { String(format: "%.2f×", ours / $0) + " " + other } ?? "\(other): not installed"
+            }
+            print("\(label): " + ratios.joined(separator: "; "))
+        }
+        print("")
 
         let demo = try await CLIBenchmarks.demo(webauth: webauth)
         print("webauth demo --no-browser, by step (milliseconds)")
