@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
         .executable(name: "webauth", targets: ["webauth"]),
+        .executable(name: "webauth-full", targets: ["webauth-full"]),
         .executable(name: "webauth-scheme-handler", targets: ["webauth-scheme-handler"]),
     ],
     dependencies: [
@@ -142,17 +143,26 @@ let package = Package(
         ),
         // `webauth`: the fast path, linked with the standard library statically in release
         // builds so that it starts with no shared Swift library to load; everything else runs
-        // `webauth-full` (built with it: the dependency only orders the build).
+        // `webauth-full`, built beside it by `swift build`. (Not a dependency: SwiftPM would
+        // link the full program's code, and its libraries, into this one.)
         .executableTarget(
-            name: "webauth", dependencies: ["WebAuthFastPath", "webauth-full"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+            name: "webauth", dependencies: ["WebAuthFastPath"],
+            linkerSettings: [
+                // FoundationEssentials' own archives, which a static link must name after it.
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xlinker", "-lFoundationEssentials", "-Xlinker", "-l_FoundationCShims",
+                        "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-lswiftSynchronization",
+                    ], .when(platforms: [.linux], configuration: .release))
+            ]
         ),
         // The full program: every command, through swift-argument-parser.
         .executableTarget(name: "webauth-full", dependencies: ["WebAuthCLI"]),
         .executableTarget(
             name: "webauth-benchmarks",
             dependencies: [
-                "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles", "WebAuthProcess",
+                "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles",
+                "WebAuthProcess",
             ],
             path: "Benchmarks/webauth-benchmarks"
         ),

@@ -111,9 +111,10 @@ enum CLIBenchmarks {
         // Saved as `webauth login` saves it: the entry, and the index naming the file store.
         try await stores.save(StoredTokens(tokens: tokens, configuration: configuration), profile: "default")
 
-        func webauthCommand(_ label: String, _ arguments: [String], input: String? = nil, fastPath: Bool = true,
-            expecting expected: String) -> TimedCommand
-        {
+        func webauthCommand(
+            _ label: String, _ arguments: [String], input: String? = nil, fastPath: Bool = true,
+            expecting expected: String
+        ) -> TimedCommand {
             var environment = environment
             if !fastPath { environment["WEBAUTH_FAST_PATH"] = "0" }
             return TimedCommand(
@@ -161,7 +162,8 @@ enum CLIBenchmarks {
         let python = ProcessInfo.processInfo.environment["WEBAUTH_BENCHMARK_PYTHON"] ?? "python3"
         let pythonPath = python.hasPrefix("/") ? python : executable(named: python, in: environment["PATH"])
         let authorizedUser = home + "/authorized_user.json"
-        try #"{"type":"authorized_user","client_id":"benchmark","client_secret":"s","refresh_token":"benchmark-refresh-token","token":"benchmark-access-token"}"#
+        try
+            #"{"type":"authorized_user","client_id":"benchmark","client_secret":"s","refresh_token":"benchmark-refresh-token","token":"benchmark-access-token"}"#
             .write(toFile: authorizedUser, atomically: true, encoding: .utf8)
         let script =
             "import sys; from google.oauth2.credentials import Credentials; "
@@ -169,7 +171,8 @@ enum CLIBenchmarks {
         if let pythonPath,
             Subprocess.exitCode(
                 of: (try? Subprocess.runToCompletion(
-                    pythonPath, ["-c", "import google.oauth2.credentials"], environment: environment))?.status ?? 1) == 0
+                    pythonPath, ["-c", "import google.oauth2.credentials"], environment: environment))?.status ?? 1)
+                == 0
         {
             results.append(
                 (

@@ -1,9 +1,10 @@
+import WebAuthTokenFiles
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import WebAuthTokenFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -48,7 +49,8 @@ package struct CachedTokenLookup: Sendable {
         var info = stat()
         guard directory.hasPrefix("/"), lstat(directory, &info) == 0, TokenFileLayout.isReadyTokenDirectory(info),
             let bytes = Self.readFile(
-                layout.entryPath(profile: profile), limit: Self.maximumEntrySize, trusted: TokenFileLayout.isTrustedEntry)
+                layout.entryPath(profile: profile), limit: Self.maximumEntrySize,
+                trusted: TokenFileLayout.isTrustedEntry)
         else { return nil }
         return CachedEntry(decoding: Data(bytes))
     }

@@ -1,10 +1,11 @@
+import WebAuthCredentialHelpers
+import WebAuthTokenFiles
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import WebAuthCredentialHelpers
-import WebAuthTokenFiles
 
 /// What `webauth` answers before it loads its full command set: a cached, fresh token for the
 /// everyday calls (``FastPathCommand``) — the same bytes on standard output the full command
@@ -59,7 +60,8 @@ package enum FastPath {
             let answer = GitCredential(
                 username: username
                     ?? GitCredential.conventionalUsername(
-                        providerName: entry.configurationName, tokenEndpointHost: entry.configurationTokenEndpoint?.host), password: entry.tokens.accessToken,
+                        providerName: entry.configurationName, tokenEndpointHost: entry.configurationTokenEndpoint?.host
+                    ), password: entry.tokens.accessToken,
                 passwordExpiry: entry.tokens.expiresAt)
             return try? answer.encoded()
 

@@ -77,7 +77,8 @@ package enum FastPathCommand: Sendable, Hashable {
                 self = .token(profile: profile, minimumValidity: validity, store: store)
             } else {
                 switch options["--token-type"] ?? "id" {
-                case "id": self = .execCredential(profile: profile, idToken: true, minimumValidity: validity, store: store)
+                case "id":
+                    self = .execCredential(profile: profile, idToken: true, minimumValidity: validity, store: store)
                 case "access":
                     self = .execCredential(profile: profile, idToken: false, minimumValidity: validity, store: store)
                 default: return nil

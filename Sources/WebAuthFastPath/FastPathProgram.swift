@@ -1,9 +1,10 @@
+import WebAuthCredentialHelpers
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import WebAuthCredentialHelpers
 
 #if canImport(Glibc)
     import Glibc

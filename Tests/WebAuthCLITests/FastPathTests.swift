@@ -32,7 +32,8 @@ private func fullEntry(
         issuer: URL(string: "https://id.example.com"),
         endpoints: .init(
             authorization: URL(string: "https://id.example.com/authorize"), token: URL(string: tokenEndpoint),
-            revocation: URL(string: "https://id.example.com/revoke"), userInfo: URL(string: "https://id.example.com/me"),
+            revocation: URL(string: "https://id.example.com/revoke"),
+            userInfo: URL(string: "https://id.example.com/me"),
             deviceAuthorization: URL(string: "https://id.example.com/device"),
             jwks: URL(string: "https://id.example.com/jwks")),
         clientID: "cli", clientSecret: "s", name: providerName, scopes: ["openid"],
@@ -44,7 +45,9 @@ private func fullEntry(
 struct FastPathCommandTests {
     @Test("The everyday command lines are recognised, with their options in either spelling")
     func recognised() {
-        #expect(FastPathCommand(arguments: ["token"]) == .token(profile: "default", minimumValidity: 60, store: "automatic"))
+        #expect(
+            FastPathCommand(arguments: ["token"]) == .token(profile: "default", minimumValidity: 60, store: "automatic")
+        )
         #expect(
             FastPathCommand(arguments: ["token", "--profile=work", "--min-validity", "0.5", "--store", "file"])
                 == .token(profile: "work", minimumValidity: 0.5, store: "file"))
@@ -201,10 +204,12 @@ private func prepared(_ entry: StoredTokens, profile: String = "default", index:
 }
 
 private let gitHTTPS = "protocol=https\nhost=git.example.com\n\n"
-private let execInfo = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+private let execInfo =
+    #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
 
 let fastPathSituations: [FastPathSituation] = [
-    FastPathSituation(name: "token, file store", arguments: ["token", "--store", "file"], fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "token, file store", arguments: ["token", "--store", "file"], fast: true, prepare: prepared(fullEntry())),
     FastPathSituation(name: "token, index says file", arguments: ["token"], fast: true, prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "token, other profile, min validity", arguments: ["token", "--profile=work", "--min-validity", "30"],
@@ -214,8 +219,10 @@ let fastPathSituations: [FastPathSituation] = [
     FastPathSituation(
         name: "token, index says keyring", arguments: ["token"], fast: false,
         prepare: prepared(fullEntry(), index: "keyring")),
-    FastPathSituation(name: "token --json", arguments: ["token", "--json"], fast: false, prepare: prepared(fullEntry())),
-    FastPathSituation(name: "token --help", arguments: ["token", "--help"], fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "token --json", arguments: ["token", "--json"], fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "token --help", arguments: ["token", "--help"], fast: false, prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "token, expiring, no refresh token", arguments: ["token"], fast: false,
         prepare: prepared(fullEntry(expiresIn: 30, refreshToken: nil))),
@@ -223,8 +230,10 @@ let fastPathSituations: [FastPathSituation] = [
         name: "token, expired, no configuration", arguments: ["token"], fast: false,
         prepare: prepared(fullEntry(expiresIn: -10, withConfiguration: false))),
     FastPathSituation(
-        name: "token, DPoP token type", arguments: ["token"], fast: false, prepare: prepared(fullEntry(tokenType: "DPoP"))),
-    FastPathSituation(name: "token, not signed in", arguments: ["token", "--store", "file"], fast: false, prepare: { _ in }),
+        name: "token, DPoP token type", arguments: ["token"], fast: false,
+        prepare: prepared(fullEntry(tokenType: "DPoP"))),
+    FastPathSituation(
+        name: "token, not signed in", arguments: ["token", "--store", "file"], fast: false, prepare: { _ in }),
     FastPathSituation(
         name: "token, corrupt entry", arguments: ["token", "--store", "file"], fast: false,
         prepare: { sandbox in
@@ -235,7 +244,8 @@ let fastPathSituations: [FastPathSituation] = [
         name: "token, an entry field added later", arguments: ["token", "--store", "file"], fast: false,
         prepare: { sandbox in
             try prepared(fullEntry())(sandbox)
-            var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.entryPath())))
+            var object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.entryPath())))
                 as! [String: Any]
             object["proofKey"] = ["kty": "EC"]
             try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: sandbox.entryPath()))
@@ -277,7 +287,8 @@ let fastPathSituations: [FastPathSituation] = [
         name: "git get, http to loopback", arguments: ["git-credential", "get"],
         input: "protocol=http\nhost=127.0.0.1:8080\n\n", fast: false, prepare: prepared(fullEntry())),
     FastPathSituation(
-        name: "git get, malformed input", arguments: ["git-credential", "get"], input: "protocol https\n\n", fast: false,
+        name: "git get, malformed input", arguments: ["git-credential", "get"], input: "protocol https\n\n",
+        fast: false,
         prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "git get, not signed in", arguments: ["git-credential", "get"], input: gitHTTPS, fast: false,
@@ -285,9 +296,12 @@ let fastPathSituations: [FastPathSituation] = [
     FastPathSituation(
         name: "git get, expiring within git's minute", arguments: ["git-credential", "get"], input: gitHTTPS,
         fast: false, prepare: prepared(fullEntry(expiresIn: 50, refreshToken: nil))),
-    FastPathSituation(name: "git store", arguments: ["git-credential", "store"], input: gitHTTPS, fast: false, prepare: prepared(fullEntry())),
     FastPathSituation(
-        name: "exec-credential, ID token", arguments: ["exec-credential"], environment: ["KUBERNETES_EXEC_INFO": execInfo],
+        name: "git store", arguments: ["git-credential", "store"], input: gitHTTPS, fast: false,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, ID token", arguments: ["exec-credential"],
+        environment: ["KUBERNETES_EXEC_INFO": execInfo],
         fast: true, prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "exec-credential, access token, no exec info", arguments: ["exec-credential", "--token-type=access"],
