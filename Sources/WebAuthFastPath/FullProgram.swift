@@ -48,7 +48,7 @@ package enum FullProgram {
         }
         guard let path = path() else { fail("cannot find the running program (/proc/self/exe)", errno: errno) }
         execv(path, argv)
-        fail("cannot run \(path) (install it beside webauth)", errno: errno)
+        fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", errno: errno)
     }
 
     /// The most input handed on through a pipe: what an empty pipe takes without blocking
