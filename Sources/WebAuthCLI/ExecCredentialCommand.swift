@@ -20,8 +20,18 @@ struct ExecCredentialCommand: AsyncParsableCommand {
             status.expirationTimestamp is when it expires.
 
             A token expiring within --min-validity seconds is refreshed first, under the \
-            profile's lock. A profile that is not signed in is never signed in from here: the \
-            command fails and says to run `webauth login --profile NAME`.
+            profile's lock.
+
+            Signing in: when the profile has no usable sign-in (never signed in, expired with no \
+            refresh token, or a refresh token the provider refuses), the command signs in only \
+            if the client runs it interactively (KUBERNETES_EXEC_INFO's spec.interactive: \
+            kubectl at a terminal with interactiveMode IfAvailable or Always), by the same rules \
+            as `webauth login`, with prompts on standard error and only the ExecCredential on \
+            standard output. It signs in with the stored profile's own client configuration \
+            when there is one, which wins over the login options in args; else with those. Not \
+            run interactively, it opens nothing, fails (status 8, or 9 for a refused refresh \
+            token) and says to run `webauth login --profile NAME`. \
+            --client-secret is refused here: use a --config file or WEBAUTH_CLIENT_SECRET.
 
               users:
               - name: work
@@ -29,8 +39,9 @@ struct ExecCredentialCommand: AsyncParsableCommand {
                   exec:
                     apiVersion: client.authentication.k8s.io/v1
                     command: webauth
-                    args: [exec-credential, --profile, work]
-                    interactiveMode: Never
+                    args: [exec-credential, --profile, work, --issuer, https://id.example.com,
+                           --client-id, kube-cli, --scope, openid, --scope, offline_access]
+                    interactiveMode: IfAvailable
 
             A KUBERNETES_EXEC_INFO that is not an ExecCredential, or asks for another apiVersion, \
             fails with status 7.
@@ -62,9 +73,13 @@ struct ExecCredentialCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
 
+    @OptionGroup(title: "Sign-in options (when the profile has no usable sign-in and the run is interactive)")
+    var login: LoginOptions
+
     func validate() throws {
         try ProfileOptions.validate(profile)
         try SecondsOption.validate(minimumValidity, option: "--min-validity", allowsZero: true)
+        try login.refuseClientSecret(keptIn: "the kubeconfig")
     }
 
     func run() async throws {
@@ -79,12 +94,54 @@ struct ExecCredentialCommand: AsyncParsableCommand {
                     status: ExitStatus.invalidInput, code: error.code.description, message: error.message,
                     fix: "run this command from a kubeconfig's users[].user.exec")
             }
-            let credential = try await credential(apiVersion: request.apiVersion)
+            let credential: ExecCredential
+            do {
+                credential = try await self.credential(apiVersion: request.apiVersion)
+            } catch {
+                let failure = CommandFailure.from(error, profile: profile, action: "refresh")
+                guard ProfileSignIn.cures(failure) else { throw failure }
+                try await signIn(after: failure, interactive: request.interactive)
+                credential = try await self.credential(apiVersion: request.apiVersion)
+            }
             writeFully(STDOUT_FILENO, try credential.encoded())
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")
             output.failure(failure, terminal: TerminalOutput())
             throw ExitCode(failure.status)
+        }
+    }
+
+    /// Signs the profile in, with prompts on standard error (client-go connects it to the
+    /// terminal for an interactive run), when the run is `interactive` and there is a
+    /// configuration to sign in with; else throws `failure`, its fix saying what to do.
+    private func signIn(after failure: CommandFailure, interactive: Bool) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let stores = storeOption.stores(environment: environment)
+        let signIn = ProfileSignIn(profile: profile, options: login, stores: stores, environment: environment)
+        let configuration: ClientConfiguration
+        do {
+            guard let found = try signIn.configuration(stored: try? await stores.find(profile: profile)?.entry) else {
+                throw ProfileSignIn.nothingToSignInWith(failure, profile: profile, where: "exec-credential (in args)")
+            }
+            configuration = found
+        } catch {
+            throw CommandFailure.from(error, profile: profile, action: "sign-in")
+        }
+        guard interactive else {
+            var explained = failure
+            explained.fix =
+                (failure.fix.map { $0 + "; " } ?? "")
+                + "exec-credential signs in by itself only when run interactively (interactiveMode IfAvailable "
+                + "or Always, at a terminal)"
+            throw explained
+        }
+        let terminal = TerminalOutput()
+        terminal.note("\(failure.message); signing in for the Kubernetes client.")
+        do {
+            let outcome = try await signIn.run(configuration: configuration, terminal: terminal)
+            outcome.summary(profile: profile).report(terminal: terminal, output: CommandOutput(json: false))
+        } catch {
+            throw CommandFailure.from(error, profile: profile, action: "sign-in")
         }
     }
 

@@ -30,10 +30,29 @@ struct GitCredentialCommand: AsyncParsableCommand {
             One helper line can serve several hosts with --profile-for HOST=NAME (repeatable); \
             hosts it does not name then get no answer.
 
+            Signing in from git: when the profile has no usable sign-in (never signed in, \
+            expired with no refresh token, or a refresh token the provider refuses), git runs \
+            the helper from a terminal and GIT_TERMINAL_PROMPT is not 0, get signs in there, \
+            by the same rules as `webauth login` (a browser, or the device flow where no \
+            browser can open), with every prompt on the terminal (/dev/tty) and only the answer \
+            on standard output. It signs in with the stored profile's own client configuration \
+            when there is one, which wins over the helper line's; else with the login options \
+            on the helper line, which setup writes there:
+
+              webauth git-credential setup git.example.com --profile work \\
+                  --issuer https://id.example.com --client-id git-cli --scope openid \\
+                  --scope offline_access
+
+            --client-secret is refused here (git's configuration is no place for a secret): \
+            use a --config file readable only by you, or WEBAUTH_CLIENT_SECRET.
+
             Other operations are ignored, as the protocol says. A token is sent for https, or \
-            for http to a loopback host only. With no stored sign-in, get answers nothing and \
-            exits 0 (git then asks elsewhere), with a line on standard error saying what to run. \
-            The refresh token never goes to git, and no token is ever written to standard error.
+            for http to a loopback host only. With no usable sign-in and no terminal (or \
+            GIT_TERMINAL_PROMPT=0, or nothing to sign in with), get answers nothing and exits \
+            0 (git then asks elsewhere), with a line on standard error saying what to run. A \
+            helper line that cannot be parsed (an unknown option, say) exits 64 and answers \
+            nothing; nothing stored is touched. The refresh token never goes to git, and no \
+            token is ever written to standard error or the terminal.
 
             \(ExitStatus.helpText)
             """
@@ -59,6 +78,9 @@ struct GitCredentialCommand: AsyncParsableCommand {
         name: .customLong("file"),
         help: ArgumentHelp("setup: write to this git configuration file instead of the global one.", valueName: "PATH"))
     var configurationFile: String?
+
+    @OptionGroup(title: "Sign-in options (get, when the profile has no usable sign-in; setup writes them)")
+    var login: LoginOptions
 
     @Argument(help: ArgumentHelp("What git asks (get, store, erase), or setup.", valueName: "operation"))
     var operation: String
@@ -87,6 +109,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             }
             try ProfileOptions.validate(parts[1])
         }
+        try login.refuseClientSecret(keptIn: "git's configuration")
         if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
             throw ValidationError("--username must be one non-empty line")
         }
@@ -97,7 +120,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
         if operation == "setup", let host, let target = GitCredentialSetup.target(from: host) {
             let setup = GitCredentialSetup(
                 scheme: target.scheme, host: target.host, profile: profile, store: storeOption.selection,
-                configurationFile: configurationFile)
+                configurationFile: configurationFile, loginArguments: login.arguments)
             do {
                 let written = try setup.write()
                 writeFully(STDOUT_FILENO, Array(written.utf8))
@@ -145,16 +168,17 @@ struct GitCredentialCommand: AsyncParsableCommand {
             return
         }
         let stores = storeOption.stores()
-        let tokens: TokenSet
-        let entry: StoredTokens?
+        let (tokens, entry): (TokenSet, StoredTokens?)
         do {
-            tokens = try await stores.freshTokens(profile: profile, minimumValidity: .seconds(60))
-            entry = try await stores.find(profile: profile)?.entry
+            let fresh = try await stores.freshTokens(profile: profile, minimumValidity: .seconds(60))
+            (tokens, entry) = (fresh, try await stores.find(profile: profile)?.entry)
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")
-            guard failure.status == ExitStatus.notSignedIn else { throw failure }
-            terminal.note("git gets no credential from webauth: \(failure.message); \(failure.fix ?? "")")
-            return
+            guard ProfileSignIn.cures(failure) else { throw failure }
+            guard let signedIn = try await signIn(for: asked, after: failure, profile: profile, stores: stores) else {
+                return
+            }
+            (tokens, entry) = (signedIn.tokens, signedIn)
         }
         let answer = GitCredential(
             username: username ?? Self.conventionalUsername(for: entry?.configuration),
@@ -165,6 +189,47 @@ struct GitCredentialCommand: AsyncParsableCommand {
             throw CommandFailure(
                 status: ExitStatus.providerError, code: error.code.description,
                 message: "the provider's token cannot be given to git: \(error.message)")
+        }
+    }
+
+    /// Signs `profile` in on the terminal, when git allows prompts and there is a terminal and
+    /// a configuration to sign in with, and returns the stored entry. Otherwise declines: `nil`
+    /// with a line on standard error (git's "I don't know") when `failure` is that the profile
+    /// is not signed in, else `failure` itself.
+    private func signIn(
+        for asked: GitCredential, after failure: CommandFailure, profile: String, stores: TokenStores
+    ) async throws -> StoredTokens? {
+        let environment = ProcessInfo.processInfo.environment
+        func decline(_ failure: CommandFailure) throws -> StoredTokens? {
+            guard failure.status == ExitStatus.notSignedIn else { throw failure }
+            TerminalOutput().note("git gets no credential from webauth: \(failure.message); \(failure.fix ?? "")")
+            return nil
+        }
+        guard ControllingTerminal.gitAllowsPrompts(environment: environment),
+            let terminal = ControllingTerminal.current()
+        else { return try decline(failure) }
+        let signIn = ProfileSignIn(profile: profile, options: login, stores: stores, environment: environment)
+        let configuration: ClientConfiguration
+        do {
+            guard let found = try signIn.configuration(stored: try? await stores.find(profile: profile)?.entry) else {
+                return try decline(
+                    ProfileSignIn.nothingToSignInWith(failure, profile: profile, where: "the helper line"))
+            }
+            configuration = found
+        } catch {
+            throw CommandFailure.from(error, profile: profile, action: "sign-in")
+        }
+        let url = "\(asked.protocol ?? "https")://\(asked.host ?? "")"
+        do {
+            return try await terminal.attached {
+                let onTerminal = TerminalOutput()
+                onTerminal.note("git asks webauth for a credential for \(url): \(failure.message); signing in.")
+                let outcome = try await signIn.run(configuration: configuration, terminal: onTerminal)
+                outcome.summary(profile: profile).report(terminal: onTerminal, output: CommandOutput(json: false))
+                return outcome.entry
+            }
+        } catch {
+            throw CommandFailure.from(error, profile: profile, action: "sign-in")
         }
     }
 

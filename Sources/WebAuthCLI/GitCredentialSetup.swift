@@ -16,6 +16,9 @@ struct GitCredentialSetup {
     var store: TokenStoreSelection
     /// The git configuration file to write (`git config --file`), or `nil` for `--global`.
     var configurationFile: String?
+    /// The login options the helper signs in with when the profile has no usable sign-in
+    /// (``LoginOptions/arguments``).
+    var loginArguments: [String] = []
 
     /// The configuration key: `credential.https://HOST.helper`.
     var key: String { "credential.\(scheme)://\(host).helper" }
@@ -37,11 +40,13 @@ struct GitCredentialSetup {
         return name == "127.0.0.1" || name == "localhost" || name == "[::1]"
     }
 
-    /// The helper line: `!'<this program>' git-credential --profile NAME` (git runs a value
-    /// starting with `!` through the shell, so the path is quoted for it).
+    /// The helper line: `!'<this program>' git-credential --profile NAME`, then `--store` and
+    /// the login options when given (git runs a value starting with `!` through the shell, so
+    /// the path, and every argument that needs it, is quoted for it).
     func helperValue(executable: String) -> String {
         var value = "!\(Self.shellQuoted(executable)) git-credential --profile \(profile)"
         if store != .automatic { value += " --store \(store.rawValue)" }
+        for argument in loginArguments { value += " " + Self.shellWord(argument) }
         return value
     }
 
@@ -84,6 +89,17 @@ struct GitCredentialSetup {
             let number = Int(port), (1...65535).contains(number)
         else { return false }
         return true
+    }
+
+    /// `text` as one word for a POSIX shell: as it is when it holds only characters no shell
+    /// treats specially (letters, digits and `-_./:=@%+,`), else in single quotes.
+    static func shellWord(_ text: String) -> String {
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0))
+            }
+        return plain ? text : shellQuoted(text)
     }
 
     /// `text` in single quotes for a POSIX shell.

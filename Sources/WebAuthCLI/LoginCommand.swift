@@ -40,63 +40,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: ProfileOptions.help, completion: ProfileOptions.completion)
     var profile: String = ProfileOptions.defaultProfile
 
-    @Option(help: ArgumentHelp("The provider's issuer, discovered from its metadata.", valueName: "URL"))
-    var issuer: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "A provider preset: \(ClientConfiguration.presetNames.joined(separator: ", ")).", valueName: "NAME"),
-        completion: .list(ClientConfiguration.presetNames))
-    var preset: String?
-
-    @Option(
-        name: .customLong("config"),
-        help: ArgumentHelp("A JSON client configuration file.", valueName: "FILE"),
-        completion: .file(extensions: ["json"]))
-    var configFile: String?
-
-    @Option(name: .customLong("client-id"), help: "The client ID (may come from --config).")
-    var clientID: String?
-
-    @Option(
-        name: .customLong("client-secret"),
-        help: ArgumentHelp(
-            "The client secret, or - to read one line from standard input (default: WEBAUTH_CLIENT_SECRET).",
-            valueName: "SECRET|-"))
-    var clientSecret: String?
-
-    @Option(
-        name: .customLong("scope"),
-        help: ArgumentHelp("A scope to ask for (repeatable; default with --issuer: openid).", valueName: "SCOPE"))
-    var scopes: [String] = []
-
-    @Option(
-        name: .customLong("redirect-uri"),
-        help: ArgumentHelp("The registered redirect URI (default http://127.0.0.1/callback).", valueName: "URI"))
-    var redirectURI: String?
-
-    @Option(help: ArgumentHelp("The tenant, for --preset microsoft.", valueName: "ID"))
-    var tenant: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The browser: automatic, system, chromium, firefox, none, or a path (default: WEBAUTH_BROWSER, else automatic).",
-            valueName: "BROWSER"),
-        completion: .list(["automatic", "system", "chromium", "firefox", "none"]))
-    var browser: String?
-
-    @Flag(help: "Ask for an ephemeral browser session: no cookies in, none kept.")
-    var ephemeral = false
-
-    @Flag(help: "Use the device flow: confirm a code on another device.")
-    var device = false
-
-    @Flag(
-        name: .customLong("no-browser"), help: "Print the URL instead of opening a browser; accept the pasted result.")
-    var noBrowser = false
-
-    @Option(help: "Give up after this many seconds.")
-    var timeout: Double = 600
+    @OptionGroup var options: LoginOptions
 
     @OptionGroup var storeOption: StoreOption
 
@@ -108,25 +52,9 @@ struct LoginCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ProfileOptions.validate(profile)
-        let sources = [issuer != nil, preset != nil, configFile != nil].filter { $0 }.count
-        guard sources == 1 else { throw ValidationError("Give exactly one of --issuer, --preset and --config.") }
-        guard clientID != nil || configFile != nil else {
-            throw ValidationError("--client-id is needed (or a --config file that has one).")
+        guard options.namesProvider else {
+            throw ValidationError("Give exactly one of --issuer, --preset and --config.")
         }
-        if let issuer, URL(string: issuer)?.host == nil {
-            throw ValidationError("--issuer must be an absolute URL, such as https://accounts.example.com.")
-        }
-        if let redirectURI, URL(string: redirectURI)?.scheme == nil {
-            throw ValidationError("--redirect-uri must be an absolute URI.")
-        }
-        try SecondsOption.validate(timeout, option: "--timeout")
-        if let browser, BrowserChoice(browser) == nil {
-            throw ValidationError("--browser must be automatic, system, chromium, firefox, none, or a path.")
-        }
-        if device && (noBrowser || browser != nil || ephemeral) {
-            throw ValidationError("--device uses no browser here: leave out --no-browser, --browser and --ephemeral.")
-        }
-        if noBrowser && browser != nil { throw ValidationError("Give --no-browser or --browser, not both.") }
     }
 
     func run() async throws {
@@ -143,70 +71,13 @@ struct LoginCommand: AsyncParsableCommand {
 
     private func signIn(output: CommandOutput, terminal: TerminalOutput) async throws {
         let environment = ProcessInfo.processInfo.environment
-        let configuration = try clientConfiguration(
-            secret: try LoginSecret.resolve(clientSecret, environment: environment, terminal: terminal))
-        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
-        logger.logLevel = verbose ? .debug : .critical
-        let client = try OAuthClient(configuration: configuration, logger: logger)
-
-        // Open the store first: a keyring that cannot be used should stop us before the
-        // person signs in, not after.
-        let stores = storeOption.stores(environment: environment)
-        let store = try await stores.storeForSaving()
-
-        var selection = BrowserSelection.fromEnvironment(environment)
-        if let browser, let choice = BrowserChoice(browser) { selection.choice = choice }
-        selection.logger = logger
-        var situation = SignInPlan.Situation(
-            deviceRequested: device, noBrowserRequested: noBrowser, opensBrowser: !selection.fallsBackToTerminal)
-        if SignInPlan.needsProviderMetadata(situation) {
-            situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
-        }
-        let plan = SignInPlan.choose(situation)
-        if let reason = plan.reason { terminal.note(reason) }
-
-        let flow = SignInFlow(
-            client: client, terminal: terminal, timeout: SecondsOption.duration(timeout))
-        let tokens: TokenSet
-        switch plan.method {
-        case .device:
-            tokens = try await flow.device()
-        case .browser, .pastedRedirect:
-            if plan.method == .pastedRedirect { selection.choice = .terminal }
-            tokens = try await flow.browser(selection: selection, ephemeral: ephemeral)
-        }
-
-        var entry = StoredTokens(tokens: tokens, configuration: configuration)
-        let metadata = try? await client.metadata()
-        entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
-        entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
-        let savedIn = try await stores.save(entry, profile: profile, in: store)
-        LoginSummary(
-            profile: profile, entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method
-        )
-        .report(terminal: terminal, output: output)
-    }
-
-    /// The client configuration the options describe, with `secret` (already resolved).
-    func clientConfiguration(secret: String?) throws -> ClientConfiguration {
-        var configuration: ClientConfiguration
-        let redirect = redirectURI.flatMap(URL.init(string:))
-        if let configFile {
-            configuration = try ClientConfiguration.load(from: URL(fileURLWithPath: configFile))
-            if let clientID { configuration.clientID = clientID }
-            if let secret { configuration.clientSecret = secret }
-        } else if let preset {
-            configuration = try ClientConfiguration.preset(
-                named: preset, clientID: clientID ?? "", clientSecret: secret, tenant: tenant, redirectURI: redirect)
-        } else {
-            configuration = ClientConfiguration(
-                issuer: issuer.flatMap(URL.init(string:)), clientID: clientID ?? "", clientSecret: secret,
-                scopes: ["openid"])
-        }
-        let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
-        if !requested.isEmpty { configuration.scopes = requested }
-        if let redirect { configuration.redirectURI = redirect }
-        return try configuration.validated()
+        let configuration = try options.clientConfiguration(
+            secret: try LoginSecret.resolve(options.clientSecret, environment: environment, terminal: terminal))
+        let signIn = ProfileSignIn(
+            profile: profile, options: options, stores: storeOption.stores(environment: environment),
+            verbose: verbose, environment: environment)
+        let outcome = try await signIn.run(configuration: configuration, terminal: terminal)
+        outcome.summary(profile: profile).report(terminal: terminal, output: output)
     }
 }
 

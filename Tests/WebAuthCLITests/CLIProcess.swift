@@ -15,10 +15,11 @@ final class CLIProcess: Sendable {
     }
 
     /// Starts `webauth` with `arguments` — or another program when `executable` is given (such
-    /// as git, which runs `webauth` itself) — with `environment` over this process's own.
+    /// as git, which runs `webauth` itself) — with `environment` over this process's own;
+    /// standard input from `standardInput` when given (a terminal, say).
     init(
         _ arguments: [String], environment: [String: String] = [:], keepStandardInputOpen: Bool = false,
-        executable: String = CLIProcess.executable.path
+        standardInput: Subprocess.Stream? = nil, executable: String = CLIProcess.executable.path
     ) throws {
         var base = ProcessInfo.processInfo.environment
         for name in ["BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "WEBAUTH_BROWSER"] { base[name] = nil }
@@ -35,7 +36,8 @@ final class CLIProcess: Sendable {
             )
         process = try Subprocess(
             executable: executable, arguments: fullArguments, environment: environment,
-            standardInput: keepStandardInputOpen ? .pipe : .null, standardOutput: .pipe, standardError: .pipe,
+            standardInput: standardInput ?? (keepStandardInputOpen ? .pipe : .null), standardOutput: .pipe,
+            standardError: .pipe,
             newProcessGroup: false)
         let output = self.output
         let (stdout, stderr) = (process.standardOutput!, process.standardError!)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthCredentialHelpers
 import WebAuthOAuth
+import WebAuthProcess
 
 @testable import WebAuthCLI
 
@@ -51,5 +52,77 @@ struct GitCredentialUnitTests {
         #expect(
             setup.helperValue(executable: "/opt/it's here/webauth")
                 == "!'/opt/it'\\''s here/webauth' git-credential --profile work --store file")
+    }
+
+    // MARK: Login options on the helper line
+
+    /// Every login option, given: what `setup` must carry into the helper line.
+    static let everyLoginOption = [
+        "--issuer", "https://id.example/tenant one", "--preset", "github", "--config", "relative/client.json",
+        "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
+        "http://127.0.0.1/callback", "--tenant", "t", "--browser", "/opt/my browser", "--ephemeral", "--device",
+        "--no-browser", "--timeout", "90.5",
+    ]
+
+    @Test func loginOptionsBecomeArgumentsThatParseBackToThem() throws {
+        // Parsed without validation: the combination need not make sense, every option must
+        // survive the trip.
+        var options = try LoginOptions.parse([])
+        options.issuer = "https://id.example/tenant one"
+        options.preset = "github"
+        options.configFile = "relative/client.json"
+        options.clientID = "it's-me"
+        options.scopes = ["openid offline_access", "email"]
+        options.redirectURI = "http://127.0.0.1/callback"
+        options.tenant = "t"
+        options.browser = "/opt/my browser"
+        options.ephemeral = true
+        options.device = true
+        options.noBrowser = true
+        options.timeout = 90.5
+        options.clientSecret = "never-written"
+        let arguments = options.arguments
+        #expect(!arguments.contains("--client-secret") && !arguments.contains("never-written"))
+        let absolute = FileManager.default.currentDirectoryPath + "/relative/client.json"
+        #expect(arguments == Self.everyLoginOption.map { $0 == "relative/client.json" ? absolute : $0 })
+
+        // Every option LoginOptions declares is carried (but the secret): an option added later
+        // without being written to the helper line fails here.
+        let help = LoginOptions.helpMessage()
+        let declared = Set(help.matches(of: try Regex("--[a-z][a-z-]*")).map { String(help[$0.range]) })
+        #expect(declared.count >= 13, "\(declared)")
+        #expect(declared.subtracting(arguments).subtracting(["--client-secret", "--help"]).isEmpty)
+
+        // Defaults are left out: a helper line says only what was chosen.
+        #expect(try LoginOptions.parse([]).arguments.isEmpty)
+        #expect(try LoginOptions.parse(["--timeout", "600"]).arguments.isEmpty)
+    }
+
+    @Test func theHelperLineCarriesTheLoginOptionsQuotedForTheShell() throws {
+        let options = try LoginOptions.parse([
+            "--issuer", "https://id.example", "--client-id", "it's-me", "--scope", "openid offline_access",
+        ])
+        let setup = GitCredentialSetup(
+            scheme: "https", host: "example.com", profile: "work", store: .automatic, configurationFile: nil,
+            loginArguments: options.arguments)
+        let value = setup.helperValue(executable: "/usr/bin/webauth")
+        #expect(
+            value
+                == "!'/usr/bin/webauth' git-credential --profile work --issuer https://id.example --client-id "
+                + "'it'\\''s-me' --scope 'openid offline_access'")
+        #expect(GitCredentialSetup.shellWord("") == "''")
+        #expect(GitCredentialSetup.shellWord("~root") == "'~root'")
+        #expect(GitCredentialSetup.shellWord("$HOME") == "'$HOME'")
+        #expect(GitCredentialSetup.shellWord("a;b") == "'a;b'")
+        #expect(GitCredentialSetup.shellWord("https://h:1/p=q@x%20,y+z") == "https://h:1/p=q@x%20,y+z")
+
+        // What the shell makes of the line is what was given, word for word.
+        let words = try Subprocess.runToCompletion(
+            "/bin/sh",
+            ["-c", String(value.dropFirst()).replacingOccurrences(of: "'/usr/bin/webauth'", with: "printf '%s\\n'")],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(
+            words.standardOutput.split(separator: "\n").map(String.init)
+                == ["git-credential", "--profile", "work"] + options.arguments)
     }
 }

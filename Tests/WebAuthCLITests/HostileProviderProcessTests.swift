@@ -120,7 +120,7 @@ struct HostileProviderProcessTests {
     @Test func openShowsAnErrorRedirectCleanOnTheTerminalAndTheLoopbackPage() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        let browser = try Self.recordingBrowser(in: sandbox)
+        let browser = try sandbox.recordingBrowser()
         try await HostileProvider.withProvider { provider in
             provider.script {
                 $0.authorize.requirePKCE = false
@@ -156,22 +156,6 @@ struct HostileProviderProcessTests {
         let location = try #require(URLComponents(string: redirect))
         return try await RawHTTPClient.get(
             port: try #require(location.port), target: location.path + "?" + (location.percentEncodedQuery ?? ""))
-    }
-
-    /// A browser that records its environment (`browser-env`) and the URL it was given
-    /// (`browser-url`) in the sandbox, and does nothing else.
-    private static func recordingBrowser(in sandbox: ProfileSandbox) throws -> String {
-        let browser = sandbox.root + "/fake-browser"
-        let script = """
-            #!/bin/sh
-            env > "\(sandbox.root)/browser-env.tmp" && mv "\(sandbox.root)/browser-env.tmp" "\(sandbox.root)/browser-env"
-            printf '%s' "$1" > "\(sandbox.root)/browser-url.tmp" && mv "\(sandbox.root)/browser-url.tmp" "\(sandbox.root)/browser-url"
-            """
-        guard
-            FileManager.default.createFile(
-                atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o700])
-        else { throw CLITestError("cannot write \(browser)") }
-        return browser
     }
 
     @Test func scopeSubjectAndUserInfoAreShownCleanAndStoredExactly() async throws {
@@ -318,7 +302,7 @@ struct HostileProviderProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         let secret = "s3cret-from-the-environment"
-        let browser = try Self.recordingBrowser(in: sandbox)
+        let browser = try sandbox.recordingBrowser()
         try await HostileProvider.withProvider { provider in
             // The provider insists on the secret: the sign-in completes only if webauth had it.
             provider.script { $0.token.clientSecret = secret }
@@ -326,7 +310,7 @@ struct HostileProviderProcessTests {
             environment["WEBAUTH_CLIENT_SECRET"] = secret
             let process = try CLIProcess(
                 provider.loginArguments(["--browser", browser, "--store", "file"]), environment: environment)
-            let recorded = try await Self.waitForFile(sandbox.root + "/browser-env")
+            let recorded = try await waitForFile(sandbox.root + "/browser-env")
             #expect(recorded.contains("HOME=\(sandbox.root)"), "the environment was recorded: \(recorded)")
             #expect(!recorded.contains("WEBAUTH_CLIENT_SECRET"), "the variable reached the browser")
             #expect(!recorded.contains(secret), "the secret reached the browser")
@@ -348,15 +332,6 @@ struct HostileProviderProcessTests {
             #expect(!completion.standardOutput.contains("hidden-value"))
         }
         #expect(SecretEnvironment.names.contains("WEBAUTH_CLIENT_SECRET"))
-    }
-
-    private static func waitForFile(_ path: String, timeout: Duration = .seconds(60)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty { return text }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw CLITestError("\(path) never appeared")
     }
 
     // MARK: 4. A configuration file with a secret

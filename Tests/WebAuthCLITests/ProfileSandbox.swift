@@ -63,6 +63,22 @@ struct ProfileSandbox {
         return try StoredTokens.decode(data, profile: profile, location: entryPath(profile))
     }
 
+    /// A browser that records its environment (`browser-env`) and the URL it was given
+    /// (`browser-url`) in the sandbox, and does nothing else: for `BROWSER` or `--browser`.
+    func recordingBrowser() throws -> String {
+        let browser = root + "/fake-browser"
+        let script = """
+            #!/bin/sh
+            env > "\(root)/browser-env.tmp" && mv "\(root)/browser-env.tmp" "\(root)/browser-env"
+            printf '%s' "$1" > "\(root)/browser-url.tmp" && mv "\(root)/browser-url.tmp" "\(root)/browser-url"
+            """
+        guard
+            FileManager.default.createFile(
+                atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o700])
+        else { throw CLITestError("cannot write \(browser)") }
+        return browser
+    }
+
     /// The permission bits of `path`.
     func mode(of path: String) -> mode_t? {
         var info = stat()
@@ -101,6 +117,16 @@ extension HostileProvider {
             ($0.formValue("refresh_token") ?? "", $0.error == nil)
         }
     }
+}
+
+/// The text of the file at `path` once it exists and is not empty, waiting up to `timeout`.
+func waitForFile(_ path: String, timeout: Duration = .seconds(60)) async throws -> String {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty { return text }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw CLITestError("\(path) never appeared")
 }
 
 /// Whether `text` contains any of the entry's secrets.

@@ -80,8 +80,11 @@ final class StandInAPIServer: Sendable {
         }
     }
 
-    /// A kubeconfig whose one user runs `webauth` with `arguments` as its exec plugin.
-    static func kubeconfig(server: URL, apiVersion: String, arguments: [String]) -> String {
+    /// A kubeconfig whose one user runs `webauth` with `arguments` as its exec plugin, with
+    /// `interactiveMode`.
+    static func kubeconfig(
+        server: URL, apiVersion: String, arguments: [String], interactiveMode: String = "Never"
+    ) -> String {
         let args = arguments.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
             apiVersion: v1
@@ -97,7 +100,7 @@ final class StandInAPIServer: Sendable {
                   apiVersion: \(apiVersion)
                   command: \(CLIProcess.executable.path)
                   args: [\(args)]
-                  interactiveMode: Never
+                  interactiveMode: \(interactiveMode)
             contexts:
             - name: stand-in
               context:
@@ -108,7 +111,7 @@ final class StandInAPIServer: Sendable {
             """
     }
 
-    private static func python() throws -> String {
+    static func python() throws -> String {
         guard let python = TestFixture.python else { throw CLITestError("no Python for the fixtures") }
         return python
     }

@@ -235,7 +235,7 @@ struct TokenCommandsUnitTests {
                 "login", "--issuer", "https://a.example", "--client-id", "cli", "--scope", "openid email",
                 "--scope", "offline_access",
             ]) as? LoginCommand)
-        let configuration = try login.clientConfiguration(secret: "shh")
+        let configuration = try login.options.clientConfiguration(secret: "shh")
         #expect(configuration.issuer?.absoluteString == "https://a.example")
         #expect(configuration.scopes == ["openid", "email", "offline_access"])
         #expect(configuration.clientSecret == "shh")
@@ -243,12 +243,12 @@ struct TokenCommandsUnitTests {
 
         let preset = try #require(
             try WebAuthCommand.parseAsRoot(["login", "--preset", "github", "--client-id", "gh"]) as? LoginCommand)
-        #expect(try preset.clientConfiguration(secret: nil).endpoints.deviceAuthorization != nil)
+        #expect(try preset.options.clientConfiguration(secret: nil).endpoints.deviceAuthorization != nil)
         let insecure = try #require(
             try WebAuthCommand.parseAsRoot(["login", "--issuer", "http://a.example", "--client-id", "x"])
                 as? LoginCommand)
         #expect {
-            _ = try insecure.clientConfiguration(secret: nil)
+            _ = try insecure.options.clientConfiguration(secret: nil)
         } throws: { ($0 as? OAuthError)?.code == .insecureEndpoint }
     }
 
@@ -259,13 +259,13 @@ struct TokenCommandsUnitTests {
             #"{"issuer": "https://id.example", "clientID": "from-file", "scopes": ["openid", "profile"]}"#.utf8
         ).write(to: file)
         let fromFile = try #require(try WebAuthCommand.parseAsRoot(["login", "--config", file.path]) as? LoginCommand)
-        let configuration = try fromFile.clientConfiguration(secret: nil)
+        let configuration = try fromFile.options.clientConfiguration(secret: nil)
         #expect(configuration.clientID == "from-file")
         #expect(configuration.scopes == ["openid", "profile"])
         let overridden = try #require(
             try WebAuthCommand.parseAsRoot(["login", "--config", file.path, "--client-id", "other", "--scope", "email"])
                 as? LoginCommand)
-        let changed = try overridden.clientConfiguration(secret: nil)
+        let changed = try overridden.options.clientConfiguration(secret: nil)
         #expect(changed.clientID == "other")
         #expect(changed.scopes == ["email"])
     }

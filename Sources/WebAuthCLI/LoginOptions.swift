@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import WebAuth
+import WebAuthOAuth
+
+/// The options that say how to sign in: the provider and client (`--issuer`, `--preset`,
+/// `--config`, `--client-id`, …) and the way (`--browser`, `--device`, `--no-browser`, …).
+///
+/// `webauth login` takes them, and so do the credential helpers (`git-credential`,
+/// `exec-credential`), which sign in with them when the profile has no usable sign-in and
+/// someone is there to sign in.
+struct LoginOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The provider's issuer, discovered from its metadata.", valueName: "URL"))
+    var issuer: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A provider preset: \(ClientConfiguration.presetNames.joined(separator: ", ")).", valueName: "NAME"),
+        completion: .list(ClientConfiguration.presetNames))
+    var preset: String?
+
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp("A JSON client configuration file.", valueName: "FILE"),
+        completion: .file(extensions: ["json"]))
+    var configFile: String?
+
+    @Option(name: .customLong("client-id"), help: "The client ID (may come from --config).")
+    var clientID: String?
+
+    @Option(
+        name: .customLong("client-secret"),
+        help: ArgumentHelp(
+            "The client secret, or - to read one line from standard input (default: WEBAUTH_CLIENT_SECRET).",
+            valueName: "SECRET|-"))
+    var clientSecret: String?
+
+    @Option(
+        name: .customLong("scope"),
+        help: ArgumentHelp("A scope to ask for (repeatable; default with --issuer: openid).", valueName: "SCOPE"))
+    var scopes: [String] = []
+
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: ArgumentHelp("The registered redirect URI (default http://127.0.0.1/callback).", valueName: "URI"))
+    var redirectURI: String?
+
+    @Option(help: ArgumentHelp("The tenant, for --preset microsoft.", valueName: "ID"))
+    var tenant: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The browser: automatic, system, chromium, firefox, none, or a path (default: WEBAUTH_BROWSER, else automatic).",
+            valueName: "BROWSER"),
+        completion: .list(["automatic", "system", "chromium", "firefox", "none"]))
+    var browser: String?
+
+    @Flag(help: "Ask for an ephemeral browser session: no cookies in, none kept.")
+    var ephemeral = false
+
+    @Flag(help: "Use the device flow: confirm a code on another device.")
+    var device = false
+
+    @Flag(
+        name: .customLong("no-browser"), help: "Print the URL instead of opening a browser; accept the pasted result.")
+    var noBrowser = false
+
+    @Option(help: "Give up after this many seconds.")
+    var timeout: Double = Self.defaultTimeout
+
+    /// `--timeout` when it is not given.
+    static let defaultTimeout: Double = 600
+
+    /// Whether a provider is named: `--issuer`, `--preset` or `--config`.
+    var namesProvider: Bool { issuer != nil || preset != nil || configFile != nil }
+
+    /// Checks the options that are given; whether a provider must be named is the command's
+    /// to say (`login` needs one, the credential helpers only when they sign in).
+    func validate() throws {
+        let sources = [issuer != nil, preset != nil, configFile != nil].filter { $0 }.count
+        guard sources <= 1 else { throw ValidationError("Give exactly one of --issuer, --preset and --config.") }
+        if sources == 1, clientID == nil, configFile == nil {
+            throw ValidationError("--client-id is needed (or a --config file that has one).")
+        }
+        if let issuer, URL(string: issuer)?.host == nil {
+            throw ValidationError("--issuer must be an absolute URL, such as https://accounts.example.com.")
+        }
+        if let redirectURI, URL(string: redirectURI)?.scheme == nil {
+            throw ValidationError("--redirect-uri must be an absolute URI.")
+        }
+        try SecondsOption.validate(timeout, option: "--timeout")
+        if let browser, BrowserChoice(browser) == nil {
+            throw ValidationError("--browser must be automatic, system, chromium, firefox, none, or a path.")
+        }
+        if device && (noBrowser || browser != nil || ephemeral) {
+            throw ValidationError("--device uses no browser here: leave out --no-browser, --browser and --ephemeral.")
+        }
+        if noBrowser && browser != nil { throw ValidationError("Give --no-browser or --browser, not both.") }
+    }
+
+    /// Refuses `--client-secret` for a command whose command line is kept in a configuration
+    /// file (git's, a kubeconfig) and whose standard input belongs to the calling program.
+    func refuseClientSecret(keptIn place: String) throws {
+        guard clientSecret != nil else { return }
+        throw ValidationError(
+            "--client-secret cannot be used here: the command line is kept in \(place) and standard input is not "
+                + "yours. Put the secret in a --config file readable only by you, or in WEBAUTH_CLIENT_SECRET.")
+    }
+
+    /// The client configuration the options describe, with `secret` (already resolved).
+    func clientConfiguration(secret: String?) throws -> ClientConfiguration {
+        var configuration: ClientConfiguration
+        let redirect = redirectURI.flatMap(URL.init(string:))
+        if let configFile {
+            configuration = try ClientConfiguration.load(from: URL(fileURLWithPath: configFile))
+            if let clientID { configuration.clientID = clientID }
+            if let secret { configuration.clientSecret = secret }
+        } else if let preset {
+            configuration = try ClientConfiguration.preset(
+                named: preset, clientID: clientID ?? "", clientSecret: secret, tenant: tenant, redirectURI: redirect)
+        } else {
+            configuration = ClientConfiguration(
+                issuer: issuer.flatMap(URL.init(string:)), clientID: clientID ?? "", clientSecret: secret,
+                scopes: ["openid"])
+        }
+        let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
+        if !requested.isEmpty { configuration.scopes = requested }
+        if let redirect { configuration.redirectURI = redirect }
+        return try configuration.validated()
+    }
+
+    /// The options as command-line arguments that parse back to these options, for a command
+    /// line kept elsewhere (`git-credential setup` writes them into git's helper line): only
+    /// what was given, the `--config` path made absolute (the command will run from another
+    /// directory). Never `--client-secret`.
+    var arguments: [String] {
+        var arguments: [String] = []
+        func add(_ name: String, _ value: String?) {
+            if let value { arguments += [name, value] }
+        }
+        add("--issuer", issuer)
+        add("--preset", preset)
+        add("--config", configFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        add("--client-id", clientID)
+        for scope in scopes { add("--scope", scope) }
+        add("--redirect-uri", redirectURI)
+        add("--tenant", tenant)
+        add("--browser", browser)
+        if ephemeral { arguments.append("--ephemeral") }
+        if device { arguments.append("--device") }
+        if noBrowser { arguments.append("--no-browser") }
+        if timeout != Self.defaultTimeout {
+            add("--timeout", timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout))
+        }
+        return arguments
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import WebAuth
+import WebAuthOAuth
+import WebAuthProcess
+import WebAuthTokenStore
+
+/// Signs a profile in and stores the tokens with their client configuration: what `webauth
+/// login` does, and what the credential helpers do when the profile has no usable sign-in and
+/// a person is there.
+///
+/// The way is chosen by ``SignInPlan`` from ``LoginOptions`` and the situation (a display, a
+/// browser, the provider's device flow); progress and prompts go to standard error and the
+/// pasted redirect is read from standard input, so a caller that must keep them for itself
+/// (git) points them at the terminal first (``ControllingTerminal``).
+struct ProfileSignIn {
+    /// The profile to store the tokens under.
+    var profile: String
+    /// How to sign in.
+    var options: LoginOptions
+    /// The stores to save in.
+    var stores: TokenStores
+    /// Whether the sign-in logs what it does (never secrets) on standard error.
+    var verbose = false
+    /// The environment: the browser selection's and the store's.
+    var environment: [String: String] = ProcessInfo.processInfo.environment
+
+    /// What a sign-in stored.
+    struct Outcome {
+        /// The stored entry.
+        var entry: StoredTokens
+        /// The store's kind.
+        var kind: TokenStoreKind
+        /// The store's location.
+        var location: String
+        /// How the person signed in.
+        var method: SignInPlan.Method
+
+        /// The summary `login` shows.
+        func summary(profile: String) -> LoginSummary {
+            LoginSummary(profile: profile, entry: entry, kind: kind, location: location, method: method)
+        }
+    }
+
+    /// Signs in with `configuration`, telling the person on `terminal`, and saves the tokens.
+    func run(configuration: ClientConfiguration, terminal: TerminalOutput) async throws -> Outcome {
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
+        logger.logLevel = verbose ? .debug : .critical
+        let client = try OAuthClient(configuration: configuration, logger: logger)
+
+        // Open the store first: a keyring that cannot be used should stop us before the
+        // person signs in, not after.
+        let store = try await stores.storeForSaving()
+
+        var selection = BrowserSelection.fromEnvironment(environment)
+        if let browser = options.browser, let choice = BrowserChoice(browser) { selection.choice = choice }
+        selection.logger = logger
+        var situation = SignInPlan.Situation(
+            deviceRequested: options.device, noBrowserRequested: options.noBrowser,
+            opensBrowser: !selection.fallsBackToTerminal)
+        if SignInPlan.needsProviderMetadata(situation) {
+            situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
+        }
+        let plan = SignInPlan.choose(situation)
+        if let reason = plan.reason { terminal.note(reason) }
+
+        let flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
+        let tokens: TokenSet
+        switch plan.method {
+        case .device:
+            tokens = try await flow.device()
+        case .browser, .pastedRedirect:
+            if plan.method == .pastedRedirect { selection.choice = .terminal }
+            tokens = try await flow.browser(selection: selection, ephemeral: options.ephemeral)
+        }
+
+        var entry = StoredTokens(tokens: tokens, configuration: configuration)
+        let metadata = try? await client.metadata()
+        entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
+        entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
+        let savedIn = try await stores.save(entry, profile: profile, in: store)
+        return Outcome(entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method)
+    }
+
+    // MARK: Signing in for a credential helper
+
+    /// Whether signing in again would cure `failure`: the profile is not signed in, was saved
+    /// without its configuration, its token expired with no refresh token, or the provider
+    /// refused the refresh token (`invalid_grant`: expired or revoked). Not a profile that
+    /// lacks an ID token: signing in the same way would not bring one.
+    static func cures(_ failure: CommandFailure) -> Bool {
+        let codes = [
+            "notSignedIn", "noConfiguration", OAuthError.Code.noRefreshToken.rawValue,
+            OAuthServerError.Code.invalidGrant.rawValue,
+        ]
+        return codes.contains(failure.code)
+    }
+
+    /// The configuration a credential helper signs in with: the stored profile's own (it wins),
+    /// else the one `options` describe (the client secret from `WEBAUTH_CLIENT_SECRET` or the
+    /// `--config` file); `nil` when neither exists.
+    func configuration(stored: StoredTokens?) throws -> ClientConfiguration? {
+        if let configuration = stored?.configuration { return configuration }
+        guard options.namesProvider else { return nil }
+        let secret = environment[SecretEnvironment.clientSecret].flatMap { $0.isEmpty ? nil : $0 }
+        return try options.clientConfiguration(secret: secret)
+    }
+
+    /// The failure a credential helper reports when it has nothing to sign in with:
+    /// `failure`'s message, and a fix naming both ways on (`webauth login`, or the login
+    /// options on the helper's own command line, `where`).
+    static func nothingToSignInWith(_ failure: CommandFailure, profile: String, where place: String) -> CommandFailure {
+        var explained = failure
+        explained.fix =
+            "run \(CommandFailure.loginCommand(profile: profile)), or give \(place) the login options "
+            + "(--issuer URL --client-id ID, --preset NAME or --config FILE) to sign in by itself"
+        return explained
+    }
+}
