@@ -191,7 +191,8 @@ let package = Package(
             name: "FuzzSchemeSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
             path: "Fuzz/FuzzSchemeSocket"),
         .executableTarget(
-            name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
+            name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
+            path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
             name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzProfileIndex"),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
