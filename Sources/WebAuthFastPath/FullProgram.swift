@@ -20,12 +20,26 @@ package enum FullProgram {
         return String(executable[...slash]) + executableName
     }
 
-    /// The running executable's path, from `/proc/self/exe`.
+    /// The running executable's path, from `/proc/self/exe`; without `/proc`, the program name
+    /// it was started with (found on `PATH` when it has no `/`), links resolved.
     package static func runningExecutable() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if count > 0 {
+            return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        guard let name = CommandLine.arguments.first, !name.isEmpty else { return nil }
+        var candidates = [name]
+        if !name.contains("/") {
+            let search = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+            candidates = search.split(separator: ":").filter { $0.hasPrefix("/") }.map { "\($0)/\(name)" }
+        }
+        for candidate in candidates where access(candidate, X_OK) == 0 {
+            guard let resolved = realpath(candidate, nil) else { continue }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return nil
     }
 
     /// The path to hand to others (such as git's configuration) for the program people run:
@@ -46,7 +60,7 @@ package enum FullProgram {
         if let input, !replay(input) {
             fail("cannot hand standard input on to \(executableName)", errno: errno)
         }
-        guard let path = path() else { fail("cannot find the running program (/proc/self/exe)", errno: errno) }
+        guard let path = path() else { fail("cannot find the running program's directory", errno: errno) }
         execv(path, argv)
         fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", errno: errno)
     }
