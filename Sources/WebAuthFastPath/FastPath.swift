@@ -16,7 +16,8 @@ import WebAuthTokenFiles
 /// status comes from one place.
 ///
 /// It reads files with FoundationEssentials and the C library only: no argument parser, no
-/// networking stack, nothing the loader must map beyond the program itself.
+/// networking stack; in release builds no shared Swift library either (the C and C++ runtimes
+/// only).
 ///
 /// ```swift
 /// if let output = FastPath.answer(arguments, environment: environment, now: Date(), standardInput: readInput) {
