@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
         .executable(name: "webauth", targets: ["webauth"]),
+        .executable(name: "webauth-full", targets: ["webauth-full"]),
         .executable(name: "webauth-scheme-handler", targets: ["webauth-scheme-handler"]),
     ],
     dependencies: [
@@ -92,8 +93,16 @@ let package = Package(
         // secret-tool) or 0600 files in a 0700 directory, locked across processes.
         .target(
             name: "WebAuthTokenStore",
-            dependencies: ["WebAuthOAuth", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        // The file store's layout and entry format, on FoundationEssentials: where the files
+        // are, which ones are trusted, and a strict reader of a stored entry's cached token.
+        .target(name: "WebAuthTokenFiles"),
+        // What `webauth` answers before loading anything else: a cached, fresh token for
+        // `token`, `git-credential get` and `exec-credential`; otherwise it runs `webauth-full`.
+        .target(name: "WebAuthFastPath", dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers"]),
         // What other programs speak to get a token from webauth: git's credential helper
         // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
         // command can answer without loading the rest.
@@ -126,12 +135,29 @@ let package = Package(
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
                 "WebAuthCredentialHelpers",
+                "WebAuthFastPath",
                 "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "webauth", dependencies: ["WebAuthCLI"]),
+        // `webauth`: the fast path, linked with the standard library statically in release
+        // builds so that it starts with no shared Swift library to load; everything else runs
+        // `webauth-full`, built beside it by `swift build`. (Not a dependency: SwiftPM would
+        // link the full program's code, and its libraries, into this one.)
+        .executableTarget(
+            name: "webauth", dependencies: ["WebAuthFastPath"],
+            linkerSettings: [
+                // FoundationEssentials' own archives, which a static link must name after it.
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-Xlinker", "-lFoundationEssentials", "-Xlinker", "-l_FoundationCShims",
+                        "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-lswiftSynchronization",
+                    ], .when(platforms: [.linux], configuration: .release))
+            ]
+        ),
+        // The full program: every command, through swift-argument-parser.
+        .executableTarget(name: "webauth-full", dependencies: ["WebAuthCLI"]),
         // An example browser app that handles other programs' sign-ins with Apple's names
         // (ASWebAuthenticationSessionWebBrowserSessionManager), driving headless Chromium; the
         // browser-app tests run it as a separate process. Not a product.
@@ -140,7 +166,10 @@ let package = Package(
             path: "Examples/webauth-example-browser"),
         .executableTarget(
             name: "webauth-benchmarks",
-            dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthProcess"],
+            dependencies: [
+                "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles",
+                "WebAuthProcess",
+            ],
             path: "Benchmarks/webauth-benchmarks"
         ),
         // Fuzz targets (libFuzzer with `scripts/fuzz`; in an ordinary build they replay the
@@ -171,7 +200,8 @@ let package = Package(
             name: "FuzzBrowserSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
             path: "Fuzz/FuzzBrowserSocket"),
         .executableTarget(
-            name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzTokenEntry"),
+            name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
+            path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
             name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzProfileIndex"),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
@@ -236,7 +266,8 @@ let package = Package(
         .testTarget(
             name: "WebAuthCLITests",
             dependencies: [
-                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", .product(name: "Logging", package: "swift-log"),
+                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthFastPath", "WebAuthTokenFiles",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),

@@ -28,6 +28,13 @@ struct Figures {
     var samples: [Duration] = []
     mutating func add(_ sample: Duration) { samples.append(sample) }
 
+    /// The median in milliseconds.
+    var median: Double {
+        let sorted = samples.sorted()
+        let value = sorted[(sorted.count - 1) / 2]
+        return Double(value.components.attoseconds) / 1e15 + Double(value.components.seconds) * 1e3
+    }
+
     func line(_ label: String) -> String {
         let sorted = samples.sorted()
         func at(_ fraction: Double) -> String {
@@ -40,12 +47,19 @@ struct Figures {
     }
 }
 
+/// When the listener routed a callback request to its session.
+final class RoutedInstant: Sendable {
+    let instant = Mutex<ContinuousClock.Instant?>(nil)
+}
+
 /// A started session whose browser has been asked to open the page.
 struct StartedSession {
     let session: WebAuthSession
     let port: Int
     let toLaunch: Duration
     let completed: AsyncStream<ContinuousClock.Instant>
+    /// When the listener routed the callback request to the session (its `acceptsCallback`).
+    let received: RoutedInstant
 
     /// Starts a session and waits until it asks its browser to open the page.
     static func start(
@@ -57,22 +71,31 @@ struct StartedSession {
             url: URL(string: "https://auth.example.com/authorize")!, callback: .loopback(),
             environment: .standard(browser: TimingBrowser(opened: continuation))
         ) { _ in completedContinuation.yield(.now) }
+        let received = RoutedInstant()
+        session.acceptsCallback = { [received] _ in
+            received.instant.withLock { $0 = .now }
+            return true
+        }
         let started = ContinuousClock.now
         session.start()
         guard let (launched, redirectURI) = await opened.next(), let port = redirectURI.port else {
             throw CancellationError()
         }
-        return StartedSession(session: session, port: port, toLaunch: launched - started, completed: completed)
+        return StartedSession(
+            session: session, port: port, toLaunch: launched - started, completed: completed, received: received)
     }
 
-    /// Sends the callback and returns the time from sending it to the completion handler.
-    func deliverCallback() async throws -> Duration {
+    /// Sends the callback and returns the time from sending it to the completion handler, and
+    /// the part of it until the listener routed the request to the session.
+    func deliverCallback() async throws -> (total: Duration, toListener: Duration) {
         let sent = ContinuousClock.now
         let response = try await RawHTTPClient.get(port: port, target: "/callback?code=bench&state=s")
         precondition(response.status == 200, "callback answered \(response.status)")
         var done = completed.makeAsyncIterator()
-        guard let finished = await done.next() else { throw CancellationError() }
-        return finished - sent
+        guard let finished = await done.next(), let routed = received.instant.withLock({ $0 }) else {
+            throw CancellationError()
+        }
+        return (finished - sent, routed - sent)
     }
 }
 
@@ -114,12 +137,13 @@ enum SessionBenchmarks {
             let completion = try await started.deliverCallback()
             if index >= 20 {  // the first sessions warm up the event loops and caches
                 toLaunch.add(started.toLaunch)
-                toCompletion.add(completion)
+                toCompletion.add(completion.total)
             }
         }
 
         let strayCount = 500
         var underLoad = Figures()
+        var underLoadToListener = Figures()
         var strayStatuses = [Int: Int]()
         for _ in 0..<20 {
             let started = try await StartedSession.start(opened: &openedIterator, continuation: openedContinuation)
@@ -127,7 +151,9 @@ enum SessionBenchmarks {
             // Half the strays connect and say nothing; half ask for wrong paths, all at once.
             let idle = (0..<(strayCount / 2)).compactMap { _ in try? RawHTTPClient.connect(port: port) }
             let strays = Task { await strayRequests(port: port, count: strayCount / 2) }
-            underLoad.add(try await started.deliverCallback())
+            let delivered = try await started.deliverCallback()
+            underLoad.add(delivered.total)
+            underLoadToListener.add(delivered.toListener)
             for status in await strays.value { strayStatuses[status, default: 0] += 1 }
             for connection in idle { connection.close() }
         }
@@ -137,6 +163,7 @@ enum SessionBenchmarks {
         print(toLaunch.line("start() → browser asked to open the page"))
         print(toCompletion.line("callback request sent → completion delivered"))
         print(underLoad.line("the same with \(strayCount) stray connections (\(strayCount / 2) idle)"))
+        print(underLoadToListener.line("  of which: sent → the listener routes it"))
         let answered = strayStatuses.filter { $0.key > 0 }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
         let cutOff = strayStatuses[0, default: 0]
         let refused = strayStatuses[-1, default: 0]
@@ -154,11 +181,28 @@ enum SessionBenchmarks {
             return
         }
         let header = "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max"
-        let token = try await CLIBenchmarks.tokenCommand(webauth: webauth)
-        print("webauth token with a valid cached token (milliseconds, whole process)")
-        print(header)
-        print(token.wall.line("wall time per call"))
-        print("peak resident memory of a call: \(token.peakKiB / 1024) MiB (\(token.peakKiB) KiB)\n")
+        let commands = try await CLIBenchmarks.cachedTokenCommands(webauth: webauth)
+        print("a valid cached token, file store (milliseconds, whole process; peak memory: GNU time's maxrss)")
+        print(header + "  peak MiB")
+        for (label, figures) in commands {
+            guard let figures else {
+                print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + " not installed")
+                continue
+            }
+            let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
+            print(figures.wall.line(label) + peak)
+        }
+        let medians = Dictionary(
+            commands.compactMap { entry in entry.figures.map { (entry.label, $0.wall.median) } },
+            uniquingKeysWith: { a, _ in a })
+        for label in ["webauth token", "webauth git-credential get", "webauth exec-credential"] {
+            guard let ours = medians[label] else { continue }
+            let ratios = ["gh auth token (GitHub CLI)", "Python google-auth, authorized-user file"].map { other in
+                medians[other].map { String(format: "%.2f×", ours / $0) + " " + other } ?? "\(other): not installed"
+            }
+            print("\(label): " + ratios.joined(separator: "; "))
+        }
+        print("")
 
         let demo = try await CLIBenchmarks.demo(webauth: webauth)
         print("webauth demo --no-browser, by step (milliseconds)")

@@ -254,10 +254,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
     /// GitHub (what its git server expects with an OAuth token), `oauth2` for everyone else
     /// (GitLab's convention, and what most forges accept).
     static func conventionalUsername(for configuration: ClientConfiguration?) -> String {
-        let tokenHost = configuration?.endpoints.token?.host?.lowercased()
-        let isGitHub =
-            configuration?.name == "GitHub" || tokenHost == "github.com" || tokenHost?.hasSuffix(".github.com") == true
-        return isGitHub ? "x-access-token" : "oauth2"
+        GitCredential.conventionalUsername(
+            providerName: configuration?.name, tokenEndpointHost: configuration?.endpoints.token?.host)
     }
 
     /// Whether a token may answer `asked`: https, or http to a loopback host.
@@ -272,7 +270,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
     /// Standard input up to its end, or a little past the most a description can hold (the
     /// reader then refuses it as too long).
     static func readStandardInput() -> [UInt8] {
-        let limit = GitCredential.maximumLineCount * (GitCredential.maximumLineLength + 2) + 1
+        let limit = GitCredential.maximumInputLength
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count < limit {

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthFastPath
 import WebAuthProcess
 import WebAuthTokenStore
 
@@ -106,10 +107,11 @@ struct GitCredentialSetup {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// The absolute path of the running program.
+    /// The absolute path of the program people run: `webauth`, also when this process is the
+    /// full program it runs (see `FullProgram`).
     static func thisExecutable() -> String {
         if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return resolved
+            return FullProgram.frontPath(for: resolved)
         }
         return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.resolvingSymlinksInPath().path
     }

@@ -28,6 +28,9 @@ public struct GitCredential: Sendable, Hashable {
     public static let maximumLineLength = 64 * 1024
     /// The most lines read before the empty line that ends the description.
     public static let maximumLineCount = 256
+    /// The most bytes of standard input a helper reads: a little past the most a description can
+    /// hold, so that ``init(reading:)`` refuses a longer one as too long.
+    public static let maximumInputLength = maximumLineCount * (maximumLineLength + 2) + 1
 
     /// `protocol`: `https`, `http`, … .
     public var `protocol`: String?
@@ -185,6 +188,22 @@ public struct GitCredential: Sendable, Hashable {
         }
         output.append(UInt8(ascii: "\n"))
         return output
+    }
+}
+
+extension GitCredential {
+    /// The username a helper answers git with when none is configured: `x-access-token` for
+    /// GitHub (what its git server expects with an OAuth token) — the provider named `GitHub`,
+    /// or a token endpoint on `github.com` or one of its subdomains — and `oauth2` for everyone
+    /// else (GitLab's convention, and what most forges accept).
+    ///
+    /// - Parameters:
+    ///   - providerName: The client configuration's provider name, if any.
+    ///   - tokenEndpointHost: The host of the provider's token endpoint, if known.
+    public static func conventionalUsername(providerName: String?, tokenEndpointHost: String?) -> String {
+        let host = tokenEndpointHost?.lowercased()
+        let isGitHub = providerName == "GitHub" || host == "github.com" || host?.hasSuffix(".github.com") == true
+        return isGitHub ? "x-access-token" : "oauth2"
     }
 }
 

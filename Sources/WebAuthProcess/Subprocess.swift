@@ -203,9 +203,10 @@ package final class Subprocess: Sendable {
 
     /// Runs a short-lived program (`xdg-mime`, say) to completion and returns what it wrote.
     /// Blocks the calling thread until the program exits; the output is read on threads of its
-    /// own, so neither pipe can fill up and stall the program.
+    /// own, so neither pipe can fill up and stall the program. Standard input is `/dev/null`
+    /// unless `standardInput` says otherwise.
     package static func runToCompletion(
-        _ executable: String, _ arguments: [String], environment: [String: String]
+        _ executable: String, _ arguments: [String], environment: [String: String], standardInput: Stream = .null
     ) throws -> Completion {
         let outputPipe = try makePipe()
         let errorPipe = try makePipe()
@@ -216,7 +217,7 @@ package final class Subprocess: Sendable {
                 close(errorPipe[1])
             }
             process = try Subprocess(
-                executable: executable, arguments: arguments, environment: environment,
+                executable: executable, arguments: arguments, environment: environment, standardInput: standardInput,
                 standardOutput: .descriptor(outputPipe[1]), standardError: .descriptor(errorPipe[1]),
                 newProcessGroup: false)
         } catch {

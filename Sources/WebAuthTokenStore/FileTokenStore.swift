@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthTokenFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -50,17 +51,7 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
     public static func defaultDirectory(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> String {
-        stateDirectory(environment: environment) + "/webauth/tokens"
-    }
-
-    /// `$XDG_STATE_HOME` if absolute, else `$HOME/.local/state`.
-    static func stateDirectory(environment: [String: String]) -> String {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
-        var home = environment["HOME"] ?? ""
-        if !home.hasPrefix("/"), let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
-            home = String(cString: directory)
-        }
-        return home + "/.local/state"
+        TokenFileLayout(environment: environment).tokenDirectory
     }
 
     /// Opens the store in `directory` (default ``defaultDirectory(environment:)``), creating it
@@ -133,7 +124,7 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
 
     // MARK: - Files
 
-    private func filePath(_ profile: String) -> String { "\(directory)/\(profile).json" }
+    private func filePath(_ profile: String) -> String { TokenFileLayout.entryPath(profile: profile, in: directory) }
     package func lockPath(_ profile: String) -> String { "\(directory)/.\(profile).lock" }
 
     package func readEntry(profile: String) throws(TokenStoreError) -> StoredTokens? {
@@ -148,7 +139,7 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw TokenStoreError.system("cannot stat \(path)") }
-        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+        guard TokenFileLayout.isTrustedEntry(info) else {
             throw TokenStoreError(
                 .insecureFile,
                 "\(path) is not a regular file of this user with mode 0600 (mode "

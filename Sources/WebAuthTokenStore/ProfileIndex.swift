@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthTokenFiles
 
 /// Which store each profile was saved in, so that later runs with
 /// ``TokenStoreSelection/automatic`` go straight to it instead of asking the keyring first.
@@ -65,7 +66,7 @@ public struct ProfileIndex: Sendable {
     /// The profiles and stores the bytes of an index file name; `nil` when they are not an
     /// index this version reads.
     public static func entries(decoding data: Data) -> [String: TokenStoreKind]? {
-        (try? JSONDecoder().decode(Contents.self, from: data))?.profiles
+        ProfileIndexFormat.storeKinds(decoding: data)?.compactMapValues(TokenStoreKind.init(rawValue:))
     }
 
     private func read() -> Contents {

@@ -1,3 +1,5 @@
+import WebAuthTokenFiles
+
 /// The rules for profile names, the keys a ``TokenStore`` keeps entries under.
 ///
 /// A profile name is 1–64 characters from `A-Z a-z 0-9 . _ -`, does not start with `.` or `-`
@@ -10,23 +12,11 @@
 /// ```
 public enum ProfileName {
     /// The longest name accepted.
-    public static let maximumLength = 64
+    public static let maximumLength = ProfileNameRule.maximumLength
 
     /// Whether `name` is a valid profile name.
     public static func isValid(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...maximumLength).contains(bytes.count), bytes.first != UInt8(ascii: "."),
-            bytes.first != UInt8(ascii: "-"), !name.contains("..")
-        else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default:
-                false
-            }
-        }
+        ProfileNameRule.isValid(name)
     }
 
     /// Throws ``TokenStoreError/Code/invalidProfileName`` unless `name` is valid.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuthProcess
+import WebAuthTokenFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -86,7 +87,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         self.environment = environment
         self.executable = found
         self.lockDirectory =
-            lockDirectory ?? FileTokenStore.stateDirectory(environment: environment) + "/webauth/locks"
+            lockDirectory ?? TokenFileLayout.stateDirectory(environment: environment) + "/webauth/locks"
         self.timeout = timeout
         self.lockTimeout = lockTimeout
         self.logger = logger

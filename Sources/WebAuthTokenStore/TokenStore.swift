@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthOAuth
+import WebAuthTokenFiles
 
 /// Where signed-in tokens live between runs, one entry per profile name.
 ///
@@ -92,7 +93,7 @@ public enum TokenStoreKind: String, Sendable, Hashable, Codable, CaseIterable, C
 /// ```
 public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The format version written by this code.
-    public static let currentVersion = 1
+    public static let currentVersion = CachedEntry.version
 
     /// The format version this entry was written with.
     public var version: Int

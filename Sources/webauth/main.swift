@@ -1,3 +1,4 @@
-import WebAuthCLI
+// webauth: a cached token straight from the file store, else the full program (webauth-full).
+import WebAuthFastPath
 
-await WebAuthCommand.runFromCommandLine()
+FastPathProgram.run()

@@ -1,0 +1,101 @@
+import WebAuthCredentialHelpers
+import WebAuthTokenFiles
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What `webauth` answers before it loads its full command set: a cached, fresh token for the
+/// everyday calls (``FastPathCommand``) — the same bytes on standard output the full command
+/// writes, exit status 0. Whenever it cannot be sure of that (see ``FastPathCommand`` and
+/// ``CachedTokenLookup``, plus a token type other than `Bearer`, a token that needs a refresh,
+/// input git or kubectl sent that is not plain), it answers `nil` and the full program runs
+/// with the same command line, input and environment, so every message, refresh and exit
+/// status comes from one place.
+///
+/// It reads files with FoundationEssentials and the C library only: no argument parser, no
+/// networking stack; in release builds no shared Swift library either (the C and C++ runtimes
+/// only).
+///
+/// ```swift
+/// if let output = FastPath.answer(arguments, environment: environment, now: Date(), standardInput: readInput) {
+///     write(1, output)  // and exit 0
+/// }
+/// ```
+package enum FastPath {
+    /// The environment variable that turns the fast path off (`WEBAUTH_FAST_PATH=0`), a
+    /// diagnostic: every call then takes the full program's way.
+    package static let switchVariable = "WEBAUTH_FAST_PATH"
+
+    /// The environment variables the fast path reads.
+    package static let environmentNames = ["XDG_STATE_HOME", "HOME", "KUBERNETES_EXEC_INFO", switchVariable]
+
+    /// Standard output for `arguments`, or `nil` when the full program must answer.
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line without the program's name.
+    ///   - environment: At least ``environmentNames``.
+    ///   - now: The time freshness is judged at.
+    ///   - standardInput: Reads standard input (only `git-credential get` calls it); `nil` when
+    ///     it may not be read (a terminal) or failed.
+    package static func answer(
+        _ arguments: [String], environment: [String: String], now: Date, standardInput: () -> [UInt8]?
+    ) -> [UInt8]? {
+        guard environment[switchVariable] != "0", let command = FastPathCommand(arguments: arguments) else {
+            return nil
+        }
+        let lookup = CachedTokenLookup(layout: TokenFileLayout(environment: environment))
+        switch command {
+        case .token(let profile, let minimumValidity, let store):
+            guard let tokens = freshBearer(lookup, profile, store, minimumValidity, now)?.tokens else { return nil }
+            return Array((tokens.accessToken + "\n").utf8)
+
+        case .gitCredentialGet(let profile, let username, let store):
+            // git's input first, as the full command reads it; only https gets a token here.
+            guard let input = standardInput(), let asked = try? GitCredential(reading: input),
+                asked.protocol?.lowercased() == "https",
+                let entry = freshBearer(lookup, profile, store, defaultGitValidity, now)
+            else { return nil }
+            let answer = GitCredential(
+                username: username
+                    ?? GitCredential.conventionalUsername(
+                        providerName: entry.configurationName, tokenEndpointHost: entry.configurationTokenEndpoint?.host
+                    ), password: entry.tokens.accessToken,
+                passwordExpiry: entry.tokens.expiresAt)
+            return try? answer.encoded()
+
+        case .execCredential(let profile, let idToken, let minimumValidity, let store):
+            guard let request = try? ExecCredentialRequest(execInfo: environment["KUBERNETES_EXEC_INFO"]),
+                let entry = freshBearer(lookup, profile, store, minimumValidity, now)
+            else { return nil }
+            let credential: ExecCredential
+            if idToken {
+                guard let token = entry.tokens.idToken, let expiresAt = entry.tokens.idTokenExpiresAt,
+                    expiresAt > now.addingTimeInterval(minimumValidity)
+                else { return nil }
+                credential = ExecCredential(apiVersion: request.apiVersion, token: token, expiration: expiresAt)
+            } else {
+                credential = ExecCredential(
+                    apiVersion: request.apiVersion, token: entry.tokens.accessToken, expiration: entry.tokens.expiresAt)
+            }
+            return try? credential.encoded()
+        }
+    }
+
+    /// How long git's token must stay valid: the full command's fixed 60 seconds.
+    static let defaultGitValidity: Double = 60
+
+    /// The entry, when its access token is a `Bearer` token fresh for `minimumValidity` seconds —
+    /// rounded to the millisecond, as the full command turns the option into a duration.
+    static func freshBearer(
+        _ lookup: CachedTokenLookup, _ profile: String, _ store: String, _ minimumValidity: Double, _ now: Date
+    ) -> CachedEntry? {
+        guard let entry = lookup.entry(profile: profile, store: store), entry.tokens.tokenType == "Bearer",
+            entry.isFresh(at: now, minimumValidity: (minimumValidity * 1000).rounded() / 1000)
+        else { return nil }
+        return entry
+    }
+
+}

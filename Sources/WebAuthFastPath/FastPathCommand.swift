@@ -1,0 +1,117 @@
+import WebAuthTokenFiles
+
+/// The command lines the fast path answers alone, recognised before any argument parser runs:
+/// the everyday calls of `webauth token`, `webauth git-credential … get` and
+/// `webauth exec-credential`, with only the options a cached read needs. Everything else —
+/// another command or option, `--help`, an option given twice, a value the full parser might
+/// read differently or refuse — is `nil`, and the full program decides.
+///
+/// Options are written `--name VALUE` or `--name=VALUE`; a value must not start with `-`.
+///
+/// ```swift
+/// FastPathCommand(arguments: ["token", "--profile", "work"])  // .token(profile: "work", …)
+/// FastPathCommand(arguments: ["token", "--json"])              // nil: the full program prints JSON
+/// ```
+package enum FastPathCommand: Sendable, Hashable {
+    /// `webauth token [--profile NAME] [--min-validity SECONDS] [--store automatic|file|keyring]`.
+    case token(profile: String, minimumValidity: Double, store: String)
+    /// `webauth git-credential [--profile NAME] [--username NAME] [--store …] get`.
+    case gitCredentialGet(profile: String, username: String?, store: String)
+    /// `webauth exec-credential [--profile NAME] [--token-type id|access] [--min-validity SECONDS] [--store …]`.
+    case execCredential(profile: String, idToken: Bool, minimumValidity: Double, store: String)
+
+    /// The profile when `--profile` is not given.
+    package static let defaultProfile = "default"
+    /// `--min-validity` when not given, and git's: 60 seconds.
+    package static let defaultMinimumValidity: Double = 60
+    /// The longest `--min-validity` the full program accepts: a year.
+    package static let maximumValidity: Double = 365 * 24 * 3600
+
+    /// Recognises `arguments` (the command line without the program's name); `nil` for anything
+    /// the full program must handle.
+    package init?(arguments: [String]) {
+        guard let command = arguments.first else { return nil }
+        let allowed: Set<String>
+        switch command {
+        case "token": allowed = ["--profile", "--min-validity", "--store"]
+        case "exec-credential": allowed = ["--profile", "--token-type", "--min-validity", "--store"]
+        case "git-credential": allowed = ["--profile", "--username", "--store"]
+        default: return nil
+        }
+        var options: [String: String] = [:]
+        var positional: [String] = []
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("-") else {
+                positional.append(argument)
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard allowed.contains(name), options[name] == nil else { return nil }
+            let value: String
+            if parts.count == 2 {
+                value = String(parts[1])
+            } else {
+                guard let next = rest.popFirst() else { return nil }
+                value = next
+            }
+            guard !value.hasPrefix("-") else { return nil }
+            options[name] = value
+        }
+
+        let profile = options["--profile"] ?? Self.defaultProfile
+        let store = options["--store"] ?? "automatic"
+        guard ProfileNameRule.isValid(profile), ["automatic", "file", "keyring"].contains(store) else { return nil }
+        switch command {
+        case "git-credential":
+            guard positional == ["get"] else { return nil }
+            let username = options["--username"]
+            if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
+                return nil
+            }
+            self = .gitCredentialGet(profile: profile, username: username, store: store)
+        default:
+            guard positional.isEmpty, let validity = Self.seconds(options["--min-validity"]) else { return nil }
+            if command == "token" {
+                self = .token(profile: profile, minimumValidity: validity, store: store)
+            } else {
+                switch options["--token-type"] ?? "id" {
+                case "id":
+                    self = .execCredential(profile: profile, idToken: true, minimumValidity: validity, store: store)
+                case "access":
+                    self = .execCredential(profile: profile, idToken: false, minimumValidity: validity, store: store)
+                default: return nil
+                }
+            }
+        }
+    }
+
+    /// A `--min-validity` written as plain decimal digits (with at most one `.`), within the
+    /// range the full program accepts; `nil` for any other spelling or value.
+    static func seconds(_ text: String?) -> Double? {
+        guard let text else { return defaultMinimumValidity }
+        let digits = text.utf8
+        guard (1...16).contains(digits.count), digits.first != UInt8(ascii: "."), digits.last != UInt8(ascii: "."),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }),
+            digits.count(where: { $0 == UInt8(ascii: ".") }) <= 1,
+            let value = Double(text), value.isFinite, value >= 0, value <= maximumValidity
+        else { return nil }
+        return value
+    }
+
+    /// The profile the command reads.
+    package var profile: String {
+        switch self {
+        case .token(let profile, _, _), .gitCredentialGet(let profile, _, _), .execCredential(let profile, _, _, _):
+            profile
+        }
+    }
+
+    /// The `--store` the command names.
+    package var store: String {
+        switch self {
+        case .token(_, _, let store), .gitCredentialGet(_, _, let store), .execCredential(_, _, _, let store): store
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import WebAuthCredentialHelpers
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the `webauth` executable does: answer from the cache when ``FastPath`` can, else run
+/// ``FullProgram`` with the same command line and the same standard input.
+package enum FastPathProgram {
+    /// Answers and exits 0, or replaces this process with the full program.
+    package static func run() -> Never {
+        var environment: [String: String] = [:]
+        for name in FastPath.environmentNames {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        var consumedInput: [UInt8]?
+        let output = FastPath.answer(
+            Array(CommandLine.arguments.dropFirst()), environment: environment, now: Date(),
+            standardInput: {
+                consumedInput = readStandardInput()
+                return consumedInput
+            })
+        if let output {
+            FullProgram.writeAll(STDOUT_FILENO, output)
+            exit(0)
+        }
+        FullProgram.exec(argv: CommandLine.unsafeArgv, replaying: consumedInput)
+    }
+
+    /// Standard input up to its end or ``GitCredential/maximumInputLength`` bytes, as the full
+    /// command reads it; `nil` (and nothing read) when it is a terminal.
+    static func readStandardInput() -> [UInt8]? {
+        guard isatty(STDIN_FILENO) == 0 else { return nil }
+        let limit = GitCredential.maximumInputLength
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count < limit {
+            let count = read(STDIN_FILENO, &buffer, min(buffer.count, limit - bytes.count))
+            if count > 0 {
+                bytes += buffer[..<count]
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                break  // as the full command: what was read is the input
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The full `webauth` program — every command, the argument parser, refreshing, messages and
+/// `--help` — installed beside `webauth` as `webauth-full`. `webauth` runs it in its own place
+/// (`execv`: the same process, arguments, environment and descriptors) whenever the fast path
+/// does not answer, so a person or a script never sees the difference.
+package enum FullProgram {
+    /// The full program's file name.
+    package static let executableName = "webauth-full"
+    /// The name people run, the file beside it.
+    package static let frontName = "webauth"
+
+    /// The full program beside the running executable (`/proc/self/exe`, links resolved).
+    package static func path() -> String? {
+        guard let executable = runningExecutable(), let slash = executable.lastIndex(of: "/") else { return nil }
+        return String(executable[...slash]) + executableName
+    }
+
+    /// The running executable's path, from `/proc/self/exe`; without `/proc`, the program name
+    /// it was started with (found on `PATH` when it has no `/`), links resolved.
+    package static func runningExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if count > 0 {
+            return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        guard let name = CommandLine.arguments.first, !name.isEmpty else { return nil }
+        var candidates = [name]
+        if !name.contains("/") {
+            let search = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+            candidates = search.split(separator: ":").filter { $0.hasPrefix("/") }.map { "\($0)/\(name)" }
+        }
+        for candidate in candidates where access(candidate, X_OK) == 0 {
+            guard let resolved = realpath(candidate, nil) else { continue }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return nil
+    }
+
+    /// The path to hand to others (such as git's configuration) for the program people run:
+    /// `webauth` beside the full program when this is the full program and it is there, else
+    /// `executable` itself.
+    package static func frontPath(for executable: String) -> String {
+        guard executable.hasSuffix("/" + executableName) else { return executable }
+        let front = String(executable.dropLast(executableName.count)) + frontName
+        return access(front, X_OK) == 0 ? front : executable
+    }
+
+    /// Runs the full program in this process with this process's arguments (`argv`, including
+    /// the program name as given), after putting `input` back on standard input when the fast
+    /// path read it. Returns only if that fails, having said why on standard error, with status 1.
+    package static func exec(
+        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, replaying input: [UInt8]?
+    ) -> Never {
+        if let input, !replay(input) {
+            fail("cannot hand standard input on to \(executableName)", errno: errno)
+        }
+        guard let path = path() else { fail("cannot find the running program's directory", errno: errno) }
+        execv(path, argv)
+        fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", errno: errno)
+    }
+
+    /// The most input handed on through a pipe: what an empty pipe takes without blocking
+    /// (Linux's default pipe capacity is 64 KiB).
+    static let pipedInputLimit = 32 * 1024
+
+    /// Makes standard input a fresh descriptor that reads `input` and then its end: a pipe for
+    /// input as small as git's, else an unlinked private temporary file.
+    static func replay(_ input: [UInt8]) -> Bool {
+        let descriptor: Int32
+        if input.count <= pipedInputLimit {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { return false }
+            let written = writeAll(ends[1], input)
+            close(ends[1])
+            guard written else {
+                close(ends[0])
+                return false
+            }
+            descriptor = ends[0]
+        } else {
+            let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+            var template = Array(((directory ?? "/tmp") + "/webauth-input-XXXXXX").utf8CString)
+            descriptor = mkstemp(&template)
+            guard descriptor >= 0 else { return false }
+            unlink(template)
+            guard writeAll(descriptor, input), lseek(descriptor, 0, SEEK_SET) == 0 else {
+                close(descriptor)
+                return false
+            }
+        }
+        guard descriptor != STDIN_FILENO else { return true }  // standard input was closed
+        defer { close(descriptor) }
+        return dup2(descriptor, STDIN_FILENO) == STDIN_FILENO
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying after `EINTR`; returns whether it all went.
+    @discardableResult
+    package static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                offset += count
+            } else if !(count < 0 && errno == EINTR) {
+                return false
+            }
+        }
+        return true
+    }
+
+    private static func fail(_ message: String, errno number: Int32) -> Never {
+        let reason = String(cString: strerror(number))
+        writeAll(STDERR_FILENO, Array("webauth: \(message): \(reason)\n".utf8))
+        exit(1)
+    }
+}

@@ -1,0 +1,3 @@
+import WebAuthCLI
+
+await WebAuthCommand.runFromCommandLine()

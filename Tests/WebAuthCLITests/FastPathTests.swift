@@ -1,0 +1,368 @@
+import Foundation
+import Testing
+import WebAuthFastPath
+import WebAuthOAuth
+import WebAuthTokenFiles
+import WebAuthTokenStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// An entry with every field the store writes set, for format checks and process tests.
+private func fullEntry(
+    accessToken: String = "fast-access-token", tokenType: String = "Bearer", expiresIn: TimeInterval? = 3600,
+    idTokenExpiresIn: TimeInterval = 3600, refreshToken: String? = "fast-refresh-token",
+    providerName: String? = "Example", tokenEndpoint: String = "https://id.example.com/token",
+    withConfiguration: Bool = true
+) -> StoredTokens {
+    let now = Date()
+    let claims = IDTokenClaims(
+        issuer: "https://id.example.com", subject: "ada", audience: ["cli"],
+        expiresAt: now.addingTimeInterval(idTokenExpiresIn), issuedAt: now, nonce: "n", authorizedParty: "cli",
+        authenticatedAt: now, email: "ada@example.com", emailVerified: true, name: "Ada", preferredUsername: "ada")
+    let tokens = TokenSet(
+        accessToken: accessToken, tokenType: tokenType, refreshToken: refreshToken, idToken: "header.payload.signature",
+        idTokenClaims: claims, expiresAt: expiresIn.map { now.addingTimeInterval($0) }, scopes: ["openid"],
+        receivedAt: now)
+    guard withConfiguration else { return StoredTokens(tokens: tokens, clientID: "cli") }
+    let configuration = ClientConfiguration(
+        issuer: URL(string: "https://id.example.com"),
+        endpoints: .init(
+            authorization: URL(string: "https://id.example.com/authorize"), token: URL(string: tokenEndpoint),
+            revocation: URL(string: "https://id.example.com/revoke"),
+            userInfo: URL(string: "https://id.example.com/me"),
+            deviceAuthorization: URL(string: "https://id.example.com/device"),
+            jwks: URL(string: "https://id.example.com/jwks")),
+        clientID: "cli", clientSecret: "s", name: providerName, scopes: ["openid"],
+        clientAuthentication: .clientSecretPost, additionalAuthorizationParameters: ["prompt": "consent"])
+    return StoredTokens(tokens: tokens, configuration: configuration)
+}
+
+@Suite("Fast path: the command lines it answers")
+struct FastPathCommandTests {
+    @Test("The everyday command lines are recognised, with their options in either spelling")
+    func recognised() {
+        #expect(
+            FastPathCommand(arguments: ["token"]) == .token(profile: "default", minimumValidity: 60, store: "automatic")
+        )
+        #expect(
+            FastPathCommand(arguments: ["token", "--profile=work", "--min-validity", "0.5", "--store", "file"])
+                == .token(profile: "work", minimumValidity: 0.5, store: "file"))
+        #expect(
+            FastPathCommand(arguments: ["git-credential", "--profile", "gh", "--store", "file", "get"])
+                == .gitCredentialGet(profile: "gh", username: nil, store: "file"))
+        #expect(
+            FastPathCommand(arguments: ["exec-credential", "--token-type", "access", "--profile", "k"])
+                == .execCredential(profile: "k", idToken: false, minimumValidity: 60, store: "automatic"))
+        #expect(
+            FastPathCommand(arguments: ["exec-credential"])
+                == .execCredential(profile: "default", idToken: true, minimumValidity: 60, store: "automatic"))
+    }
+
+    @Test(
+        "Anything else is left to the full program",
+        arguments: [
+            [], ["--help"], ["token", "--help"], ["token", "-h"], ["token", "--json"], ["token", "--profile"],
+            ["token", "--profile", "a", "--profile", "b"], ["token", "--profile", "--help"], ["token", "extra"],
+            ["token", "--profile", "../x"], ["token", "--min-validity", "1e3"], ["token", "--min-validity", "-1"],
+            ["token", "--min-validity", "inf"], ["token", "--min-validity", "99999999"], ["token", "--store", "disk"],
+            ["token", "--", "x"], ["git-credential", "store"], ["git-credential", "get", "extra"],
+            ["git-credential", "--profile-for", "h=p", "get"], ["git-credential", "setup", "github.com"],
+            ["git-credential", "--username=", "get"], ["exec-credential", "--token-type", "refresh"],
+            ["login"], ["status"], ["token", "--version"],
+        ])
+    func leftToTheFullProgram(arguments: [String]) {
+        #expect(FastPathCommand(arguments: arguments) == nil)
+    }
+}
+
+@Suite("Fast path: the stored entry format")
+struct CachedEntryFormatTests {
+    /// The keys of each object in `entry` as the store encodes it.
+    private func keys(of entry: StoredTokens) throws -> (
+        entry: Set<String>, tokens: Set<String>, claims: Set<String>, configuration: Set<String>
+    ) {
+        let object = try #require(try JSONSerialization.jsonObject(with: entry.encoded()) as? [String: Any])
+        let tokens = try #require(object["tokens"] as? [String: Any])
+        let claims = try #require(tokens["idTokenClaims"] as? [String: Any])
+        let configuration = try #require(object["configuration"] as? [String: Any])
+        return (Set(object.keys), Set(tokens.keys), Set(claims.keys), Set(configuration.keys))
+    }
+
+    @Test("The reader knows exactly the keys the store writes, at every level")
+    func sameKeys() throws {
+        let written = try keys(of: fullEntry())
+        #expect(written.entry == CachedEntry.entryKeys)
+        #expect(written.tokens == CachedEntry.tokenKeys)
+        #expect(written.claims == CachedEntry.claimKeys)
+        #expect(written.configuration == CachedEntry.configurationKeys)
+    }
+
+    @Test("What the store writes reads back with the same values")
+    func readsWhatTheStoreWrites() throws {
+        let stored = fullEntry(providerName: "GitHub")
+        let entry = try #require(CachedEntry(decoding: try stored.encoded()))
+        #expect(entry.tokens.accessToken == stored.tokens.accessToken)
+        #expect(entry.tokens.tokenType == "Bearer")
+        #expect(entry.tokens.hasRefreshToken)
+        #expect(entry.tokens.idToken == stored.tokens.idToken)
+        let claimsExpiry = try #require(stored.tokens.idTokenClaims?.expiresAt)
+        #expect(abs(try #require(entry.tokens.idTokenExpiresAt).timeIntervalSince(claimsExpiry)) < 1)
+        #expect(abs(try #require(entry.tokens.expiresAt).timeIntervalSince(try #require(stored.tokens.expiresAt))) < 1)
+        #expect(entry.configurationName == "GitHub")
+        #expect(entry.configurationTokenEndpoint?.host == "id.example.com")
+        let minimal = try #require(CachedEntry(decoding: try fullEntry(withConfiguration: false).encoded()))
+        #expect(minimal.configurationName == nil)
+    }
+
+    @Test("An unknown key at any level, another version or a wrong type is refused")
+    func strict() throws {
+        let encoded = try fullEntry().encoded()
+        let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        func changed(_ change: (inout [String: Any]) -> Void) throws -> Data {
+            var copy = object
+            change(&copy)
+            return try JSONSerialization.data(withJSONObject: copy)
+        }
+        #expect(CachedEntry(decoding: encoded) != nil)
+        #expect(CachedEntry(decoding: try changed { $0["version"] = 2 }) == nil)
+        #expect(CachedEntry(decoding: try changed { $0["dpopKey"] = "k" }) == nil)
+        #expect(
+            CachedEntry(
+                decoding: try changed {
+                    var tokens = $0["tokens"] as! [String: Any]
+                    tokens["dpopJKT"] = "thumbprint"
+                    $0["tokens"] = tokens
+                }) == nil)
+        #expect(
+            CachedEntry(
+                decoding: try changed {
+                    var tokens = $0["tokens"] as! [String: Any]
+                    tokens["expiresAt"] = 12
+                    $0["tokens"] = tokens
+                }) == nil)
+        #expect(
+            CachedEntry(
+                decoding: try changed {
+                    var configuration = $0["configuration"] as! [String: Any]
+                    configuration["secret"] = "short form"
+                    $0["configuration"] = configuration
+                }) == nil)
+        #expect(CachedEntry(decoding: Data("{".utf8)) == nil)
+    }
+
+    @Test("Freshness is the store's rule: strictly more than the minimum validity left, or no expiry")
+    func freshness() throws {
+        let now = Date()
+        let entry = try #require(CachedEntry(decoding: try fullEntry(expiresIn: 100).encoded()))
+        #expect(entry.isFresh(at: now, minimumValidity: 60))
+        #expect(!entry.isFresh(at: now, minimumValidity: 100.5))
+        let endless = try #require(CachedEntry(decoding: try fullEntry(expiresIn: nil).encoded()))
+        #expect(endless.isFresh(at: now, minimumValidity: 1_000_000))
+    }
+
+    @Test("The index reader takes only an index of known store kinds")
+    func index() {
+        #expect(
+            ProfileIndexFormat.storeKinds(decoding: Data(#"{"profiles":{"a":"file","b":"keyring"},"version":1}"#.utf8))
+                == ["a": "file", "b": "keyring"])
+        #expect(ProfileIndexFormat.storeKinds(decoding: Data(#"{"profiles":{"a":"file"}}"#.utf8)) == nil)
+        #expect(ProfileIndexFormat.storeKinds(decoding: Data(#"{"profiles":{"a":"cloud"},"version":1}"#.utf8)) == nil)
+    }
+}
+
+/// One situation the token commands meet: how the sandbox is prepared, the command line, what
+/// standard input and environment it gets, and whether the fast path is expected to answer.
+struct FastPathSituation: CustomTestStringConvertible, Sendable {
+    var name: String
+    var arguments: [String]
+    var input: String?
+    var environment: [String: String] = [:]
+    var fast: Bool
+    var prepare: @Sendable (ProfileSandbox) throws -> Void
+
+    var testDescription: String { name }
+}
+
+private func prepared(_ entry: StoredTokens, profile: String = "default", index: String? = "file")
+    -> @Sendable (ProfileSandbox) throws -> Void
+{
+    { sandbox in
+        try FileManager.default.createDirectory(atPath: sandbox.tokenDirectory, withIntermediateDirectories: true)
+        chmod(sandbox.tokenDirectory, 0o700)
+        let path = sandbox.entryPath(profile)
+        #expect(FileManager.default.createFile(atPath: path, contents: try entry.encoded()))
+        chmod(path, 0o600)
+        if let index {
+            let text = #"{"profiles":{"\#(profile)":"\#(index)"},"version":1}"#
+            #expect(FileManager.default.createFile(atPath: sandbox.indexPath, contents: Data(text.utf8)))
+        }
+    }
+}
+
+private let gitHTTPS = "protocol=https\nhost=git.example.com\n\n"
+private let execInfo =
+    #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+
+let fastPathSituations: [FastPathSituation] = [
+    FastPathSituation(
+        name: "token, file store", arguments: ["token", "--store", "file"], fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(name: "token, index says file", arguments: ["token"], fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "token, other profile, min validity", arguments: ["token", "--profile=work", "--min-validity", "30"],
+        fast: true, prepare: prepared(fullEntry(), profile: "work")),
+    FastPathSituation(
+        name: "token, not in the index", arguments: ["token"], fast: false, prepare: prepared(fullEntry(), index: nil)),
+    FastPathSituation(
+        name: "token, index says keyring", arguments: ["token"], fast: false,
+        prepare: prepared(fullEntry(), index: "keyring")),
+    FastPathSituation(
+        name: "token --json", arguments: ["token", "--json"], fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "token --help", arguments: ["token", "--help"], fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "token, expiring, no refresh token", arguments: ["token"], fast: false,
+        prepare: prepared(fullEntry(expiresIn: 30, refreshToken: nil))),
+    FastPathSituation(
+        name: "token, expired, no configuration", arguments: ["token"], fast: false,
+        prepare: prepared(fullEntry(expiresIn: -10, withConfiguration: false))),
+    FastPathSituation(
+        name: "token, DPoP token type", arguments: ["token"], fast: false,
+        prepare: prepared(fullEntry(tokenType: "DPoP"))),
+    FastPathSituation(
+        name: "token, not signed in", arguments: ["token", "--store", "file"], fast: false, prepare: { _ in }),
+    FastPathSituation(
+        name: "token, corrupt entry", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            try Data("{\"version\":1,".utf8).write(to: URL(fileURLWithPath: sandbox.entryPath()))
+        }),
+    FastPathSituation(
+        name: "token, an entry field added later", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            var object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.entryPath())))
+                as! [String: Any]
+            object["proofKey"] = ["kty": "EC"]
+            try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: sandbox.entryPath()))
+        }),
+    FastPathSituation(
+        name: "token, entry readable by others", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            chmod(sandbox.entryPath(), 0o644)
+        }),
+    FastPathSituation(
+        name: "token, entry is a link", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry(), profile: "real")(sandbox)
+            symlink(sandbox.entryPath("real"), sandbox.entryPath())
+        }),
+    FastPathSituation(
+        name: "token, directory open to others", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            chmod(sandbox.tokenDirectory, 0o755)
+        }),
+    FastPathSituation(
+        name: "git get, https", arguments: ["git-credential", "--profile", "default", "get"], input: gitHTTPS,
+        fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, GitHub's username", arguments: ["git-credential", "--store", "file", "get"], input: gitHTTPS,
+        fast: true, prepare: prepared(fullEntry(tokenEndpoint: "https://github.com/login/oauth/access_token"))),
+    FastPathSituation(
+        name: "git get, --username", arguments: ["git-credential", "--username", "me", "get"], input: gitHTTPS,
+        fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, no expiry, no configuration", arguments: ["git-credential", "get"], input: gitHTTPS, fast: true,
+        prepare: prepared(fullEntry(expiresIn: nil, withConfiguration: false))),
+    FastPathSituation(
+        name: "git get, plain http", arguments: ["git-credential", "get"],
+        input: "protocol=http\nhost=git.example.com\n\n", fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, http to loopback", arguments: ["git-credential", "get"],
+        input: "protocol=http\nhost=127.0.0.1:8080\n\n", fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, malformed input", arguments: ["git-credential", "get"], input: "protocol https\n\n",
+        fast: false,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, not signed in", arguments: ["git-credential", "get"], input: gitHTTPS, fast: false,
+        prepare: { _ in }),
+    FastPathSituation(
+        name: "git get, expiring within git's minute", arguments: ["git-credential", "get"], input: gitHTTPS,
+        fast: false, prepare: prepared(fullEntry(expiresIn: 50, refreshToken: nil))),
+    FastPathSituation(
+        name: "git store", arguments: ["git-credential", "store"], input: gitHTTPS, fast: false,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, ID token", arguments: ["exec-credential"],
+        environment: ["KUBERNETES_EXEC_INFO": execInfo],
+        fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, access token, no exec info", arguments: ["exec-credential", "--token-type=access"],
+        fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, ID token expiring", arguments: ["exec-credential", "--min-validity", "120"],
+        environment: ["KUBERNETES_EXEC_INFO": execInfo], fast: false,
+        prepare: prepared(fullEntry(idTokenExpiresIn: 100, refreshToken: nil))),
+    FastPathSituation(
+        name: "exec-credential, bad exec info", arguments: ["exec-credential"],
+        environment: ["KUBERNETES_EXEC_INFO": #"{"kind":"Pod"}"#], fast: false, prepare: prepared(fullEntry())),
+]
+
+@Suite("Fast path: the same results as the full program")
+struct FastPathEquivalenceTests {
+    /// Runs `webauth` in a freshly prepared sandbox, with the fast path on or off.
+    private func run(_ situation: FastPathSituation, in sandbox: ProfileSandbox, fastPath: Bool) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        try? FileManager.default.removeItem(atPath: sandbox.stateHome)
+        try situation.prepare(sandbox)
+        var environment = sandbox.environment.merging(situation.environment) { $1 }
+        environment[FastPath.switchVariable] = fastPath ? nil : "0"
+        let process = try CLIProcess(
+            situation.arguments, environment: environment, keepStandardInputOpen: situation.input != nil)
+        if let input = situation.input { process.finishInput(Array(input.utf8)) }
+        let status = try await process.waitForExit()
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    @Test("Standard output, standard error and exit status match, fast or full", arguments: fastPathSituations)
+    func sameResults(situation: FastPathSituation) async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+
+        // Whether the fast path answers, decided in this process on the same files and input.
+        try situation.prepare(sandbox)
+        let environment = sandbox.environment.merging(situation.environment) { $1 }
+        let answer = FastPath.answer(
+            situation.arguments, environment: environment, now: Date(),
+            standardInput: { situation.input.map { Array($0.utf8) } })
+        #expect((answer != nil) == situation.fast, "fast path answered: \(answer != nil)")
+
+        let fast = try await run(situation, in: sandbox, fastPath: true)
+        let full = try await run(situation, in: sandbox, fastPath: false)
+        #expect(fast.status == full.status)
+        #expect(fast.stdout == full.stdout)
+        #expect(fast.stderr == full.stderr)
+        if let answer { #expect(fast.stdout == String(decoding: answer, as: UTF8.self)) }
+        #expect(!fast.stderr.contains("fast-access-token") && !fast.stderr.contains("fast-refresh-token"))
+    }
+
+    @Test("git-credential setup names the program people run, not the full program behind it")
+    func setupNamesWebauth() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let file = sandbox.root + "/gitconfig"
+        let result = try await sandbox.run(["git-credential", "setup", "git.example.com", "--file", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.contains("/webauth' git-credential"))
+        #expect(!written.contains(FullProgram.executableName))
+    }
+}
