@@ -91,6 +91,7 @@ package struct CachedEntry: Sendable, Hashable {
         "issuer", "authorizationEndpoint", "tokenEndpoint", "revocationEndpoint", "userInfoEndpoint",
         "deviceAuthorizationEndpoint", "jwksURI", "clientID", "clientSecret", "name", "scopes", "redirectURI",
         "clientAuthentication", "responseType", "idTokenSigningAlgorithms", "additionalAuthorizationParameters",
+        "pushedAuthorizationRequestEndpoint", "usePushedAuthorization",
     ]
 
     /// Any key, for listing the keys an object has.
@@ -179,7 +180,7 @@ package struct CachedEntry: Sendable, Hashable {
             let container = try CachedEntry.container(decoder, known: CachedEntry.configurationKeys)
             for name in [
                 "issuer", "authorizationEndpoint", "revocationEndpoint", "userInfoEndpoint",
-                "deviceAuthorizationEndpoint", "jwksURI",
+                "deviceAuthorizationEndpoint", "jwksURI", "pushedAuthorizationRequestEndpoint",
             ] {
                 _ = try container.decodeIfPresent(URL.self, forKey: key(name))
             }
@@ -194,6 +195,7 @@ package struct CachedEntry: Sendable, Hashable {
             _ = try container.decode([String].self, forKey: key("idTokenSigningAlgorithms"))
             _ = try container.decodeIfPresent(
                 [String: String].self, forKey: key("additionalAuthorizationParameters"))
+            _ = try container.decodeIfPresent(String.self, forKey: key("usePushedAuthorization"))
         }
     }
 }

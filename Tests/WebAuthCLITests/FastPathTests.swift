@@ -35,9 +35,10 @@ private func fullEntry(
             revocation: URL(string: "https://id.example.com/revoke"),
             userInfo: URL(string: "https://id.example.com/me"),
             deviceAuthorization: URL(string: "https://id.example.com/device"),
-            jwks: URL(string: "https://id.example.com/jwks")),
+            jwks: URL(string: "https://id.example.com/jwks"), pushedAuthorization: URL(string: "https://id.example.com/par")),
         clientID: "cli", clientSecret: "s", name: providerName, scopes: ["openid"],
-        clientAuthentication: .clientSecretPost, additionalAuthorizationParameters: ["prompt": "consent"])
+        clientAuthentication: .clientSecretPost, additionalAuthorizationParameters: ["prompt": "consent"],
+        usePushedAuthorization: .always)
     return StoredTokens(tokens: tokens, configuration: configuration)
 }
 
@@ -116,6 +117,19 @@ struct CachedEntryFormatTests {
         #expect(entry.configurationTokenEndpoint?.host == "id.example.com")
         let minimal = try #require(CachedEntry(decoding: try fullEntry(withConfiguration: false).encoded()))
         #expect(minimal.configurationName == nil)
+    }
+
+    @Test("A DPoP-bound entry is left to the full program, which presents its proofs and refuses it to helpers")
+    func dpopBoundIsNotRead() throws {
+        var bound = fullEntry(tokenType: "DPoP")
+        bound.tokens.dpopKey = DPoPKey()
+        bound.configuration?.dpop = .persistent
+        #expect(CachedEntry(decoding: try bound.encoded()) == nil)
+        // Even with the type spelt Bearer (a provider that downgraded, allowed by the configuration).
+        var downgraded = fullEntry()
+        downgraded.configuration?.dpop = .persistent
+        downgraded.configuration?.allowsDPoPDowngrade = true
+        #expect(CachedEntry(decoding: try downgraded.encoded()) == nil)
     }
 
     @Test("An unknown key at any level, another version or a wrong type is refused")
