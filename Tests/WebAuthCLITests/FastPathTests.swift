@@ -35,7 +35,8 @@ private func fullEntry(
             revocation: URL(string: "https://id.example.com/revoke"),
             userInfo: URL(string: "https://id.example.com/me"),
             deviceAuthorization: URL(string: "https://id.example.com/device"),
-            jwks: URL(string: "https://id.example.com/jwks"), pushedAuthorization: URL(string: "https://id.example.com/par")),
+            jwks: URL(string: "https://id.example.com/jwks"),
+            pushedAuthorization: URL(string: "https://id.example.com/par")),
         clientID: "cli", clientSecret: "s", name: providerName, scopes: ["openid"],
         clientAuthentication: .clientSecretPost, additionalAuthorizationParameters: ["prompt": "consent"],
         usePushedAuthorization: .always)
