@@ -61,7 +61,7 @@ struct GitCredentialUnitTests {
         "--issuer", "https://id.example/tenant one", "--preset", "github", "--config", "relative/client.json",
         "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
         "http://127.0.0.1/callback", "--tenant", "t", "--browser", "/opt/my browser", "--ephemeral", "--device",
-        "--no-browser", "--timeout", "90.5",
+        "--no-browser", "--par", "always", "--dpop", "--timeout", "90.5",
     ]
 
     @Test func loginOptionsBecomeArgumentsThatParseBackToThem() throws {
@@ -80,6 +80,8 @@ struct GitCredentialUnitTests {
         options.device = true
         options.noBrowser = true
         options.timeout = 90.5
+        options.par = .always
+        options.dpop = true
         options.clientSecret = "never-written"
         let arguments = options.arguments
         #expect(!arguments.contains("--client-secret") && !arguments.contains("never-written"))
