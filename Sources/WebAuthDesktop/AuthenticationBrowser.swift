@@ -83,24 +83,36 @@ public struct AuthenticationBrowser: Browser {
         let handOff = AuthenticationBrowserRequest(
             url: request.url, callback: request.callback, prefersEphemeralSession: request.prefersEphemeralSession,
             additionalHeaderFields: request.additionalHeaderFields)
-        let connected = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: connect()) }
+        // Connecting and sending the request happen on one thread of their own, back to back:
+        // the program gives a new connection a few seconds for its request, and the session's
+        // task may wait longer than that for a thread on a busy machine.
+        let line = AuthenticationBrowserMessage.begin(handOff).line
+        let handedOver = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: connect(sending: line)) }
         }
         let descriptor: Int32
-        switch connected {
+        switch handedOver {
         case .success(let connection): descriptor = connection
         case .failure(let error): throw .browserLaunchFailed("\(name): \(error.message)")
-        }
-        guard
-            UnixSocket.writeAll(
-                descriptor, AuthenticationBrowserMessage.begin(handOff).line, deadline: .now + .seconds(5))
-        else {
-            close(descriptor)
-            throw .browserLaunchFailed("\(name) did not take the request")
         }
         logger.debug("handed the request to \(name)", metadata: ["url": "\(request.url.redactedForLogs)"])
         return AuthenticationBrowserPresentation(
             descriptor: descriptor, request: handOff, browserName: name)
+    }
+
+    /// Connects to the program's socket (starting the program first if nothing listens) and
+    /// sends `line`, the request. Blocks.
+    private func connect(sending line: [UInt8]) -> Result<Int32, AuthenticationBrowserError> {
+        switch connect() {
+        case .success(let descriptor):
+            guard UnixSocket.writeAll(descriptor, line, deadline: .now + .seconds(5)) else {
+                close(descriptor)
+                return .failure(.launchFailed("it did not take the request"))
+            }
+            return .success(descriptor)
+        case .failure(let error):
+            return .failure(error)
+        }
     }
 
     /// Connects to the program's socket, starting the program first if nothing listens. Blocks.

@@ -11,11 +11,13 @@ extension RawHTTPClient {
     ///   - url: An `http` URL on `127.0.0.1`, `[::1]` or `localhost`, with a port.
     ///   - headerFields: More header fields, in order.
     ///   - body: The body, if any.
-    ///   - timeout: How long to wait for the reply.
+    ///   - timeout: How long to wait for the reply; only a bound against a server that never
+    ///     answers, long enough for a machine busy with a whole test suite. Default 60 seconds,
+    ///     as for ``exchange(port:bytes:address:timeout:)``.
     /// - Throws: `URLError(.unsupportedURL)` for another kind of URL; socket errors.
     public static func request(
         method: String, url: URL, headerFields: [RecordedRequest.HeaderField] = [], body: [UInt8] = [],
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(60)
     ) async throws -> Response {
         guard url.scheme?.lowercased() == "http", let host = url.host, let port = url.port else {
             throw URLError(.unsupportedURL)

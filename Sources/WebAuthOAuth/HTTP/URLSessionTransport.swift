@@ -31,7 +31,7 @@ public final class URLSessionTransport: HTTPTransport {
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
-    deinit { session.invalidateAndCancel() }
+    deinit { SessionDelegate.invalidate(session) }
 
     /// Sends `request` and reads the response, within the request's timeout and size limit.
     public func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
@@ -48,7 +48,7 @@ public final class URLSessionTransport: HTTPTransport {
         let exchange: Exchange.Outcome
         do {
             exchange = try await withDeadline(
-                request.timeout, onGiveUp: { task.cancel() },
+                request.timeout, onGiveUp: { SessionDelegate.cancel(task) },
                 { [delegate] in try await delegate.run(task, limit: request.maximumResponseSize) })
         } catch let error as HTTPTransportError {
             throw error.code == .timedOut
@@ -113,19 +113,37 @@ private struct Exchange {
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Mutex<[Int: Exchange]>([:])
 
+    /// Where tasks are resumed and cancelled. FoundationNetworking's `resume()` and `cancel()`
+    /// wait (`DispatchQueue.sync`) for the session's queues, which need a thread of their own to
+    /// get on. Called on one of Swift's few concurrency threads — as many as the machine has
+    /// cores — that wait holds the thread, and a handful of requests starting at once can hold
+    /// them all and stall every task of the program for seconds. A serial queue of our own gets
+    /// a thread outside that pool, so only it waits.
+    private static let control = DispatchQueue(label: "webauth.URLSessionTransport.control")
+
     /// Starts `task` and returns how it ended; throws its error (a `URLError`) otherwise.
     func run(_ task: URLSessionDataTask, limit: Int) async throws -> Exchange.Outcome {
         try await withCheckedThrowingContinuation { continuation in
             exchanges.withLock { $0[task.taskIdentifier] = Exchange(continuation: continuation, limit: limit) }
-            task.resume()
+            Self.control.async { task.resume() }
         }
     }
 
-    /// Stops `task` because of `outcome`, from a queue of its own (`URLSessionTask.cancel()` can
+    /// Stops `task` because of `outcome`, from ``control`` (`URLSessionTask.cancel()` can also
     /// wait for the session's queues, which are busy delivering this very callback).
     private func stop(_ task: URLSessionTask, because outcome: Exchange.Outcome) {
         exchanges.withLock { $0[task.taskIdentifier]?.stopped = outcome }
-        DispatchQueue.global().async { task.cancel() }
+        Self.cancel(task)
+    }
+
+    /// Cancels `task` from ``control``.
+    static func cancel(_ task: URLSessionTask) {
+        control.async { task.cancel() }
+    }
+
+    /// Invalidates `session`, cancelling what it still runs, from ``control``.
+    static func invalidate(_ session: URLSession) {
+        control.async { session.invalidateAndCancel() }
     }
 
     func urlSession(
