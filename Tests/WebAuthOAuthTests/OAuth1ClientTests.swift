@@ -66,7 +66,7 @@ struct OAuth1ClientTests {
         let browser = OAuth1InterceptingBrowser { [Self.genuineCallback(for: $0)] }
         let logs = OAuth1LogStore()
         let credentials = try await Self.client(transport: transport, browser: browser, logs: logs).signIn(
-            sessionTimeout: .seconds(10))
+            sessionTimeout: .seconds(60))
 
         #expect(credentials.token == Self.accessToken)
         #expect(credentials.tokenSecret == Self.accessSecret)
@@ -125,7 +125,7 @@ struct OAuth1ClientTests {
             ]
         }
         let credentials = try await Self.client(transport: transport, browser: browser).signIn(
-            sessionTimeout: .seconds(10))
+            sessionTimeout: .seconds(60))
         #expect(credentials.token == Self.accessToken)
         let fields = oauth1AuthorizationFields(transport.requests.last?.value(forHeader: "Authorization"))
         #expect(fields["oauth_verifier"] == Self.verifier)
@@ -154,7 +154,7 @@ struct OAuth1ClientTests {
         }
         let client = Self.client(transport: transport, browser: browser)
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         #expect(error?.code == .invalidCallback)
         #expect(transport.paths == ["/initiate"])
@@ -209,7 +209,7 @@ struct OAuth1ClientTests {
         let browser = OAuth1InterceptingBrowser { _ in [] }
         let client = Self.client(transport: transport, browser: browser)
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         let message = try #require(error?.message)
         #expect(error?.code == .unexpectedStatus)
@@ -241,7 +241,7 @@ struct OAuth1ClientTests {
         }
         let client = Self.client(transport: transport, browser: OAuth1InterceptingBrowser { _ in [] })
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         #expect(error?.code == .unexpectedStatus)
         #expect(error?.message.hasSuffix("answered HTTP 500") == true)
@@ -261,7 +261,7 @@ struct OAuth1ClientTests {
         let browser = OAuth1InterceptingBrowser { [Self.genuineCallback(for: $0)] }
         let client = Self.client(transport: transport, browser: browser)
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         #expect(error?.code == .invalidResponse)
         for secret in Self.secrets { #expect(error?.message.contains(secret) == false) }
@@ -279,7 +279,7 @@ struct OAuth1ClientTests {
         let browser = OAuth1InterceptingBrowser { [Self.genuineCallback(for: $0)] }
         let client = Self.client(transport: transport, browser: browser)
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         #expect(error?.code == .invalidResponse)
         #expect(transport.paths == ["/initiate", "/token"])
@@ -297,7 +297,7 @@ struct OAuth1ClientTests {
             }
             let client = Self.client(transport: transport, browser: OAuth1InterceptingBrowser { _ in [] })
             let error = await Self.failure { () async throws(OAuthError) in
-                try await client.signIn(sessionTimeout: .seconds(10))
+                try await client.signIn(sessionTimeout: .seconds(60))
             }
             #expect(error?.code == expected)
             #expect(error?.transportError?.code == transportCode)
@@ -322,7 +322,7 @@ struct OAuth1ClientTests {
         let client = Self.client(
             transport: transport, browser: OAuth1InterceptingBrowser { _ in [] }, configuration: configuration)
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         #expect(error?.code == expected)
         #expect(transport.requests.isEmpty)
@@ -336,7 +336,7 @@ struct OAuth1ClientTests {
         let client = Self.client(
             transport: transport, browser: OAuth1InterceptingBrowser { _ in [] }, configuration: configuration)
         let error = await Self.failure { () async throws(OAuthError) in
-            try await client.signIn(sessionTimeout: .seconds(10))
+            try await client.signIn(sessionTimeout: .seconds(60))
         }
         #expect(error?.code == .session)
         #expect(error?.sessionError?.code == .noCallbackReceiver)
@@ -350,7 +350,7 @@ struct OAuth1ClientTests {
         let transport = OAuth1ScriptedTransport(routes: ["/initiate": Self.initiateOK, "/token": Self.tokenOK])
         let browser = OAuth1InterceptingBrowser { [Self.genuineCallback(for: $0)] }
         _ = try await Self.client(transport: transport, browser: browser, configuration: configuration).signIn(
-            sessionTimeout: .seconds(10))
+            sessionTimeout: .seconds(60))
         let initiate = try #require(transport.requests.first)
         #expect(initiate.value(forHeader: "Content-Type") == "application/x-www-form-urlencoded")
         #expect(initiate.body.map { String(decoding: $0, as: UTF8.self) } == "scope=photos%20read")

@@ -247,12 +247,16 @@ extension HostileProvider {
     }
 }
 
-/// The key pairs, made on first use and kept for the process: RSA generation takes a while.
+/// The key pairs, kept for the process: RSA pairs read from fixed material (generating them
+/// takes a while, see `HostileKeyMaterial`), P-256 pairs made on first use.
 private enum KeyStore {
-    // Generating a 2048-bit key with a valid size cannot fail.
-    static let rsa1 = try! Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
-    static let rsa2 = try! Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
-    static let rsa3 = try! Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+    // The fixed material is valid PEM of 2048-bit keys: reading it cannot fail.
+    static let rsa1 = try! Insecure.RSA.PrivateKey(
+        backing: _RSA.Signing.PrivateKey(pemRepresentation: HostileKeyMaterial.rsa1))
+    static let rsa2 = try! Insecure.RSA.PrivateKey(
+        backing: _RSA.Signing.PrivateKey(pemRepresentation: HostileKeyMaterial.rsa2))
+    static let rsa3 = try! Insecure.RSA.PrivateKey(
+        backing: _RSA.Signing.PrivateKey(pemRepresentation: HostileKeyMaterial.rsa3))
     static let ec1 = ES256PrivateKey()
     static let ec2 = ES256PrivateKey()
     static let ec3 = ES256PrivateKey()
