@@ -145,32 +145,16 @@ public final class AuthenticationBrowserServer: Sendable {
     }
 
     private func acceptLoop() {
-        while true {
-            var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&descriptors, 2, -1)
-            if state.withLock({ $0.stopping }) { break }
-            if ready < 0 && errno != EINTR { break }
-            guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
-            let connection = accept(descriptor, nil, nil)
-            guard connection >= 0 else { continue }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let admitted = state.withLock { state in
-                guard state.connections < Self.maximumConnections else { return false }
-                state.connections += 1
-                return true
-            }
-            guard admitted else {
-                close(connection)
-                continue
-            }
-            Thread.detachNewThread {
-                self.serve(connection)
-                self.state.withLock { $0.connections -= 1 }
-            }
-        }
+        UnixSocket.acceptConnections(
+            on: descriptor, wake: wakeRead, isStopping: { state.withLock { $0.stopping } },
+            admit: {
+                state.withLock { state in
+                    guard state.connections < Self.maximumConnections else { return false }
+                    state.connections += 1
+                    return true
+                }
+            },
+            serve: { self.serve($0) }, release: { self.state.withLock { $0.connections -= 1 } })
         state.withLock { state in
             state.exited = true
             unlink(socketPath)

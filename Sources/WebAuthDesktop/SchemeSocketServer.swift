@@ -16,9 +16,10 @@ import WebAuthCore
 ///
 /// It is `Sendable` because its stored properties are immutable `Sendable` values (descriptors
 /// are plain integers) and its mutable state is in a `Mutex`. The descriptors are owned by the
-/// accept thread, which alone closes them, after marking the state `exited` under the lock; the
-/// wake-up pipe is written only under that lock and only before `exited`, so no descriptor is
-/// used after it is closed.
+/// accept thread, which alone closes them, after marking the state `stopping` under the lock;
+/// the wake-up pipe is written only under that lock and only before `stopping`, so no descriptor
+/// is used after it is closed. `exited` is set last, once the socket is removed and the lock
+/// released, and is what ``stop()`` waits for.
 final class SchemeSocketServer: Sendable {
     let callbacks: AsyncStream<URL>
     private let continuation: AsyncStream<URL>.Continuation
@@ -99,44 +100,25 @@ final class SchemeSocketServer: Sendable {
     }
 
     private func acceptLoop() {
-        while true {
-            var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&descriptors, 2, -1)
-            if state.withLock({ $0.stopping }) { break }
-            if ready < 0 && errno != EINTR { break }
-            guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
-            let connection = accept(descriptor, nil, nil)
-            guard connection >= 0 else { continue }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let admitted = state.withLock { state in
-                guard state.connections < configuration.maxConnections else { return false }
-                state.connections += 1
-                return true
-            }
-            guard admitted else {
-                close(connection)
-                continue
-            }
-            Thread.detachNewThread {
-                self.serve(connection)
-                self.state.withLock { $0.connections -= 1 }
-            }
-        }
+        UnixSocket.acceptConnections(
+            on: descriptor, wake: wakeRead, isStopping: { state.withLock { $0.stopping } },
+            admit: {
+                state.withLock { state in
+                    guard state.connections < configuration.maxConnections else { return false }
+                    state.connections += 1
+                    return true
+                }
+            },
+            serve: { self.serve($0) }, release: { self.state.withLock { $0.connections -= 1 } })
         shutDown()
     }
 
     /// Removes the socket (while still holding the lock, so that a successor's socket is never
     /// removed), then releases the lock and closes everything.
     private func shutDown() {
-        let waiters = state.withLock { state in
-            state.exited = true
-            state.stopping = true
-            defer { state.exitWaiters = [] }
-            return state.exitWaiters
-        }
+        // Once stopping is set, nobody writes to the wake-up pipe any more (requestStop checks
+        // it under the lock), so the pipe can be closed.
+        state.withLock { $0.stopping = true }
         continuation.finish()
         close(descriptor)
         unlink(socketPath)
@@ -144,6 +126,13 @@ final class SchemeSocketServer: Sendable {
         close(wakeRead)
         close(wakeWrite)
         logger.debug("stopped waiting for callbacks", metadata: ["socket": "\(socketPath)"])
+        // Only now is the server exited, and `stop()` returns: the socket is gone and the lock
+        // released, so a new session for the scheme can start at once.
+        let waiters = state.withLock { state in
+            state.exited = true
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
         for waiter in waiters { waiter.resume() }
     }
 

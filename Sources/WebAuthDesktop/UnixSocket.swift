@@ -200,4 +200,36 @@ package enum UnixSocket {
         }
         return address
     }
+
+    /// Accepts connections on the listening socket `listening` until `wake` becomes readable
+    /// and `isStopping()` says so (or `poll` fails), giving each admitted connection a thread of
+    /// its own for `serve`. `admit()` is asked before each connection is served: `false` closes
+    /// it at once (a limit reached); `serve` owns the descriptor and is followed by `release()`.
+    /// Blocks the calling thread, the server's accept thread.
+    static func acceptConnections(
+        on listening: Int32, wake: Int32, isStopping: () -> Bool, admit: () -> Bool,
+        serve: @escaping @Sendable (Int32) -> Void, release: @escaping @Sendable () -> Void
+    ) {
+        while true {
+            var descriptors = [
+                pollfd(fd: listening, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, 2, -1)
+            if isStopping() { return }
+            if ready < 0 && errno != EINTR { return }
+            guard ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
+            let connection = accept(listening, nil, nil)
+            guard connection >= 0 else { continue }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            guard admit() else {
+                close(connection)
+                continue
+            }
+            Thread.detachNewThread {
+                serve(connection)
+                release()
+            }
+        }
+    }
 }
