@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
-import Synchronization
 import WebAuth
 import WebAuthOAuth
 import WebAuthProcess

@@ -62,7 +62,6 @@ public final class AuthenticationBrowserServer: Sendable {
     private struct State {
         var stopping = false
         var exited = false
-        var connections = 0
     }
 
     /// The most connections served at once; more are closed at once.
@@ -146,15 +145,8 @@ public final class AuthenticationBrowserServer: Sendable {
 
     private func acceptLoop() {
         UnixSocket.acceptConnections(
-            on: descriptor, wake: wakeRead, isStopping: { state.withLock { $0.stopping } },
-            admit: {
-                state.withLock { state in
-                    guard state.connections < Self.maximumConnections else { return false }
-                    state.connections += 1
-                    return true
-                }
-            },
-            serve: { self.serve($0) }, release: { self.state.withLock { $0.connections -= 1 } })
+            on: descriptor, wake: wakeRead, maximumConnections: Self.maximumConnections,
+            isStopping: { state.withLock { $0.stopping } }, serve: { self.serve($0) })
         state.withLock { state in
             state.exited = true
             unlink(socketPath)

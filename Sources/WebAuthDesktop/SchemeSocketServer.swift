@@ -38,7 +38,6 @@ final class SchemeSocketServer: Sendable {
         var stopping = false
         var exited = false
         var delivered = false
-        var connections = 0
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -101,15 +100,8 @@ final class SchemeSocketServer: Sendable {
 
     private func acceptLoop() {
         UnixSocket.acceptConnections(
-            on: descriptor, wake: wakeRead, isStopping: { state.withLock { $0.stopping } },
-            admit: {
-                state.withLock { state in
-                    guard state.connections < configuration.maxConnections else { return false }
-                    state.connections += 1
-                    return true
-                }
-            },
-            serve: { self.serve($0) }, release: { self.state.withLock { $0.connections -= 1 } })
+            on: descriptor, wake: wakeRead, maximumConnections: configuration.maxConnections,
+            isStopping: { state.withLock { $0.stopping } }, serve: { self.serve($0) })
         shutDown()
     }
 

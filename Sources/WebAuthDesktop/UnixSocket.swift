@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -202,14 +203,14 @@ package enum UnixSocket {
     }
 
     /// Accepts connections on the listening socket `listening` until `wake` becomes readable
-    /// and `isStopping()` says so (or `poll` fails), giving each admitted connection a thread of
-    /// its own for `serve`. `admit()` is asked before each connection is served: `false` closes
-    /// it at once (a limit reached); `serve` owns the descriptor and is followed by `release()`.
-    /// Blocks the calling thread, the server's accept thread.
+    /// and `isStopping()` says so (or `poll` fails), giving each connection a thread of its own
+    /// for `serve`, which owns the descriptor. A connection beyond `maximumConnections` served
+    /// at once is closed at once. Blocks the calling thread, the server's accept thread.
     static func acceptConnections(
-        on listening: Int32, wake: Int32, isStopping: () -> Bool, admit: () -> Bool,
-        serve: @escaping @Sendable (Int32) -> Void, release: @escaping @Sendable () -> Void
+        on listening: Int32, wake: Int32, maximumConnections: Int, isStopping: () -> Bool,
+        serve: @escaping @Sendable (Int32) -> Void
     ) {
+        let serving = ServingCount()
         while true {
             var descriptors = [
                 pollfd(fd: listening, events: Int16(POLLIN), revents: 0),
@@ -222,14 +223,31 @@ package enum UnixSocket {
             let connection = accept(listening, nil, nil)
             guard connection >= 0 else { continue }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            guard admit() else {
+            guard serving.enter(limit: maximumConnections) else {
                 close(connection)
                 continue
             }
             Thread.detachNewThread {
                 serve(connection)
-                release()
+                serving.leave()
             }
         }
+    }
+
+    /// How many connections an accept loop is serving.
+    private final class ServingCount: Sendable {
+        private let count = Mutex(0)
+
+        /// Counts one more, unless `limit` are served already.
+        func enter(limit: Int) -> Bool {
+            count.withLock { count in
+                guard count < limit else { return false }
+                count += 1
+                return true
+            }
+        }
+
+        /// Counts one fewer.
+        func leave() { count.withLock { $0 -= 1 } }
     }
 }
