@@ -84,7 +84,8 @@ enum CLIBenchmarks {
     }
 
     /// The cached-token commands of `webauth`, each with a valid token in a file store: `token`,
-    /// `git-credential get` and `exec-credential` (answered by the fast path), and `token` again
+    /// `git-credential get` (bare, and as setup's helper line with sign-in options) and
+    /// `exec-credential` (answered by the fast path), and `token` again
     /// with the fast path turned off (the full program's figure); then what others take for the
     /// same job — `gh auth token` and Python's google-auth reading an authorized-user file, when
     /// installed — and `cat` of the entry, the floor.
@@ -97,19 +98,8 @@ enum CLIBenchmarks {
             "KUBERNETES_EXEC_INFO":
                 #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#,
         ]
-        let stores = TokenStores(selection: .file, environment: environment)
-        let now = Date()
-        let claims = IDTokenClaims(
-            issuer: "https://id.example.com", subject: "bench", audience: ["benchmark"],
-            expiresAt: now.addingTimeInterval(24 * 3600), issuedAt: now)
-        let tokens = TokenSet(
-            accessToken: "benchmark-access-token", refreshToken: "benchmark-refresh-token",
-            idToken: "benchmark.id.token", idTokenClaims: claims, expiresAt: now.addingTimeInterval(24 * 3600),
-            scopes: ["openid", "profile"])
-        let configuration = ClientConfiguration(
-            issuer: URL(string: "https://id.example.com"), clientID: "benchmark", scopes: ["openid", "profile"])
         // Saved as `webauth login` saves it: the entry, and the index naming the file store.
-        try await stores.save(StoredTokens(tokens: tokens, configuration: configuration), profile: "default")
+        try await TokenStores(selection: .file, environment: environment).save(benchmarkEntry(), profile: "default")
 
         func webauthCommand(
             _ label: String, _ arguments: [String], input: String? = nil, fastPath: Bool = true,
@@ -128,6 +118,9 @@ enum CLIBenchmarks {
                 "webauth git-credential get", ["git-credential", "get"], input: "protocol=https\nhost=example.com\n\n",
                 expecting: "password=benchmark-access-token\n"),
             webauthCommand("webauth exec-credential", ["exec-credential"], expecting: "benchmark.id.token"),
+            webauthCommand(
+                "webauth git-credential get, setup's helper line", gitHelperLine,
+                input: "protocol=https\nhost=example.com\n\n", expecting: "password=benchmark-access-token\n"),
             webauthCommand(
                 "webauth token, fast path off (the full program)", ["token"], fastPath: false,
                 expecting: "benchmark-access-token\n"),
@@ -197,6 +190,27 @@ enum CLIBenchmarks {
             ))
         return results
     }
+
+    /// A valid entry, fresh for a day, as `webauth login` saves it.
+    static func benchmarkEntry() -> StoredTokens {
+        let now = Date()
+        let claims = IDTokenClaims(
+            issuer: "https://id.example.com", subject: "bench", audience: ["benchmark"],
+            expiresAt: now.addingTimeInterval(24 * 3600), issuedAt: now)
+        let tokens = TokenSet(
+            accessToken: "benchmark-access-token", refreshToken: "benchmark-refresh-token",
+            idToken: "benchmark.id.token", idTokenClaims: claims, expiresAt: now.addingTimeInterval(24 * 3600),
+            scopes: ["openid", "profile"])
+        let configuration = ClientConfiguration(
+            issuer: URL(string: "https://id.example.com"), clientID: "benchmark", scopes: ["openid", "profile"])
+        return StoredTokens(tokens: tokens, configuration: configuration)
+    }
+
+    /// What git runs for a helper line `webauth git-credential setup` wrote with sign-in options.
+    static let gitHelperLine = [
+        "git-credential", "--profile", "default", "--issuer", "https://id.example.com", "--client-id", "benchmark",
+        "--scope", "openid profile", "get",
+    ]
 
     /// The first executable `name` on `searchPath`.
     static func executable(named name: String, in searchPath: String?) -> String? {

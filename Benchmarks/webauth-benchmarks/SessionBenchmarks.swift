@@ -204,6 +204,18 @@ enum SessionBenchmarks {
         }
         print("")
 
+        print("the same, keyring store (gnome-keyring-daemon on a private session bus; the index names the keyring)")
+        if let keyring = try await CLIBenchmarks.keyringTokenCommands(webauth: webauth) {
+            print(header + "  peak MiB")
+            for (label, figures) in keyring {
+                let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
+                print(figures.wall.line(label) + peak)
+            }
+        } else {
+            print("not installed (dbus, gnome-keyring and libsecret-tools are needed)")
+        }
+        print("")
+
         let demo = try await CLIBenchmarks.demo(webauth: webauth)
         print("webauth demo --no-browser, by step (milliseconds)")
         print(header)

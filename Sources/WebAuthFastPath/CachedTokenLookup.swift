@@ -14,45 +14,73 @@ import WebAuthTokenFiles
     import Darwin
 #endif
 
-/// Finds a profile's entry in the file store exactly where, and only when, the token store would
-/// read it with nothing else to do: `--store file`, or `automatic` with the profile index naming
-/// the file store; the token directory already there and 0700, this user's, not a link; the entry
-/// a trusted file (see ``TokenFileLayout``) that ``CachedEntry`` reads. Each other case — the
-/// keyring, an index that does not know the profile (the store would look and record it), a
-/// directory it would create or repair, a missing, unsafe or unknown entry — is `nil`, for the
-/// full program to handle and report.
+/// Finds a profile's entry exactly where, and only when, the token store would read it with
+/// nothing else to do:
+///
+/// - the file store for `--store file`, or `automatic` with the profile index naming the file
+///   store: the token directory already there and 0700, this user's, not a link; the entry a
+///   trusted file (see ``TokenFileLayout``);
+/// - the keyring for `--store keyring`, or `automatic` with the index naming the keyring: the
+///   lock directory already there as the store leaves it, and `secret-tool` answering plainly
+///   (``SecretToolLookup``);
+///
+/// and in both, an entry ``CachedEntry`` reads. Each other case — an index that does not know
+/// the profile (the store would look and record it), a directory the store would create or
+/// repair, a missing, unsafe or unknown entry, a keyring that is locked, slow or not there — is
+/// `nil`, for the full program to handle and report.
 package struct CachedTokenLookup: Sendable {
     /// Where the files are.
     package let layout: TokenFileLayout
+    /// The environment: where the stores are (see ``init(environment:)``).
+    package let environment: [String: String]
 
     /// The largest entry read; a bigger one is left to the full program.
     package static let maximumEntrySize = 1024 * 1024
 
-    /// A lookup in `layout`.
-    package init(layout: TokenFileLayout) {
-        self.layout = layout
+    /// A lookup in `environment`'s stores: `XDG_STATE_HOME` and `HOME` place the files, `PATH`
+    /// and `DBUS_SESSION_BUS_ADDRESS` reach the keyring (see ``SecretToolLookup``).
+    package init(environment: [String: String]) {
+        self.layout = TokenFileLayout(environment: environment)
+        self.environment = environment
     }
 
     /// The entry of `profile` for `--store store` (`automatic`, `file` or `keyring`), or `nil`.
     package func entry(profile: String, store: String) -> CachedEntry? {
-        switch store {
-        case "file":
-            break
-        case "automatic":
+        var kind = store
+        if store == "automatic" {
             guard let index = Self.readFile(layout.indexPath, limit: Self.maximumEntrySize, trusted: nil),
-                ProfileIndexFormat.storeKinds(decoding: Data(index))?[profile] == "file"
+                let known = ProfileIndexFormat.storeKinds(decoding: Data(index))?[profile]
             else { return nil }
-        default:
-            return nil
+            kind = known
         }
-        let directory = layout.tokenDirectory
-        var info = stat()
-        guard directory.hasPrefix("/"), lstat(directory, &info) == 0, TokenFileLayout.isReadyTokenDirectory(info),
+        switch kind {
+        case "file": return fileEntry(profile: profile)
+        case "keyring": return keyringEntry(profile: profile)
+        default: return nil
+        }
+    }
+
+    private func fileEntry(profile: String) -> CachedEntry? {
+        guard Self.isReadyDirectory(layout.tokenDirectory),
             let bytes = Self.readFile(
                 layout.entryPath(profile: profile), limit: Self.maximumEntrySize,
                 trusted: TokenFileLayout.isTrustedEntry)
         else { return nil }
         return CachedEntry(decoding: Data(bytes))
+    }
+
+    private func keyringEntry(profile: String) -> CachedEntry? {
+        guard Self.isReadyDirectory(layout.lockDirectory),
+            let bytes = SecretToolLookup.secret(profile: profile, environment: environment)
+        else { return nil }
+        return CachedEntry(decoding: Data(bytes))
+    }
+
+    /// Whether `path` is an absolute path to a directory the stores use as it is (see
+    /// ``TokenFileLayout/isReadyTokenDirectory(_:)``).
+    static func isReadyDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return path.hasPrefix("/") && lstat(path, &info) == 0 && TokenFileLayout.isReadyTokenDirectory(info)
     }
 
     /// The whole file at `path`, opened without following a final link, if it is at most

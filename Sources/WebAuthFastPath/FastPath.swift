@@ -15,9 +15,9 @@ import WebAuthTokenFiles
 /// with the same command line, input and environment, so every message, refresh and exit
 /// status comes from one place.
 ///
-/// It reads files with FoundationEssentials and the C library only: no argument parser, no
-/// networking stack; in release builds no shared Swift library either (the C and C++ runtimes
-/// only).
+/// It reads files — and for the keyring runs `secret-tool`, as the keyring store does — with
+/// FoundationEssentials and the C library only: no argument parser, no networking stack; in
+/// release builds no shared Swift library either (the C and C++ runtimes only).
 ///
 /// ```swift
 /// if let output = FastPath.answer(arguments, environment: environment, now: Date(), standardInput: readInput) {
@@ -29,14 +29,13 @@ package enum FastPath {
     /// diagnostic: every call then takes the full program's way.
     package static let switchVariable = "WEBAUTH_FAST_PATH"
 
-    /// The environment variables the fast path reads.
-    package static let environmentNames = ["XDG_STATE_HOME", "HOME", "KUBERNETES_EXEC_INFO", switchVariable]
-
     /// Standard output for `arguments`, or `nil` when the full program must answer.
     ///
     /// - Parameters:
     ///   - arguments: The command line without the program's name.
-    ///   - environment: At least ``environmentNames``.
+    ///   - environment: The process's environment: `XDG_STATE_HOME`, `HOME`, `PATH`,
+    ///     `DBUS_SESSION_BUS_ADDRESS`, `KUBERNETES_EXEC_INFO` and ``switchVariable`` are read, and
+    ///     the keyring's `secret-tool` gets what ``SecretToolLookup/passedVariables`` names.
     ///   - now: The time freshness is judged at.
     ///   - standardInput: Reads standard input (only `git-credential get` calls it); `nil` when
     ///     it may not be read (a terminal) or failed.
@@ -46,7 +45,7 @@ package enum FastPath {
         guard environment[switchVariable] != "0", let command = FastPathCommand(arguments: arguments) else {
             return nil
         }
-        let lookup = CachedTokenLookup(layout: TokenFileLayout(environment: environment))
+        let lookup = CachedTokenLookup(environment: environment)
         switch command {
         case .token(let profile, let minimumValidity, let store):
             guard let tokens = freshBearer(lookup, profile, store, minimumValidity, now)?.tokens else { return nil }

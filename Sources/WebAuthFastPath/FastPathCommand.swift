@@ -6,7 +6,9 @@ import WebAuthTokenFiles
 /// another command or option, `--help`, an option given twice, a value the full parser might
 /// read differently or refuse — is `nil`, and the full program decides.
 ///
-/// Options are written `--name VALUE` or `--name=VALUE`; a value must not start with `-`.
+/// Options are written `--name VALUE` or `--name=VALUE`; a value must not start with `-`. The
+/// helpers' sign-in options are skipped when ``SignInOptionSyntax`` is sure the full program
+/// takes them.
 ///
 /// ```swift
 /// FastPathCommand(arguments: ["token", "--profile", "work"])  // .token(profile: "work", …)
@@ -15,9 +17,10 @@ import WebAuthTokenFiles
 package enum FastPathCommand: Sendable, Hashable {
     /// `webauth token [--profile NAME] [--min-validity SECONDS] [--store automatic|file|keyring]`.
     case token(profile: String, minimumValidity: Double, store: String)
-    /// `webauth git-credential [--profile NAME] [--username NAME] [--store …] get`.
+    /// `webauth git-credential [--profile NAME] [--username NAME] [--store …] [sign-in options] get`.
     case gitCredentialGet(profile: String, username: String?, store: String)
-    /// `webauth exec-credential [--profile NAME] [--token-type id|access] [--min-validity SECONDS] [--store …]`.
+    /// `webauth exec-credential [--profile NAME] [--token-type id|access] [--min-validity SECONDS] [--store …]
+    /// [sign-in options]`.
     case execCredential(profile: String, idToken: Bool, minimumValidity: Double, store: String)
 
     /// The profile when `--profile` is not given.
@@ -38,7 +41,10 @@ package enum FastPathCommand: Sendable, Hashable {
         case "git-credential": allowed = ["--profile", "--username", "--store"]
         default: return nil
         }
+        // The helpers also carry `login`'s options, for when they must sign in.
+        let takesSignInOptions = command != "token"
         var options: [String: String] = [:]
+        var signInOptions: [String: [String]] = [:]
         var positional: [String] = []
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
@@ -48,17 +54,34 @@ package enum FastPathCommand: Sendable, Hashable {
             }
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
-            guard allowed.contains(name), options[name] == nil else { return nil }
-            let value: String
+            let arity: SignInOptionSyntax.Arity
+            if allowed.contains(name) {
+                guard options[name] == nil else { return nil }
+                arity = .value
+            } else if takesSignInOptions, let known = SignInOptionSyntax.options[name] {
+                arity = known
+            } else {
+                return nil
+            }
+            var value: String?
             if parts.count == 2 {
                 value = String(parts[1])
-            } else {
+            } else if arity != .flag {
                 guard let next = rest.popFirst() else { return nil }
                 value = next
             }
-            guard !value.hasPrefix("-") else { return nil }
-            options[name] = value
+            if allowed.contains(name) {
+                guard let value, !value.hasPrefix("-") else { return nil }
+                options[name] = value
+            } else if arity == .flag {
+                // A flag given a value, or given twice: the full parser's to judge.
+                guard value == nil, signInOptions[name] == nil else { return nil }
+                signInOptions[name] = []
+            } else if let value {
+                signInOptions[name, default: []].append(value)
+            }
         }
+        guard SignInOptionSyntax.accepts(signInOptions) else { return nil }
 
         let profile = options["--profile"] ?? Self.defaultProfile
         let store = options["--store"] ?? "automatic"

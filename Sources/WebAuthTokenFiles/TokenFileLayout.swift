@@ -47,6 +47,9 @@ package struct TokenFileLayout: Sendable, Hashable {
     /// The file store's directory: `<state>/webauth/tokens`.
     package var tokenDirectory: String { stateDirectory + "/webauth/tokens" }
 
+    /// Where the keyring store keeps its profiles' lock files: `<state>/webauth/locks`.
+    package var lockDirectory: String { stateDirectory + "/webauth/locks" }
+
     /// The profile index: `<state>/webauth/profiles.json`.
     package var indexPath: String { stateDirectory + "/webauth/profiles.json" }
 
@@ -66,9 +69,9 @@ package struct TokenFileLayout: Sendable, Hashable {
         info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & 0o077 == 0
     }
 
-    /// Whether `info` (from `lstat`) is a token directory the store uses as it is: a directory,
-    /// not a link, this user's, mode exactly 0700. Anything else the store creates, repairs (with
-    /// a warning) or refuses.
+    /// Whether `info` (from `lstat`) is a token (or lock) directory the stores use as it is: a
+    /// directory, not a link, this user's, mode exactly 0700. Anything else a store creates,
+    /// repairs (with a warning) or refuses.
     package static func isReadyTokenDirectory(_ info: stat) -> Bool {
         info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid() && info.st_mode & 0o7777 == 0o700
     }

@@ -37,10 +37,10 @@ import WebAuthTokenFiles
 /// ```
 public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     /// The `service` attribute every item carries.
-    public static let service = "webauth"
+    public static let service = KeyringItem.service
     /// The largest entry stored, in bytes of its JSON: less than the 8192 bytes `secret-tool`
     /// reads from its input.
-    public static let maximumEntrySize = 8191
+    public static let maximumEntrySize = KeyringItem.maximumEntrySize
 
     /// The environment `secret-tool` runs with; its `DBUS_SESSION_BUS_ADDRESS` picks the bus.
     public let environment: [String: String]
@@ -69,25 +69,14 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
             throw TokenStoreError(.keyringUnavailable, "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)")
         }
-        var found: String?
-        // Only absolute directories: a relative one (`.`) would run whatever `secret-tool` the
-        // current directory holds, and hand it the tokens.
-        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
-        where directory.hasPrefix("/") {
-            let candidate = String(directory) + "/secret-tool"
-            if access(candidate, X_OK) == 0 {
-                found = candidate
-                break
-            }
-        }
-        guard let found else {
+        guard let found = KeyringItem.secretTool(searchPath: environment["PATH"]) else {
             throw TokenStoreError(
                 .keyringUnavailable, "secret-tool is not installed (Debian and Ubuntu: apt install libsecret-tools)")
         }
         self.environment = environment
         self.executable = found
         self.lockDirectory =
-            lockDirectory ?? TokenFileLayout.stateDirectory(environment: environment) + "/webauth/locks"
+            lockDirectory ?? TokenFileLayout(environment: environment).lockDirectory
         self.timeout = timeout
         self.lockTimeout = lockTimeout
         self.logger = logger
@@ -159,7 +148,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
 
     package func lockPath(_ profile: String) -> String { "\(lockDirectory)/\(profile).lock" }
 
-    private func attributes(_ profile: String) -> [String] { ["service", Self.service, "profile", profile] }
+    private func attributes(_ profile: String) -> [String] { KeyringItem.attributes(profile: profile) }
 
     package func readEntry(profile: String) async throws(TokenStoreError) -> StoredTokens? {
         guard let data = try await lookup(attributes: attributes(profile)) else { return nil }

@@ -12,7 +12,7 @@ import WebAuthTokenStore
 #endif
 
 /// An entry with every field the store writes set, for format checks and process tests.
-private func fullEntry(
+func fullEntry(
     accessToken: String = "fast-access-token", tokenType: String = "Bearer", expiresIn: TimeInterval? = 3600,
     idTokenExpiresIn: TimeInterval = 3600, refreshToken: String? = "fast-refresh-token",
     providerName: String? = "Example", tokenEndpoint: String = "https://id.example.com/token",
@@ -62,6 +62,43 @@ struct FastPathCommandTests {
         #expect(
             FastPathCommand(arguments: ["exec-credential"])
                 == .execCredential(profile: "default", idToken: true, minimumValidity: 60, store: "automatic"))
+    }
+
+    @Test(
+        "The helpers' sign-in options are skipped when the full program is sure to take them",
+        arguments: [
+            ["--issuer", "https://id.example.com", "--client-id", "cli", "--scope", "openid profile", "--scope=email"],
+            ["--preset=github", "--client-id", "Iv1.x", "--browser", "firefox", "--ephemeral", "--timeout", "90.5"],
+            ["--config", "/home/ada/client.json", "--device", "--par", "always", "--dpop"],
+            ["--no-browser", "--redirect-uri", "http://127.0.0.1:8400/cb", "--tenant", "t"],
+            ["--browser", "/usr/bin/chromium", "--par=never"],
+        ])
+    func signInOptionsSkipped(options: [String]) {
+        #expect(
+            FastPathCommand(arguments: ["git-credential", "--profile", "work"] + options + ["get"])
+                == .gitCredentialGet(profile: "work", username: nil, store: "automatic"))
+        #expect(
+            FastPathCommand(arguments: ["exec-credential"] + options)
+                == .execCredential(profile: "default", idToken: true, minimumValidity: 60, store: "automatic"))
+        // `token` takes none of them.
+        #expect(FastPathCommand(arguments: ["token"] + options) == nil)
+    }
+
+    @Test(
+        "Sign-in options the full program refuses, or might read differently, are left to it",
+        arguments: [
+            ["--client-secret", "s", "--issuer", "https://id.example.com", "--client-id", "c"],
+            ["--issuer", "https://id.example.com"], ["--issuer", "id.example.com", "--client-id", "c"],
+            ["--issuer", "https://a.example", "--preset", "github", "--client-id", "c"],
+            ["--redirect-uri", "no-scheme"], ["--browser", "lynx"], ["--par", "sometimes"], ["--timeout", "0"],
+            ["--timeout", "1e3"], ["--device", "--no-browser"], ["--device", "--browser", "firefox"],
+            ["--device", "--ephemeral"], ["--no-browser", "--browser", "system"], ["--device=true"],
+            ["--dpop", "--dpop"], ["--client-id", "a", "--client-id", "b"], ["--client-id"], ["--client-id", "-x"],
+            ["--client-id="], ["--scope"], ["--tenant", "--device"], ["--issuer-url", "https://id.example.com"],
+        ])
+    func signInOptionsLeftToTheFullProgram(options: [String]) {
+        #expect(FastPathCommand(arguments: ["git-credential"] + options + ["get"]) == nil)
+        #expect(FastPathCommand(arguments: ["exec-credential"] + options) == nil)
     }
 
     @Test(
@@ -197,7 +234,7 @@ struct FastPathSituation: CustomTestStringConvertible, Sendable {
     var input: String?
     var environment: [String: String] = [:]
     var fast: Bool
-    var prepare: @Sendable (ProfileSandbox) throws -> Void
+    var prepare: @Sendable (ProfileSandbox) async throws -> Void
 
     var testDescription: String { name }
 }
@@ -218,8 +255,8 @@ private func prepared(_ entry: StoredTokens, profile: String = "default", index:
     }
 }
 
-private let gitHTTPS = "protocol=https\nhost=git.example.com\n\n"
-private let execInfo =
+let gitHTTPS = "protocol=https\nhost=git.example.com\n\n"
+let plainExecInfo =
     #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
 
 let fastPathSituations: [FastPathSituation] = [
@@ -316,28 +353,52 @@ let fastPathSituations: [FastPathSituation] = [
         prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "exec-credential, ID token", arguments: ["exec-credential"],
-        environment: ["KUBERNETES_EXEC_INFO": execInfo],
+        environment: ["KUBERNETES_EXEC_INFO": plainExecInfo],
         fast: true, prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "exec-credential, access token, no exec info", arguments: ["exec-credential", "--token-type=access"],
         fast: true, prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "exec-credential, ID token expiring", arguments: ["exec-credential", "--min-validity", "120"],
-        environment: ["KUBERNETES_EXEC_INFO": execInfo], fast: false,
+        environment: ["KUBERNETES_EXEC_INFO": plainExecInfo], fast: false,
         prepare: prepared(fullEntry(idTokenExpiresIn: 100, refreshToken: nil))),
+    FastPathSituation(
+        name: "git get, setup's helper line with sign-in options",
+        arguments: [
+            "git-credential", "--profile", "default", "--issuer", "https://id.example.com", "--client-id", "cli",
+            "--scope", "openid profile", "--par", "auto", "--timeout", "90", "get",
+        ], input: gitHTTPS, fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, helper line without a client ID", arguments: ["git-credential", "--issuer=https://id", "get"],
+        input: gitHTTPS, fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, helper line with a client secret",
+        arguments: ["git-credential", "--preset", "github", "--client-id", "c", "--client-secret", "s", "get"],
+        input: gitHTTPS, fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, helper line with --device and --no-browser",
+        arguments: ["git-credential", "--device", "--no-browser", "get"], input: gitHTTPS, fast: false,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, kubeconfig args with sign-in options",
+        arguments: ["exec-credential", "--config", "/nonexistent/client.json", "--device", "--dpop"],
+        environment: ["KUBERNETES_EXEC_INFO": plainExecInfo], fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, sign-in options with a bad timeout",
+        arguments: ["exec-credential", "--preset", "google", "--client-id", "c", "--timeout", "0"],
+        environment: ["KUBERNETES_EXEC_INFO": plainExecInfo], fast: false, prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "exec-credential, bad exec info", arguments: ["exec-credential"],
         environment: ["KUBERNETES_EXEC_INFO": #"{"kind":"Pod"}"#], fast: false, prepare: prepared(fullEntry())),
 ]
 
-@Suite("Fast path: the same results as the full program")
-struct FastPathEquivalenceTests {
+/// Runs `situation` in `sandbox` with the fast path on and off and checks that standard output,
+/// standard error and exit status match, and that the fast path answers when it should.
+func expectSameResults(_ situation: FastPathSituation, in sandbox: ProfileSandbox) async throws {
     /// Runs `webauth` in a freshly prepared sandbox, with the fast path on or off.
-    private func run(_ situation: FastPathSituation, in sandbox: ProfileSandbox, fastPath: Bool) async throws -> (
-        status: Int32, stdout: String, stderr: String
-    ) {
+    func run(fastPath: Bool) async throws -> (status: Int32, stdout: String, stderr: String) {
         try? FileManager.default.removeItem(atPath: sandbox.stateHome)
-        try situation.prepare(sandbox)
+        try await situation.prepare(sandbox)
         var environment = sandbox.environment.merging(situation.environment) { $1 }
         environment[FastPath.switchVariable] = fastPath ? nil : "0"
         let process = try CLIProcess(
@@ -347,26 +408,31 @@ struct FastPathEquivalenceTests {
         return (status, process.standardOutput, process.standardError)
     }
 
+    // Whether the fast path answers, decided in this process on the same files and input.
+    try? FileManager.default.removeItem(atPath: sandbox.stateHome)
+    try await situation.prepare(sandbox)
+    let environment = sandbox.environment.merging(situation.environment) { $1 }
+    let answer = FastPath.answer(
+        situation.arguments, environment: environment, now: Date(),
+        standardInput: { situation.input.map { Array($0.utf8) } })
+    #expect((answer != nil) == situation.fast, "\(situation.name): fast path answered: \(answer != nil)")
+
+    let fast = try await run(fastPath: true)
+    let full = try await run(fastPath: false)
+    #expect(fast.status == full.status, "\(situation.name)")
+    #expect(fast.stdout == full.stdout, "\(situation.name)")
+    #expect(fast.stderr == full.stderr, "\(situation.name)")
+    if let answer { #expect(fast.stdout == String(decoding: answer, as: UTF8.self), "\(situation.name)") }
+    #expect(!fast.stderr.contains("fast-access-token") && !fast.stderr.contains("fast-refresh-token"))
+}
+
+@Suite("Fast path: the same results as the full program")
+struct FastPathEquivalenceTests {
     @Test("Standard output, standard error and exit status match, fast or full", arguments: fastPathSituations)
     func sameResults(situation: FastPathSituation) async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-
-        // Whether the fast path answers, decided in this process on the same files and input.
-        try situation.prepare(sandbox)
-        let environment = sandbox.environment.merging(situation.environment) { $1 }
-        let answer = FastPath.answer(
-            situation.arguments, environment: environment, now: Date(),
-            standardInput: { situation.input.map { Array($0.utf8) } })
-        #expect((answer != nil) == situation.fast, "fast path answered: \(answer != nil)")
-
-        let fast = try await run(situation, in: sandbox, fastPath: true)
-        let full = try await run(situation, in: sandbox, fastPath: false)
-        #expect(fast.status == full.status)
-        #expect(fast.stdout == full.stdout)
-        #expect(fast.stderr == full.stderr)
-        if let answer { #expect(fast.stdout == String(decoding: answer, as: UTF8.self)) }
-        #expect(!fast.stderr.contains("fast-access-token") && !fast.stderr.contains("fast-refresh-token"))
+        try await expectSameResults(situation, in: sandbox)
     }
 
     @Test("git-credential setup names the program people run, not the full program behind it")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthCredentialHelpers
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthProcess
 
@@ -94,6 +95,12 @@ struct GitCredentialUnitTests {
         let declared = Set(help.matches(of: try Regex("--[a-z][a-z-]*")).map { String(help[$0.range]) })
         #expect(declared.count >= 13, "\(declared)")
         #expect(declared.subtracting(arguments).subtracting(["--client-secret", "--help"]).isEmpty)
+
+        // The fast path skips exactly these options on a cached read, with the same arity.
+        #expect(Set(SignInOptionSyntax.options.keys) == declared.subtracting(["--client-secret", "--help"]))
+        for (name, arity) in SignInOptionSyntax.options {
+            #expect(help.contains("\(name) <") == (arity != .flag), "\(name)")
+        }
 
         // Defaults are left out: a helper line says only what was chosen.
         #expect(try LoginOptions.parse([]).arguments.isEmpty)
