@@ -12,8 +12,8 @@ import WebAuthTokenFiles
 /// `secret-tool lookup service webauth profile <name>`, the same program found the same way
 /// (``KeyringItem``) — but answers only a plain success: exit status 0, nothing on standard
 /// error, at most ``KeyringItem/maximumEntrySize`` bytes, within ``timeLimit``. Everything else
-/// (no item, no D-Bus session, no `secret-tool`, a locked keyring, a keyring that does not
-/// answer in time) is `nil`, and the full program asks again and reports.
+/// (no item, no D-Bus session, no `secret-tool`, a locked keyring nobody unlocks, a keyring that
+/// does not answer in time) is `nil`, and the full program asks again and reports.
 ///
 /// The program is started with `posix_spawn`, never through a shell; its standard input is
 /// `/dev/null`; no descriptor of this process but the two pipes reaches it, and of the
@@ -25,10 +25,10 @@ import WebAuthTokenFiles
 /// let bytes = SecretToolLookup.secret(profile: "work", environment: environment)
 /// ```
 package enum SecretToolLookup {
-    /// How long the fast path waits for `secret-tool`: a keyring that answers answers in tens of
-    /// milliseconds; one slower than this (or asking someone to unlock it) is the full
-    /// program's to wait for, within its own limit.
-    package static let timeLimit: Duration = .seconds(2)
+    /// How long the fast path waits for `secret-tool`: as long as the keyring store waits
+    /// (``KeyringItem/timeLimit``), so that an unlock prompt it causes gets the same time to be
+    /// answered. (When it is not, the full program asks again, within its own limit, and reports.)
+    package static let timeLimit = KeyringItem.timeLimit
 
     /// The environment variables `secret-tool` is given: the search path, who and where the
     /// user is, the language of its messages, and the session bus.
