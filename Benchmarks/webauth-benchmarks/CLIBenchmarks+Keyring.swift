@@ -5,7 +5,7 @@ import WebAuthTokenStore
 extension CLIBenchmarks {
     /// The cached-token commands with the entry in a desktop keyring — a private session bus with
     /// an unlocked gnome-keyring-daemon, the profile index naming the keyring, as `webauth login`
-    /// leaves it — and `secret-tool lookup` of the item alone (the floor: one keyring read).
+    /// leaves it — and `secret-tool lookup` of the item alone, which the keyring store runs.
     /// `nil` when dbus, gnome-keyring or secret-tool is not installed.
     static func keyringTokenCommands(webauth: String) async throws -> [(label: String, figures: ProcessFigures)]? {
         let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -38,7 +38,7 @@ extension CLIBenchmarks {
                     input: "protocol=https\nhost=example.com\n\n"),
                 webauthCommand("webauth token, keyring, fast path off", ["token"], fastPath: false),
                 TimedCommand(
-                    label: "secret-tool lookup (the floor)", executable: secretTool,
+                    label: "secret-tool lookup alone (what the store runs)", executable: secretTool,
                     arguments: ["lookup", "service", "webauth", "profile", "default"], environment: environment,
                     expectedOutput: { $0.contains("benchmark-access-token") }),
             ] {

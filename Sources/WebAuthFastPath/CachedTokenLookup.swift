@@ -20,13 +20,13 @@ import WebAuthTokenFiles
 /// - the file store for `--store file`, or `automatic` with the profile index naming the file
 ///   store: the token directory already there and 0700, this user's, not a link; the entry a
 ///   trusted file (see ``TokenFileLayout``);
-/// - the keyring for `--store keyring`, or `automatic` with the index naming the keyring: the
-///   lock directory already there as the store leaves it, and `secret-tool` answering plainly
-///   (``SecretToolLookup``);
+/// - the keyring for `--store keyring`, or `automatic` with the index naming the keyring: a
+///   D-Bus session named, `secret-tool` installed and the lock directory there, as the keyring
+///   store needs them to start, and the item read over D-Bus (``SecretServiceLookup``);
 ///
 /// and in both, an entry ``CachedEntry`` reads. Each other case — an index that does not know
 /// the profile (the store would look and record it), a directory the store would create or
-/// repair, a missing, unsafe or unknown entry, a keyring that is locked, slow or not there — is
+/// repair, a missing, unsafe or unknown entry, a keyring that is locked, slow or not running — is
 /// `nil`, for the full program to handle and report.
 package struct CachedTokenLookup: Sendable {
     /// Where the files are.
@@ -38,7 +38,7 @@ package struct CachedTokenLookup: Sendable {
     package static let maximumEntrySize = 1024 * 1024
 
     /// A lookup in `environment`'s stores: `XDG_STATE_HOME` and `HOME` place the files, `PATH`
-    /// and `DBUS_SESSION_BUS_ADDRESS` reach the keyring (see ``SecretToolLookup``).
+    /// and `DBUS_SESSION_BUS_ADDRESS` reach the keyring.
     package init(environment: [String: String]) {
         self.layout = TokenFileLayout(environment: environment)
         self.environment = environment
@@ -69,9 +69,13 @@ package struct CachedTokenLookup: Sendable {
         return CachedEntry(decoding: Data(bytes))
     }
 
+    /// The keyring's item, when the keyring store would start as it is — a D-Bus session named,
+    /// `secret-tool` installed, its lock directory there — and ``SecretServiceLookup`` reads it.
     private func keyringEntry(profile: String) -> CachedEntry? {
-        guard Self.isReadyDirectory(layout.lockDirectory),
-            let bytes = SecretToolLookup.secret(profile: profile, environment: environment)
+        guard let busAddress = environment["DBUS_SESSION_BUS_ADDRESS"], !busAddress.isEmpty,
+            KeyringItem.secretTool(searchPath: environment["PATH"]) != nil,
+            Self.isReadyDirectory(layout.lockDirectory),
+            let bytes = SecretServiceLookup.secret(profile: profile, busAddress: busAddress)
         else { return nil }
         return CachedEntry(decoding: Data(bytes))
     }

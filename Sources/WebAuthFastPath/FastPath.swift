@@ -15,9 +15,9 @@ import WebAuthTokenFiles
 /// with the same command line, input and environment, so every message, refresh and exit
 /// status comes from one place.
 ///
-/// It reads files — and for the keyring runs `secret-tool`, as the keyring store does — with
-/// FoundationEssentials and the C library only: no argument parser, no networking stack; in
-/// release builds no shared Swift library either (the C and C++ runtimes only).
+/// It reads files, and the keyring over D-Bus, with FoundationEssentials and the C library only:
+/// no argument parser, no networking stack, no other process; in release builds no shared Swift
+/// library either (the C and C++ runtimes only).
 ///
 /// ```swift
 /// if let output = FastPath.answer(arguments, environment: environment, now: Date(), standardInput: readInput) {
@@ -34,8 +34,7 @@ package enum FastPath {
     /// - Parameters:
     ///   - arguments: The command line without the program's name.
     ///   - environment: The process's environment: `XDG_STATE_HOME`, `HOME`, `PATH`,
-    ///     `DBUS_SESSION_BUS_ADDRESS`, `KUBERNETES_EXEC_INFO` and ``switchVariable`` are read, and
-    ///     the keyring's `secret-tool` gets what ``SecretToolLookup/passedVariables`` names.
+    ///     `DBUS_SESSION_BUS_ADDRESS`, `KUBERNETES_EXEC_INFO` and ``switchVariable`` are read.
     ///   - now: The time freshness is judged at.
     ///   - standardInput: Reads standard input (only `git-credential get` calls it); `nil` when
     ///     it may not be read (a terminal) or failed.

@@ -27,10 +27,6 @@ package enum KeyringItem {
     /// reads from its input (it stores what it read without failing).
     package static let maximumEntrySize = 8191
 
-    /// How long one `secret-tool` run may take before it is killed: long enough for someone to
-    /// answer an unlock prompt, short enough that a keyring that never answers fails the command.
-    package static let timeLimit: Duration = .seconds(10)
-
     /// The attributes of `profile`'s item, as `secret-tool` takes them: name, value, name, value.
     package static func attributes(profile: String) -> [String] {
         ["service", service, "profile", profile]

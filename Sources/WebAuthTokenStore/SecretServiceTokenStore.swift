@@ -42,10 +42,6 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     /// reads from its input.
     public static let maximumEntrySize = KeyringItem.maximumEntrySize
 
-    /// How long one `secret-tool` run may take unless told otherwise: 10 seconds, long enough
-    /// for someone to answer an unlock prompt. `webauth`'s cached-token answer waits as long.
-    public static let defaultTimeout: Duration = KeyringItem.timeLimit
-
     /// The environment `secret-tool` runs with; its `DBUS_SESSION_BUS_ADDRESS` picks the bus.
     public let environment: [String: String]
     /// Where the profiles' lock files are.
@@ -67,7 +63,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     /// - Throws: ``TokenStoreError/Code/keyringUnavailable``, or a lock directory error.
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, lockDirectory: String? = nil,
-        timeout: Duration = defaultTimeout, lockTimeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(TokenStoreError) {
         guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {

@@ -40,13 +40,21 @@ private let keyringSituations: [FastPathSituation] = [
             try await SecretServiceTokenStore(environment: sandbox.environment).delete(profile: "default")
         }),
     FastPathSituation(
+        name: "token, two items for the profile", arguments: ["token"], fast: false,
+        prepare: { sandbox in
+            try await inKeyring(fullEntry())(sandbox)
+            // A second, equally valid item: whichever secret-tool reads, the token is the same.
+            try fullEntry().encoded().write(to: URL(fileURLWithPath: sandbox.root + "/copy.json"))
+            try secretTool(
+                "secret-tool store --label webauth service webauth profile default copy 2 <'\(sandbox.root)/copy.json'",
+                sandbox)
+        }),
+    FastPathSituation(
         name: "token, keyring item not an entry", arguments: ["token", "--store", "keyring"], fast: false,
         prepare: { sandbox in
-            let stored = try Subprocess.runToCompletion(
-                "/bin/sh",
-                ["-c", #"printf '{"version":1,' | secret-tool store --label webauth service webauth profile default"#],
-                environment: sandbox.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
-            #expect(Subprocess.exitCode(of: stored.status) == 0, "\(stored.standardError)")
+            try secretTool("secret-tool clear service webauth profile default", sandbox)
+            try secretTool(
+                #"printf '{"version":1,' | secret-tool store --label webauth service webauth profile default"#, sandbox)
         }),
     FastPathSituation(
         name: "token, keyring, lock directory not made yet", arguments: ["token"], fast: false,
@@ -58,7 +66,31 @@ private let keyringSituations: [FastPathSituation] = [
         name: "token, keyring unreachable", arguments: ["token", "--store", "keyring"],
         environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/webauth-bus"], fast: false,
         prepare: inKeyring(fullEntry(), index: false)),
+    FastPathSituation(
+        name: "token, keyring, no secret-tool", arguments: ["token"], environment: ["PATH": "/nonexistent"],
+        fast: false, prepare: inKeyring(fullEntry())),
+    // Last: nothing here can unlock the keyring again (that takes a prompt).
+    FastPathSituation(
+        name: "token, keyring locked", arguments: ["token"], fast: false,
+        prepare: { sandbox in
+            // Saved the first time; once locked, the item is there and cannot be written.
+            try? await inKeyring(fullEntry())(sandbox)
+            _ = try SecretServiceTokenStore(environment: sandbox.environment)  // its lock directory
+            let text = #"{"profiles":{"default":"keyring"},"version":1}"#
+            #expect(FileManager.default.createFile(atPath: sandbox.indexPath, contents: Data(text.utf8)))
+            try secretTool(
+                "dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
+                    + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login",
+                sandbox)
+        }),
 ]
+
+/// Runs `command` with `/bin/sh` on the sandbox's keyring bus; fails the test if it fails.
+private func secretTool(_ command: String, _ sandbox: ProfileSandbox) throws {
+    let result = try Subprocess.runToCompletion(
+        "/bin/sh", ["-c", command], environment: sandbox.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+    #expect(Subprocess.exitCode(of: result.status) == 0, "\(command): \(result.standardError)")
+}
 
 @Suite("Fast path: the keyring store, with a real keyring daemon", TestFixture.keyring.required)
 struct FastPathKeyringTests {

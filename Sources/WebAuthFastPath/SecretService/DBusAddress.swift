@@ -1,0 +1,73 @@
+/// Where a D-Bus bus listens, read from an address such as `DBUS_SESSION_BUS_ADDRESS`: the first
+/// `unix:path=…` or `unix:abstract=…` entry (entries are separated by `;`, keys by `,`, and values
+/// percent-escaped). Other transports — `tcp:`, `autolaunch:`, `unixexec:` — are not used here.
+///
+/// ```swift
+/// DBusAddress("unix:path=/run/user/1000/bus")?.socket         // .path("/run/user/1000/bus")
+/// DBusAddress("unix:abstract=/tmp/dbus-x,guid=0f3c")?.socket  // .abstract("/tmp/dbus-x")
+/// DBusAddress("autolaunch:")                                  // nil
+/// ```
+package struct DBusAddress: Sendable, Hashable {
+    /// A Unix socket: a file, or a name in Linux's abstract namespace.
+    package enum Socket: Sendable, Hashable {
+        case path(String)
+        case abstract(String)
+    }
+
+    /// The socket to connect to.
+    package let socket: Socket
+
+    /// The longest socket name that fits a `sockaddr_un` (108 bytes, with its terminating or
+    /// leading NUL).
+    static let maximumNameLength = 107
+
+    /// The first usable entry of `text`, or `nil`.
+    package init?(_ text: String) {
+        for entry in text.split(separator: ";") {
+            guard let colon = entry.firstIndex(of: ":"), entry[..<colon] == "unix" else { continue }
+            var keys: [Substring: String] = [:]
+            for pair in entry[entry.index(after: colon)...].split(separator: ",") {
+                guard let equals = pair.firstIndex(of: "="),
+                    let value = Self.unescaped(pair[pair.index(after: equals)...])
+                else { continue }
+                keys[pair[..<equals]] = value
+            }
+            if let path = keys["path"], !path.isEmpty, path.utf8.count <= Self.maximumNameLength {
+                socket = .path(path)
+                return
+            }
+            if let name = keys["abstract"], !name.isEmpty, name.utf8.count <= Self.maximumNameLength {
+                socket = .abstract(name)
+                return
+            }
+        }
+        return nil
+    }
+
+    /// `value` with its `%XX` escapes decoded; `nil` for a broken escape or bytes that are not
+    /// UTF-8.
+    static func unescaped(_ value: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var rest = value.utf8[...]
+        while let byte = rest.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = rest.popFirst().flatMap(hexValue), let low = rest.popFirst().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
