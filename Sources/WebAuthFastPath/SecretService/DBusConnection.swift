@@ -60,7 +60,10 @@ package struct DBusConnection {
         var written = 0
         while written < bytes.count {
             guard wait(for: Int16(POLLOUT)) else { return false }
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a bus that hung up is a failed send, not a SIGPIPE ending the program.
+            let count = bytes[written...].withUnsafeBytes {
+                sendBytes(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count > 0 {
                 written += count
             } else if count < 0, errno != EINTR, errno != EAGAIN {
@@ -179,6 +182,10 @@ package struct DBusConnection {
 // The C library's functions, under names the connection's own methods do not shadow.
 private func closeDescriptor(_ descriptor: Int32) {
     close(descriptor)
+}
+
+private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+    send(descriptor, bytes, count, flags)
 }
 
 private func connectDescriptor(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
