@@ -18,6 +18,10 @@ import WebAuthTokenFiles
 /// transport, a malformed reply, or no answer within ``timeLimit`` — and the full program asks
 /// again and reports.
 ///
+/// The session is `plain`: the secret crosses the session bus — a socket only this user can
+/// reach — unencrypted, as the Secret Service hands it to any program of this user that asks;
+/// nothing else (a proxy, a file) ever holds it.
+///
 /// ```swift
 /// let bytes = SecretServiceLookup.secret(profile: "work", busAddress: "unix:path=/run/user/1000/bus")
 /// ```
