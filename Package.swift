@@ -203,6 +203,9 @@ let package = Package(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
             path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
+            name: "FuzzSecretServiceReply", dependencies: ["FuzzHarness", "WebAuthFastPath", "WebAuthTokenFiles"],
+            path: "Fuzz/FuzzSecretServiceReply"),
+        .executableTarget(
             name: "FuzzProfileIndex", dependencies: ["FuzzHarness", "WebAuthTokenStore"], path: "Fuzz/FuzzProfileIndex"),
         // Shared helpers for this package's tests and benchmarks (an offline headless-Chromium
         // launcher script); re-exports WebAuthTesting. Not a product.

@@ -29,12 +29,16 @@ package enum FastPath {
     /// diagnostic: every call then takes the full program's way.
     package static let switchVariable = "WEBAUTH_FAST_PATH"
 
+    /// The environment variables the fast path reads.
+    package static let environmentNames = [
+        "XDG_STATE_HOME", "HOME", "PATH", "DBUS_SESSION_BUS_ADDRESS", "KUBERNETES_EXEC_INFO", switchVariable,
+    ]
+
     /// Standard output for `arguments`, or `nil` when the full program must answer.
     ///
     /// - Parameters:
     ///   - arguments: The command line without the program's name.
-    ///   - environment: The process's environment: `XDG_STATE_HOME`, `HOME`, `PATH`,
-    ///     `DBUS_SESSION_BUS_ADDRESS`, `KUBERNETES_EXEC_INFO` and ``switchVariable`` are read.
+    ///   - environment: At least ``environmentNames``.
     ///   - now: The time freshness is judged at.
     ///   - standardInput: Reads standard input (only `git-credential get` calls it); `nil` when
     ///     it may not be read (a terminal) or failed.

@@ -18,13 +18,8 @@ package enum FastPathProgram {
     /// Answers and exits 0, or replaces this process with the full program.
     package static func run() -> Never {
         var environment: [String: String] = [:]
-        var variable = environ
-        while let entry = variable.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "="), environment[String(text[..<equals])] == nil {
-                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            variable += 1
+        for name in FastPath.environmentNames {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
         }
         var consumedInput: [UInt8]?
         let output = FastPath.answer(

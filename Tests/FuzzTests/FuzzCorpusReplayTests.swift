@@ -8,7 +8,7 @@ import WebAuthTestSupport
     static let targets = [
         "FuzzLoopbackRequest", "FuzzAuthorizationResponse", "FuzzEndpointResponse", "FuzzIDToken", "FuzzDevTools",
         "FuzzBiDiMessage", "FuzzSchemeSocket", "FuzzBrowserSocket", "FuzzTokenEntry",
-        "FuzzProfileIndex",
+        "FuzzProfileIndex", "FuzzSecretServiceReply",
     ]
 
     static let corpusRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -85,7 +85,8 @@ package enum SecretServiceLookup {
     package static func sessionPath(_ reply: DBusMessage) -> String? {
         guard reply.kind == .methodReturn, reply.signature == "vo" else { return nil }
         var body = reply.body()
-        guard body.signature() == "s", body.string() != nil, let session = body.string() else { return nil }
+        guard body.signature() == "s", body.string() != nil, let session = body.string(), session.hasPrefix("/")
+        else { return nil }
         return session
     }
 
@@ -93,7 +94,8 @@ package enum SecretServiceLookup {
     package static func onlyUnlockedItem(_ reply: DBusMessage) -> String? {
         guard reply.kind == .methodReturn, reply.signature == "aoao" else { return nil }
         var body = reply.body()
-        guard let unlocked = body.stringArray(), let locked = body.stringArray(), unlocked.count == 1, locked.isEmpty
+        guard let unlocked = body.stringArray(), let locked = body.stringArray(), unlocked.count == 1, locked.isEmpty,
+            unlocked[0].hasPrefix("/")
         else { return nil }
         return unlocked[0]
     }
