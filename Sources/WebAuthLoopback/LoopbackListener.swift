@@ -258,7 +258,7 @@ final class ListenerCore {
         if let next { setDeadlineTimer(for: next) }
     }
 
-    /// The serialized `response`; the answers that do not depend on the request are made once.
+    /// `response` as bytes on the wire.
     func serialized(_ response: LoopbackResponse, includeBody: Bool) -> ByteBuffer {
         ByteBuffer(bytes: response.serialized(includeBody: includeBody))
     }
