@@ -8,11 +8,13 @@ import WebAuthTestSupport
 /// Stray requests to wrong paths, sent in one burst by a single thread that drives every
 /// connection with `poll`, the way a load generator does.
 ///
-/// The listener sees exactly what one thread per request would make it see — `count`
-/// connections, each asking once for `/favicon.ico` or `/` with a valid `Host` field and
-/// waiting for its answer — only sooner after one another, so the burst is at least as harsh.
-/// What it spares is the benchmark's own cost: a thread per request made 250 thread starts
-/// compete for the cores with the listener being measured.
+/// The listener sees what one thread per request would make it see — `count` connections, each
+/// asking once for `/favicon.ico` or `/` with a valid `Host` field — only sooner after one
+/// another, so the burst is at least as harsh. The answers are read once every request is sent,
+/// so an answered connection lingers a little longer before its client closes it (and at the
+/// connection cap it is evicted instead): the listener closes as many connections either way.
+/// What the single thread spares is the benchmark's own cost: a thread per request made 250
+/// thread starts compete for the cores with the listener being measured.
 enum StrayRequests {
     /// How far a burst has come.
     enum Progress: Sendable {
