@@ -85,9 +85,9 @@ struct StartedSession {
             session: session, port: port, toLaunch: launched - started, completed: completed, received: received)
     }
 
-    /// Sends the callback and returns the time from sending it to the completion handler, and
-    /// the part of it until the listener routed the request to the session.
-    func deliverCallback() async throws -> (total: Duration, toListener: Duration) {
+    /// Sends the callback and returns the time from sending it to the completion handler, the
+    /// part of it until the listener routed the request to the session, and when that was.
+    func deliverCallback() async throws -> (total: Duration, toListener: Duration, routed: ContinuousClock.Instant) {
         let sent = ContinuousClock.now
         let response = try await RawHTTPClient.get(port: port, target: "/callback?code=bench&state=s")
         precondition(response.status == 200, "callback answered \(response.status)")
@@ -95,22 +95,7 @@ struct StartedSession {
         guard let finished = await done.next(), let routed = received.instant.withLock({ $0 }) else {
             throw CancellationError()
         }
-        return (finished - sent, routed - sent)
-    }
-}
-
-/// Stray requests to wrong paths, all at once; returns their status codes (-1: no answer).
-func strayRequests(port: Int, count: Int) async -> [Int] {
-    await withTaskGroup(of: Int.self) { group in
-        for index in 0..<count {
-            group.addTask {
-                (try? await RawHTTPClient.get(port: port, target: index.isMultiple(of: 2) ? "/favicon.ico" : "/"))?
-                    .status ?? -1
-            }
-        }
-        var statuses: [Int] = []
-        for await status in group { statuses.append(status) }
-        return statuses
+        return (finished - sent, routed - sent, routed)
     }
 }
 
@@ -145,16 +130,24 @@ enum SessionBenchmarks {
         var underLoad = Figures()
         var underLoadToListener = Figures()
         var strayStatuses = [Int: Int]()
+        var answeredFirst: [Int] = []
         for _ in 0..<20 {
             let started = try await StartedSession.start(opened: &openedIterator, continuation: openedContinuation)
             let port = started.port
-            // Half the strays connect and say nothing; half ask for wrong paths, all at once.
+            // Half the strays connect and say nothing; half ask for wrong paths in one burst from
+            // one thread (see StrayRequests), and the callback is sent once the first half of
+            // that burst is sent, so the listener meets the idle connections and those requests
+            // before the callback, and the rest of the burst while it answers it.
             let idle = (0..<(strayCount / 2)).compactMap { _ in try? RawHTTPClient.connect(port: port) }
-            let strays = Task { await strayRequests(port: port, count: strayCount / 2) }
+            var burst = StrayRequests.start(port: port, count: strayCount / 2, underWay: strayCount / 4)
+                .makeAsyncIterator()
+            guard case .underWay = await burst.next() else { throw CancellationError() }
             let delivered = try await started.deliverCallback()
             underLoad.add(delivered.total)
             underLoadToListener.add(delivered.toListener)
-            for status in await strays.value { strayStatuses[status, default: 0] += 1 }
+            guard case .finished(let strays) = await burst.next() else { throw CancellationError() }
+            for stray in strays { strayStatuses[stray.status, default: 0] += 1 }
+            answeredFirst.append(strays.count { $0.answered.map { $0 < delivered.routed } ?? false })
             for connection in idle { connection.close() }
         }
 
@@ -164,6 +157,9 @@ enum SessionBenchmarks {
         print(toCompletion.line("callback request sent → completion delivered"))
         print(underLoad.line("the same with \(strayCount) stray connections (\(strayCount / 2) idle)"))
         print(underLoadToListener.line("  of which: sent → the listener routes it"))
+        print(
+            "stray requests whose client had their answer before the callback was routed: median "
+                + "\(answeredFirst.sorted()[(answeredFirst.count - 1) / 2]) of \(strayCount / 2)")
         let answered = strayStatuses.filter { $0.key > 0 }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
         let cutOff = strayStatuses[0, default: 0]
         let refused = strayStatuses[-1, default: 0]

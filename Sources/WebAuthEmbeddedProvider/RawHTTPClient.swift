@@ -21,6 +21,13 @@ public enum RawHTTPClient {
         public var body: String {
             raw.range(of: "\r\n\r\n").map { String(raw[$0.upperBound...]) } ?? ""
         }
+        /// A response from everything the server sent.
+        package init(_ received: [UInt8]) {
+            raw = String(decoding: received, as: UTF8.self)
+            let statusLine = raw.prefix { $0 != "\r" }.split(separator: " ")
+            status = statusLine.count >= 2 ? Int(statusLine[1]) ?? 0 : 0
+        }
+
         /// The value of the first header `name` (case-insensitive).
         public func header(_ name: String) -> String? {
             for line in raw.components(separatedBy: "\r\n").dropFirst() {
@@ -38,9 +45,16 @@ public enum RawHTTPClient {
     public static func get(
         port: Int, target: String, host: String? = nil, address: String = "127.0.0.1"
     ) async throws -> Response {
+        try await exchange(
+            port: port, bytes: getRequest(port: port, target: target, host: host, address: address), address: address)
+    }
+
+    /// The bytes ``get(port:target:host:address:)`` sends.
+    package static func getRequest(port: Int, target: String, host: String? = nil, address: String = "127.0.0.1")
+        -> [UInt8]
+    {
         let hostLine = host.map { $0.isEmpty ? "" : "Host: \($0)\r\n" } ?? "Host: \(address):\(port)\r\n"
-        let request = "GET \(target) HTTP/1.1\r\n\(hostLine)User-Agent: webauth-tests\r\nAccept: text/html\r\n\r\n"
-        return try await exchange(port: port, bytes: Array(request.utf8), address: address)
+        return Array("GET \(target) HTTP/1.1\r\n\(hostLine)User-Agent: webauth-tests\r\nAccept: text/html\r\n\r\n".utf8)
     }
 
     /// Sends `bytes` and reads until the server closes the connection (or `timeout` passes with
@@ -120,13 +134,11 @@ public enum RawHTTPClient {
             if count <= 0 { break }
             received += buffer[..<count]
         }
-        let raw = String(decoding: received, as: UTF8.self)
-        let statusLine = raw.prefix { $0 != "\r" }.split(separator: " ")
-        let status = statusLine.count >= 2 ? Int(statusLine[1]) ?? 0 : 0
-        return Response(status: status, raw: raw)
+        return Response(received)
     }
 
-    private static func openSocket(port: Int, address: String) throws -> Int32 {
+    /// Opens a blocking TCP connection to `address`:`port`.
+    package static func openSocket(port: Int, address: String) throws -> Int32 {
         let isIPv6 = address.contains(":")
         let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }

@@ -136,6 +136,12 @@ private enum ListenerStartError: Error {
 
 /// The mutable state of one listener. Confined to the listener's event loop: every method runs
 /// there (the server channel, its connections and their handlers share that loop).
+///
+/// Every open connection is in one of two queues, so that admitting, evicting and timing out
+/// cost the same however many connections are open: ``waiting`` (reading the request head, by
+/// admission, which is also the order of their deadlines) and ``answered`` (being answered or
+/// lingering for the client to close, by admission). One timer per listener, set for the
+/// earliest deadline, closes the connections whose deadline has passed.
 final class ListenerCore {
     /// What the core is told once, at creation.
     struct Settings: Sendable {
@@ -154,13 +160,27 @@ final class ListenerCore {
     private var server: (any Channel)?
     /// Once true, no request is answered any more and no connection admitted.
     private(set) var isFinished = false
-    /// The open connections, by the order they were admitted.
-    private var connections: [Int: ConnectionHandler] = [:]
+    /// The connections still reading their request head, oldest first.
+    private var waiting = ConnectionQueue()
+    /// The connections being answered or answered, by admission.
+    private var answered = ConnectionQueue()
     private var nextConnectionID = 0
+    /// The timer for the earliest deadline, while any connection is open.
+    private var deadlineTimer: Scheduled<Void>?
+    /// The answers that do not depend on the request, serialized once.
+    private var plainAnswers: [PlainAnswer: ByteBuffer] = [:]
 
     init(settings: Settings) {
         self.settings = settings
     }
+
+    deinit {
+        waiting.removeAll()
+        answered.removeAll()
+    }
+
+    /// How long a connection may wait for its head, and linger once answered.
+    private var readTimeout: TimeAmount { TimeAmount(configuration.readTimeout) }
 
     /// Records the bound server channel and the router for its port.
     func didBind(server: any Channel, router: LoopbackRequestRouter) {
@@ -173,29 +193,83 @@ final class ListenerCore {
     /// connection's number, or `nil` to refuse it.
     func admit(_ connection: ConnectionHandler) -> Int? {
         guard !isFinished, router != nil else { return nil }
-        if connections.count >= max(1, configuration.maxConnections) {
+        if waiting.count + answered.count >= max(1, configuration.maxConnections) {
             // Prefer a connection that is already answered (it only lingers for the client to
             // close), then the oldest one still waiting for its head.
-            let victim =
-                connections.values.filter(\.isAnswered).min { $0.id < $1.id }
-                ?? connections.values.filter(\.isWaitingForHead).min { $0.id < $1.id }
-            guard let victim else {
+            guard let victim = answered.first(where: \.isAnswered) ?? waiting.first else {
                 logger.debug("loopback listener refused a connection: too many in progress")
                 return nil
             }
             logger.trace("loopback listener evicted a connection", metadata: ["connection": "\(victim.id)"])
-            connections[victim.id] = nil
             victim.closeNow()
         }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = connection
+        connection.admitted(id: id, deadline: .now() + readTimeout)
+        waiting.append(connection)
+        if deadlineTimer == nil { setDeadlineTimer(for: connection.deadline) }
         return id
     }
 
-    /// Forgets a closed connection.
+    /// Moves `connection` from the waiting to the answered ones, with a new deadline.
+    func startsAnswering(_ connection: ConnectionHandler) {
+        guard connection.queue == .waiting else { return }
+        waiting.remove(connection)
+        connection.deadline = .now() + readTimeout
+        connection.queue = .answered
+        answered.insertInAdmissionOrder(connection)
+    }
+
+    /// Forgets a connection that is closing or closed.
     func remove(_ connection: ConnectionHandler) {
-        if connections[connection.id] === connection { connections[connection.id] = nil }
+        switch connection.queue {
+        case .waiting: waiting.remove(connection)
+        case .answered: answered.remove(connection)
+        case .none: break
+        }
+        connection.queue = .none
+    }
+
+    /// Sets the one timer for `deadline`.
+    private func setDeadlineTimer(for deadline: NIODeadline) {
+        deadlineTimer = settings.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+            self?.closeExpiredConnections()
+        }
+    }
+
+    /// Closes every connection whose deadline has passed, and sets the timer for the next one.
+    private func closeExpiredConnections() {
+        deadlineTimer = nil
+        let now = NIODeadline.now()
+        while let oldest = waiting.first, oldest.deadline <= now {
+            oldest.closeNow()
+            remove(oldest)  // closing removes it already; this only makes the loop's end certain
+            logger.trace("loopback connection timed out", metadata: ["connection": "\(oldest.id)"])
+        }
+        var next = waiting.first?.deadline
+        for connection in answered {
+            if connection.deadline <= now {
+                connection.closeNow()
+                logger.trace("loopback connection timed out", metadata: ["connection": "\(connection.id)"])
+            } else if next.map({ connection.deadline < $0 }) ?? true {
+                next = connection.deadline
+            }
+        }
+        if let next { setDeadlineTimer(for: next) }
+    }
+
+    /// `response` as bytes on the wire.
+    func serialized(_ response: LoopbackResponse, includeBody: Bool) -> ByteBuffer {
+        ByteBuffer(bytes: response.serialized(includeBody: includeBody))
+    }
+
+    /// The serialized ``LoopbackResponse/plain(_:)`` answer for `status`, made once per listener.
+    func plainAnswer(_ status: HTTPStatus, includeBody: Bool) -> ByteBuffer {
+        let key = PlainAnswer(status: status, includeBody: includeBody)
+        if let bytes = plainAnswers[key] { return bytes }
+        let bytes = serialized(.plain(status), includeBody: includeBody)
+        plainAnswers[key] = bytes
+        return bytes
     }
 
     /// Answers a complete request head on `connection`.
@@ -210,16 +284,16 @@ final class ListenerCore {
             logger.debug(
                 "loopback listener turned a request away",
                 metadata: ["status": "\(status.rawValue)", "reason": "\(reason)"])
-            connection.respond(.plain(status), includeBody: includeBody)
+            connection.respond(plainAnswer(status, includeBody: includeBody))
         case .probe:
             logger.debug("loopback listener answered a HEAD request for the callback path")
-            connection.respond(.success(configuration.successPage), includeBody: false)
+            connection.respond(serialized(.success(configuration.successPage), includeBody: false))
         case .callback(let url):
             guard settings.accepting(url) else {
                 logger.debug(
                     "loopback listener received a callback the session did not accept",
                     metadata: ["url": "\(url.redactedForLogs)"])
-                connection.respond(.rejected(configuration.rejectedPage), includeBody: true)
+                connection.respond(serialized(.rejected(configuration.rejectedPage), includeBody: true))
                 return
             }
             logger.debug("loopback listener received the callback", metadata: ["url": "\(url.redactedForLogs)"])
@@ -231,7 +305,7 @@ final class ListenerCore {
                     .success(configuration.successPage)
                 }
             // Answer first, then stop: no other request is answered after this one.
-            connection.respond(response, includeBody: true)
+            connection.respond(serialized(response, includeBody: true))
             isFinished = true
             settings.continuation.yield(url)
             settings.continuation.finish()
@@ -243,7 +317,8 @@ final class ListenerCore {
     /// its answer is written.
     private func closeEverything() {
         server?.close(promise: nil)
-        for connection in connections.values { connection.closeWhenAnswered() }
+        for connection in waiting { connection.closeWhenAnswered() }
+        for connection in answered { connection.closeWhenAnswered() }
     }
 
     /// Stops listening, finishes the stream without a value if none was yielded, and completes
@@ -254,11 +329,17 @@ final class ListenerCore {
             settings.continuation.finish()
             logger.debug("loopback listener closing")
         }
-        closeEverything()
-        var closing: [EventLoopFuture<Void>] = connections.values.map(\.closeFuture)
+        var closing = waiting.map(\.closeFuture) + answered.map(\.closeFuture)
         if let server { closing.append(server.closeFuture) }
+        closeEverything()
         return EventLoopFuture.andAllComplete(closing, on: settings.eventLoop)
     }
+}
+
+/// Which of the answers that do not depend on the request.
+private struct PlainAnswer: Hashable {
+    let status: HTTPStatus
+    let includeBody: Bool
 }
 
 /// Reads one request head from a connection and answers it. Runs on the listener's loop.
@@ -278,22 +359,31 @@ final class ConnectionHandler: ChannelInboundHandler {
         case closed
     }
 
+    /// Which of the listener's queues the connection is in.
+    enum Queue {
+        case none, waiting, answered
+    }
+
     private let core: ListenerCore
     private var parser: HTTPRequestHeadParser
     private var phase = Phase.readingHead
-    private var deadline: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var closeOnceAnswered = false
     /// The connection's number, in admission order; -1 until admitted.
     private(set) var id = -1
+    /// When the listener closes the connection: the head must be complete by then, and an
+    /// answered connection lingers no longer.
+    var deadline = NIODeadline.distantFuture
+    /// The listener's queue the connection is in, and its neighbours there (see
+    /// ``ConnectionQueue`` for why the backward link is unowned).
+    var queue = Queue.none
+    var queueNext: ConnectionHandler?
+    unowned(unsafe) var queuePrevious: ConnectionHandler?
 
     init(core: ListenerCore) {
         self.core = core
         self.parser = HTTPRequestHeadParser(maxHeadBytes: core.configuration.maxHeaderBytes)
     }
-
-    /// Whether the connection is still waiting for its request head.
-    var isWaitingForHead: Bool { phase == .readingHead }
 
     /// Whether the connection has been answered and only lingers for the client to close.
     var isAnswered: Bool { phase == .answered || phase == .closed }
@@ -301,6 +391,13 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Completes when the connection is closed.
     var closeFuture: EventLoopFuture<Void> {
         context?.channel.closeFuture ?? core.settings.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Called by the listener when it admits the connection into its waiting queue.
+    func admitted(id: Int, deadline: NIODeadline) {
+        self.id = id
+        self.deadline = deadline
+        queue = .waiting
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -311,8 +408,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// keeping it would keep both — and the channel with its buffers — for the life of the
     /// process, a little for every connection the listener ever accepted.
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        core.remove(self)
         self.context = nil
     }
 
@@ -322,14 +418,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        self.id = id
         core.logger.trace("loopback connection opened", metadata: ["connection": "\(id)"])
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(core.configuration.readTimeout)) {
-            [weak self] in
-            guard let self, self.phase == .readingHead || self.phase == .answered else { return }
-            self.core.logger.trace("loopback connection timed out", metadata: ["connection": "\(self.id)"])
-            self.closeNow()
-        }
         context.fireChannelActive()
     }
 
@@ -343,17 +432,15 @@ final class ConnectionHandler: ChannelInboundHandler {
             core.handle(head, on: self)
         case .invalid(let reason):
             core.logger.debug("loopback listener received a malformed request", metadata: ["reason": "\(reason)"])
-            respond(.plain(.badRequest), includeBody: true)
+            respond(core.plainAnswer(.badRequest, includeBody: true))
         case .tooLarge:
             core.logger.debug("loopback listener received a request head over the limit")
-            respond(.plain(.requestHeaderFieldsTooLarge), includeBody: true)
+            respond(core.plainAnswer(.requestHeaderFieldsTooLarge, includeBody: true))
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         phase = .closed
-        deadline?.cancel()
-        deadline = nil
         core.remove(self)
         context.fireChannelInactive()
     }
@@ -363,20 +450,13 @@ final class ConnectionHandler: ChannelInboundHandler {
         closeNow()
     }
 
-    /// Writes `response`, shuts the output down, and lingers until the client closes (or the
+    /// Writes `answer`, shuts the output down, and lingers until the client closes (or the
     /// read timeout passes, or the listener finishes).
-    func respond(_ response: LoopbackResponse, includeBody: Bool) {
+    func respond(_ answer: ByteBuffer) {
         guard let context, phase == .readingHead else { return }
         phase = .answering
-        deadline?.cancel()
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(core.configuration.readTimeout)) {
-            [weak self] in
-            self?.closeNow()
-        }
-        let bytes = response.serialized(includeBody: includeBody)
-        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { [weak self] result in
+        core.startsAnswering(self)
+        context.writeAndFlush(wrapOutboundOut(answer)).assumeIsolated().whenComplete { [weak self] result in
             guard let self, self.phase == .answering else { return }
             self.phase = .answered
             if case .failure = result {
@@ -393,8 +473,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func closeNow() {
         guard phase != .closed else { return }
         phase = .closed
-        deadline?.cancel()
-        deadline = nil
+        core.remove(self)
         context?.close(promise: nil)
     }
 

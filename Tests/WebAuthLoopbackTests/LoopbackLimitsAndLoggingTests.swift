@@ -12,6 +12,24 @@ private final class LogStore: Sendable {
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
+
+    /// The `connection` numbers of the lines with `message`, in the order logged.
+    func connections(_ message: String) -> [String] {
+        all.filter { $0.contains(message) }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("connection=") }.map { String($0.dropFirst(11)) }
+        }
+    }
+
+    /// Waits until `condition` holds for the lines logged so far; false if it does not within
+    /// `limit`, which only stops a hang.
+    func wait(limit: Duration = .seconds(60), until condition: ([String]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !condition(all) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
 }
 
 private struct CapturingLogHandler: LogHandler {
@@ -59,6 +77,77 @@ struct LoopbackLimitsAndLoggingTests {
         for connection in idle.dropFirst() + [fifth] {
             #expect(!(try await connection.finish()).clientTimedOut)
         }
+    }
+
+    @Test func answeredConnectionsAreEvictedFirstThenTheOldestWaiting() async throws {
+        let store = LogStore()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
+        let receiver = LoopbackReceiver(
+            configuration: .init(readTimeout: .seconds(120), maxConnections: 3), logger: logger)
+        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let port = listener.port
+
+        let oldestWaiting = try await TestClient.connect(port: port)  // connection 0
+        // Connection 1 is answered and lingers: its client keeps its side open.
+        let lingering = try await TestClient.connect(
+            port: port, sending: Array(TestClient.get("/favicon.ico", host: listener.hostField).utf8),
+            keepingOpenAfterAnswer: true)
+        #expect(await store.wait { lines in lines.contains { $0.contains("turned a request away") } })
+        let nextWaiting = try await TestClient.connect(port: port)  // connection 2: the limit is reached
+        // Each further connection makes room: first the answered one, although connection 0 is
+        // older, then the waiting ones, oldest first.
+        var newer: [TestClient.Connection] = []
+        for _ in 0..<3 { newer.append(try await TestClient.connect(port: port)) }
+        #expect(await store.wait { _ in store.connections("evicted a connection").count == 3 })
+        #expect(store.connections("evicted a connection") == ["1", "0", "2"])
+
+        for evicted in [oldestWaiting, nextWaiting] {
+            let reply = try await evicted.finish()
+            #expect(!reply.clientTimedOut)
+            #expect(reply.bytes.isEmpty)
+        }
+        await listener.close()
+        await lingering.close()
+        #expect(try await lingering.finish().status == 404)
+        for connection in newer { #expect(!(try await connection.finish()).clientTimedOut) }
+    }
+
+    @Test func oneDeadlineTimerClosesWaitingAndLingeringConnectionsAndLaterOnes() async throws {
+        let store = LogStore()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
+        let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(1)), logger: logger)
+        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let port = listener.port
+
+        // Connection 0 is answered and then lingers; connection 1 never sends a byte. The
+        // clients' own deadline (60 s) is far beyond the listener's.
+        let lingering = try await TestClient.connect(
+            port: port, sending: Array(TestClient.get("/favicon.ico", host: listener.hostField).utf8),
+            keepingOpenAfterAnswer: true)
+        let silent = try await TestClient.connect(port: port)
+        let silentReply = try await silent.finish()
+        #expect(!silentReply.clientTimedOut)
+        #expect(silentReply.bytes.isEmpty)
+        #expect(await store.wait { _ in Set(store.connections("timed out")) == ["0", "1"] })
+        // A client that lingers learns that the server has closed once it sends again (the
+        // timeout is logged after the close).
+        try? await lingering.send("x")
+        let lingeringReply = try await lingering.finish()
+        #expect(!lingeringReply.clientTimedOut)
+        #expect(lingeringReply.status == 404)
+
+        // With no connection left, the next one still meets its deadline.
+        let late = try await TestClient.connect(port: port)
+        let lateReply = try await late.finish()
+        #expect(!lateReply.clientTimedOut)
+        #expect(lateReply.bytes.isEmpty)
+        #expect(store.connections("timed out").sorted() == ["0", "1", "2"])
+
+        let reply = try await TestClient.exchange(
+            TestClient.get("/callback?code=1", host: listener.hostField), port: port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback() != nil)
+        await listener.close()
     }
 
     @Test func logsNeverContainTheQuery() async throws {

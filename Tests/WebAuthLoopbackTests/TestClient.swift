@@ -119,13 +119,17 @@ enum TestClient {
     /// Opens a connection to `host`:`port` and sends `firstBytes` at once; the reply completes
     /// when it closes or after `deadline`. The deadline only stops a test that would hang: every
     /// test expects the listener to close first, so it is long enough for a loaded machine.
+    /// With `keepingOpenAfterAnswer`, the client does not close its side when the server has
+    /// finished sending, as a client that lingers would not.
     static func connect(
-        host: String = "127.0.0.1", port: Int, deadline: Duration = .seconds(60), sending firstBytes: [UInt8] = []
+        host: String = "127.0.0.1", port: Int, deadline: Duration = .seconds(60), sending firstBytes: [UInt8] = [],
+        keepingOpenAfterAnswer: Bool = false
     ) async throws -> Connection {
         let loop = group.next()
         let promise = loop.makePromise(of: RawReply.self)
         let channel = try await ClientBootstrap(group: loop)
             .connectTimeout(.seconds(30))
+            .channelOption(.allowRemoteHalfClosure, value: keepingOpenAfterAnswer)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
