@@ -45,8 +45,10 @@ extension CLIBenchmarks {
                 results.append((command.label, try measure(command, runs: 50)))
             }
         } catch {
+            // The daemon's own words, before its home goes.
+            let failure = BenchmarkFailure("\(error)\n\(keyring.logs)")
             await keyring.stop()
-            throw error
+            throw failure
         }
         await keyring.stop()
         return results

@@ -5,14 +5,16 @@
 /// Confined, like the connections, to the listener's event loop.
 ///
 /// A connection is in at most one queue. It is held strongly by the queue's ``first`` or by its
-/// predecessor's `queueNext`; the backward links (`queuePrevious`, `last`) are `unowned(unsafe)`
-/// so that the list holds no reference cycle, and they only ever point at connections still in
-/// the queue, which the forward links keep alive: ``remove(_:)`` clears every link of the
-/// connection it takes out.
+/// predecessor's `queueNext`; the backward links (`queuePrevious`, `last`) are `unowned` so that
+/// the list holds no reference cycle, and they only ever point at connections still in the
+/// queue, which the forward links keep alive: ``remove(_:)`` clears every link of the connection
+/// it takes out. (Checked `unowned`, not `unowned(unsafe)`: were that ever broken, the process
+/// would stop at the dangling link instead of reading freed memory an attacker's connections
+/// could have refilled.)
 struct ConnectionQueue: Sequence {
     /// The first connection, if any.
     private(set) var first: ConnectionHandler?
-    private unowned(unsafe) var last: ConnectionHandler?
+    private unowned var last: ConnectionHandler?
     /// How many connections the queue holds.
     private(set) var count = 0
 

@@ -378,7 +378,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// ``ConnectionQueue`` for why the backward link is unowned).
     var queue = Queue.none
     var queueNext: ConnectionHandler?
-    unowned(unsafe) var queuePrevious: ConnectionHandler?
+    unowned var queuePrevious: ConnectionHandler?
 
     init(core: ListenerCore) {
         self.core = core

@@ -66,9 +66,8 @@ package struct PrivateKeyring: Sendable {
         }
         guard !process.hasExited, let bus = try? String(contentsOfFile: home + "/bus", encoding: .utf8) else {
             await process.terminate(grace: .milliseconds(200))
-            let log = (try? String(contentsOfFile: home + "/session.log", encoding: .utf8)) ?? ""
-            let keyringLog = (try? String(contentsOfFile: home + "/keyring.log", encoding: .utf8)) ?? ""
-            throw PrivateKeyringError(description: "the keyring did not start within \(limit): \(log) \(keyringLog)")
+            throw PrivateKeyringError(
+                description: "the keyring did not start within \(limit): \(logs(in: home))")
         }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus
         return PrivateKeyring(home: home, environment: environment, process: process)
@@ -94,6 +93,15 @@ package struct PrivateKeyring: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// What the bus and the daemon have said so far, to report when something went wrong.
+    package var logs: String { Self.logs(in: home) }
+
+    private static func logs(in home: String) -> String {
+        ["session.log", "keyring.log"].map { name in
+            "\(name): " + ((try? String(contentsOfFile: home + "/" + name, encoding: .utf8)) ?? "(none)")
+        }.joined(separator: "\n")
     }
 
     /// Ends the bus, the daemon and everything else of the session.

@@ -45,22 +45,20 @@ package struct DBusMessage: Sendable, Hashable {
 
     /// The flag that keeps the bus from starting a service to answer a call.
     static let noAutoStart: UInt8 = 0x2
-    /// The flag that says no reply is wanted.
-    static let noReplyExpected: UInt8 = 0x1
 
     // MARK: Writing
 
     /// A method call, little-endian, that never starts a service (`NO_AUTO_START`).
     package static func methodCall(
         serial: UInt32, destination: String, path: String, interface: String, member: String,
-        signature: String = "", expectsReply: Bool = true, body: (inout DBusWriter) -> Void = { _ in }
+        signature: String = "", body: (inout DBusWriter) -> Void = { _ in }
     ) -> [UInt8] {
         var bodyWriter = DBusWriter()
         body(&bodyWriter)
         var message = DBusWriter()
         message.byte(UInt8(ascii: "l"))
         message.byte(Kind.methodCall.rawValue)
-        message.byte(noAutoStart | (expectsReply ? 0 : noReplyExpected))
+        message.byte(noAutoStart)
         message.byte(1)
         message.uint32(UInt32(bodyWriter.bytes.count))
         message.uint32(serial)

@@ -73,11 +73,8 @@ package enum SecretServiceLookup {
                 ) { body in body.string(session) }),
             let reply = bus.reply(to: get), let secret = plainText(reply)
         else { return nil }
-        // Tidy: the keyring would also close the session when the connection goes.
-        _ = bus.send(
-            DBusMessage.methodCall(
-                serial: bus.nextSerial(), destination: service, path: session,
-                interface: "org.freedesktop.Secret.Session", member: "Close", expectsReply: false))
+        // The session ends with the connection, as libsecret's do: the keyring closes the
+        // sessions of a client that leaves the bus.
         return secret
     }
 
