@@ -1,5 +1,6 @@
 import Foundation
 import WebAuth
+import WebAuthFastPath
 
 /// What `webauth` writes: results on standard output (plain or JSON), people's messages on
 /// standard error.
@@ -32,7 +33,8 @@ struct CommandOutput: Sendable {
             object["redirect_uri"] = redirectURI?.absoluteString
             emit(object)
         } else {
-            writeFully(STDOUT_FILENO, Array((UntrustedText(callbackURL.absoluteString).displayed() + "\n").utf8))
+            StandardStreams.write(
+                to: STDOUT_FILENO, Array((UntrustedText(callbackURL.absoluteString).displayed() + "\n").utf8))
         }
     }
 
@@ -68,7 +70,7 @@ struct CommandOutput: Sendable {
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         let json = Self.terminalSafe(json: String(decoding: data, as: UTF8.self))
-        writeFully(STDOUT_FILENO, Array((json + "\n").utf8))
+        StandardStreams.write(to: STDOUT_FILENO, Array((json + "\n").utf8))
     }
 
     /// `json` with every character ``UntrustedText`` would not show — DEL, C1 controls, bidi

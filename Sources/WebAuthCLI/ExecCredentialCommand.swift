@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebAuthCredentialHelpers
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -103,7 +104,7 @@ struct ExecCredentialCommand: AsyncParsableCommand {
                 try await signIn(after: failure, interactive: request.interactive)
                 credential = try await self.credential(apiVersion: request.apiVersion)
             }
-            writeFully(STDOUT_FILENO, try credential.encoded())
+            StandardStreams.write(to: STDOUT_FILENO, try credential.encoded())
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")
             output.failure(failure, terminal: TerminalOutput())

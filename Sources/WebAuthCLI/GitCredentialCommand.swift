@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebAuthCredentialHelpers
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -123,7 +124,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 configurationFile: configurationFile, loginArguments: login.arguments)
             do {
                 let written = try setup.write()
-                writeFully(STDOUT_FILENO, Array(written.utf8))
+                StandardStreams.write(to: STDOUT_FILENO, Array(written.utf8))
             } catch let failure as CommandFailure {
                 terminal.error(failure.message, fix: failure.fix)
                 throw ExitCode(failure.status)
@@ -134,7 +135,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
         guard let operation = GitCredentialOperation(rawValue: operation) else { return }
         var profile = profile
         do {
-            let asked = try GitCredential(reading: Self.readStandardInput())
+            let asked = try GitCredential(reading: StandardStreams.readInput(limit: GitCredential.maximumInputLength))
             // A host --profile-for does not name is not ours to answer: nothing, silently.
             guard let chosen = self.profile(for: asked) else { return }
             profile = chosen
@@ -189,7 +190,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             username: username ?? Self.conventionalUsername(for: entry?.configuration),
             password: tokens.accessToken, passwordExpiry: tokens.expiresAt)
         do {
-            writeFully(STDOUT_FILENO, try answer.encoded())
+            StandardStreams.write(to: STDOUT_FILENO, try answer.encoded())
         } catch {
             throw CommandFailure(
                 status: ExitStatus.providerError, code: error.code.description,
@@ -265,22 +266,5 @@ struct GitCredentialCommand: AsyncParsableCommand {
         case "http": return GitCredentialSetup.isLoopback(asked.host ?? "")
         default: return false
         }
-    }
-
-    /// Standard input up to its end, or a little past the most a description can hold (the
-    /// reader then refuses it as too long).
-    static func readStandardInput() -> [UInt8] {
-        let limit = GitCredential.maximumInputLength
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count < limit {
-            let count = read(STDIN_FILENO, &buffer, min(buffer.count, limit - bytes.count))
-            if count > 0 {
-                bytes += buffer[..<count]
-            } else if count == 0 || errno != EINTR {
-                break
-            }
-        }
-        return bytes
     }
 }

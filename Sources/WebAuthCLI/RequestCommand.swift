@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -108,7 +109,7 @@ struct RequestCommand: AsyncParsableCommand {
                 for field in response.headerFields { terminal.line("\(field.name): \(field.value)") }
                 terminal.line("")
             }
-            writeFully(STDOUT_FILENO, Array(response.body))
+            StandardStreams.write(to: STDOUT_FILENO, Array(response.body))
             let status = ExitStatus.status(forHTTPStatus: response.status)
             if status != ExitStatus.success { throw ExitCode(status) }
         } catch let exit as ExitCode {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -54,7 +55,7 @@ struct StatusCommand: AsyncParsableCommand {
             terminal.line("No profile is signed in. Sign in with `webauth login --issuer URL --client-id ID`.")
         } else {
             let text = rows.map { Self.describe($0, now: now) }.joined(separator: "\n\n")
-            writeFully(STDOUT_FILENO, Array((text + "\n").utf8))
+            StandardStreams.write(to: STDOUT_FILENO, Array((text + "\n").utf8))
         }
         if let failed = rows.first(where: { $0.problem != nil })?.problem {
             if !json { terminal.error(failed.message, fix: failed.fix) }

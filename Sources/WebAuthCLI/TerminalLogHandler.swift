@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuth
+import WebAuthFastPath
 
 #if canImport(Glibc)
     import Glibc
@@ -42,6 +43,6 @@ struct TerminalLogHandler: LogHandler {
         if let given = event.metadata { fields.merge(given) { $1 } }
         let shownFields = fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         let line = "\(Date().formatted(.iso8601)) \(event.level) \(label) :\(shownFields) \(event.message)"
-        writeFully(descriptor, Array((UntrustedText(line).displayed() + "\n").utf8))
+        StandardStreams.write(to: descriptor, Array((UntrustedText(line).displayed() + "\n").utf8))
     }
 }

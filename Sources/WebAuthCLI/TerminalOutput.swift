@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WebAuth
+import WebAuthFastPath
 
 #if canImport(Glibc)
     import Glibc
@@ -170,22 +171,7 @@ final class TerminalOutput: Sendable {
         }
     }
 
-    private func emit(_ text: String) { writeFully(descriptor, Array(text.utf8)) }
-}
-
-/// Writes all of `bytes` to `descriptor`, retrying after `EINTR`; returns whether it all went.
-@discardableResult
-func writeFully(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-        let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if count > 0 {
-            offset += count
-        } else if !(count < 0 && errno == EINTR) {
-            return false
-        }
-    }
-    return true
+    private func emit(_ text: String) { StandardStreams.write(to: descriptor, Array(text.utf8)) }
 }
 
 /// A status line shown by ``TerminalOutput/startStatus(_:)``.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -72,15 +73,15 @@ struct TokenCommand: AsyncParsableCommand {
                 }
                 let proof = DPoPProof(
                     method: dpopProof[0], url: URL(string: dpopProof[1])!, accessToken: tokens.accessToken)
-                writeFully(
-                    STDOUT_FILENO,
+                StandardStreams.write(
+                    to: STDOUT_FILENO,
                     Array("Authorization: DPoP \(tokens.accessToken)\nDPoP: \(proof.signed(with: key))\n".utf8))
             } else if json {
                 var object: [String: Any] = ["access_token": tokens.accessToken, "token_type": tokens.tokenType]
                 object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
                 output.emit(object)
             } else {
-                writeFully(STDOUT_FILENO, Array((tokens.accessToken + "\n").utf8))
+                StandardStreams.write(to: STDOUT_FILENO, Array((tokens.accessToken + "\n").utf8))
             }
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")

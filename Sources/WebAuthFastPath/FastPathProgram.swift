@@ -29,7 +29,7 @@ package enum FastPathProgram {
                 return consumedInput
             })
         if let output {
-            FullProgram.writeAll(STDOUT_FILENO, output)
+            StandardStreams.write(to: STDOUT_FILENO, output)
             exit(0)
         }
         FullProgram.exec(argv: CommandLine.unsafeArgv, replaying: consumedInput)
@@ -39,19 +39,6 @@ package enum FastPathProgram {
     /// command reads it; `nil` (and nothing read) when it is a terminal.
     static func readStandardInput() -> [UInt8]? {
         guard isatty(STDIN_FILENO) == 0 else { return nil }
-        let limit = GitCredential.maximumInputLength
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count < limit {
-            let count = read(STDIN_FILENO, &buffer, min(buffer.count, limit - bytes.count))
-            if count > 0 {
-                bytes += buffer[..<count]
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                break  // as the full command: what was read is the input
-            }
-        }
-        return bytes
+        return StandardStreams.readInput(limit: GitCredential.maximumInputLength)
     }
 }

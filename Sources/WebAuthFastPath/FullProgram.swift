@@ -76,7 +76,7 @@ package enum FullProgram {
         if input.count <= pipedInputLimit {
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else { return false }
-            let written = writeAll(ends[1], input)
+            let written = StandardStreams.write(to: ends[1], input)
             close(ends[1])
             guard written else {
                 close(ends[0])
@@ -89,7 +89,7 @@ package enum FullProgram {
             descriptor = mkstemp(&template)
             guard descriptor >= 0 else { return false }
             unlink(template)
-            guard writeAll(descriptor, input), lseek(descriptor, 0, SEEK_SET) == 0 else {
+            guard StandardStreams.write(to: descriptor, input), lseek(descriptor, 0, SEEK_SET) == 0 else {
                 close(descriptor)
                 return false
             }
@@ -99,24 +99,9 @@ package enum FullProgram {
         return dup2(descriptor, STDIN_FILENO) == STDIN_FILENO
     }
 
-    /// Writes all of `bytes` to `descriptor`, retrying after `EINTR`; returns whether it all went.
-    @discardableResult
-    package static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                offset += count
-            } else if !(count < 0 && errno == EINTR) {
-                return false
-            }
-        }
-        return true
-    }
-
     private static func fail(_ message: String, errno number: Int32) -> Never {
         let reason = String(cString: strerror(number))
-        writeAll(STDERR_FILENO, Array("webauth: \(message): \(reason)\n".utf8))
+        StandardStreams.write(to: STDERR_FILENO, Array("webauth: \(message): \(reason)\n".utf8))
         exit(1)
     }
 }
