@@ -1,4 +1,11 @@
 import Foundation
+import WebAuthProcess
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A throw-away Linux desktop for tests: its own XDG data, config and runtime directories (and
 /// empty system ones, so that nothing installed on the machine interferes), and the variables
@@ -108,65 +115,57 @@ public struct TemporaryDesktop: Sendable {
     }
 
     /// A child process started by ``start(_:_:extra:)``.
+    ///
+    /// Started with the package's own `Subprocess` (`posix_spawn`, no inherited descriptors),
+    /// not `Foundation.Process`: on Linux a `Process` and its run-loop source hold each other
+    /// until someone calls `waitUntilExit()`, so every child a test started and awaited by its
+    /// termination handler stayed in memory for good (LeakSanitizer reported them).
     public final class RunningProcess: Sendable {
-        private let process: Process
-        private let exited: AsyncStream<Int32>
+        private let process: Subprocess
         private let standardOutput: Task<String, Never>
         private let standardError: Task<String, Never>
 
         init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            let (exited, exitedContinuation) = AsyncStream.makeStream(
-                of: Int32.self, bufferingPolicy: .bufferingNewest(1))
-            self.exited = exited
-            process.terminationHandler = { process in
-                exitedContinuation.yield(process.terminationStatus)
-                exitedContinuation.finish()
-            }
-            try process.run()
-            let outputHandle = output.fileHandleForReading
-            let errorHandle = errors.fileHandleForReading
-            standardOutput = Task { await TemporaryDesktop.readAll(outputHandle) }
-            standardError = Task { await TemporaryDesktop.readAll(errorHandle) }
+            process = try Subprocess(
+                executable: executable, arguments: arguments, environment: environment, standardInput: .null,
+                standardOutput: .pipe, standardError: .pipe, newProcessGroup: false)
+            let output = process.standardOutput
+            let errors = process.standardError
+            standardOutput = Task { await TemporaryDesktop.collect(output) }
+            standardError = Task { await TemporaryDesktop.collect(errors) }
         }
 
         /// The process ID.
-        public var processIdentifier: Int32 { process.processIdentifier }
+        public var processIdentifier: Int32 { process.pid }
 
         /// Waits for the process to exit, killing it after `timeout`, and returns what it left.
+        /// The status is the exit status, or the signal's number when a signal ended it.
         public func wait(timeout: Duration = .seconds(20)) async -> ProcessResult {
             let process = self.process
             let watchdog = Task {
                 try await Task.sleep(for: timeout)
-                process.terminate()
+                process.send(SIGTERM)
             }
             defer { watchdog.cancel() }
-            var iterator = exited.makeAsyncIterator()
-            let status = await iterator.next() ?? -1
+            let status = await process.exitStatus()
             return ProcessResult(
-                status: status, standardOutput: await standardOutput.value, standardError: await standardError.value)
+                status: Subprocess.exitCode(of: status) ?? status & 0x7F,
+                standardOutput: await standardOutput.value, standardError: await standardError.value)
         }
 
         /// Sends `SIGTERM`.
         public func terminate() {
-            process.terminate()
+            process.send(SIGTERM)
         }
     }
 
-    /// Reads `handle` to its end on a thread of its own.
-    static func readAll(_ handle: FileHandle) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
-            }
+    /// Everything `stream` (a child's output) delivers, as text.
+    static func collect(_ stream: AsyncStream<[UInt8]>?) async -> String {
+        guard let stream else { return "" }
+        var bytes: [UInt8] = []
+        for await chunk in stream {
+            bytes += chunk
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
