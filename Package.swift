@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // `swift package generate-documentation` (scripts/docs): the DocC catalogs and the
+        // snippets under Snippets/. A plugin only: nothing of it is linked into a product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The session engine: types, seams and the flow state machine. No SwiftNIO, no processes.

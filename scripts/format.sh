@@ -31,7 +31,7 @@ else
 fi
 
 paths=()
-for path in Sources Tests Benchmarks Fuzz Package.swift; do
+for path in Sources Tests Benchmarks Fuzz Snippets Package.swift; do
     if [[ -e "$path" ]]; then paths+=("$path"); fi
 done
 

@@ -46,7 +46,7 @@ extension WebAuthSession {
 
     /// Creates a session whose authorization URL is built from the redirect URI, in the
     /// ``SessionEnvironment/standard`` environment. See
-    /// ``WebAuthSession/init(callback:environment:authorizationURL:completionHandler:)``.
+    /// `WebAuthSession.init(callback:environment:authorizationURL:completionHandler:)`.
     public convenience init(
         callback: Callback,
         authorizationURL: @escaping @Sendable (_ redirectURI: URL) -> URL,

@@ -32,7 +32,7 @@
     /// Apple's domain and codes. Cancelling the calling task cancels the session, which then
     /// throws ``ASWebAuthenticationSessionError/Code/canceledLogin``.
     ///
-    /// The package's own session class is ``WebAuthSession`` (module WebAuthCore); its former
+    /// The package's own session class is `WebAuthSession` (module WebAuthCore); its former
     /// name is this type's, which is why a file may import both WebAuth and WebAuthCompat.
     @MainActor
     public struct WebAuthenticationSession {

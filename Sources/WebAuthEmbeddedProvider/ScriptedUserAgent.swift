@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import WebAuthCore
 
-/// A ``Browser`` that plays the person, for tests and demos with no real browser: it requests
+/// A `Browser` that plays the person, for tests and demos with no real browser: it requests
 /// the authorization URL over real HTTP, keeps cookies, follows redirects, fills in the
 /// provider's login form with its credentials, answers the consent page, and requests the
 /// final redirect — which the session's loopback listener receives.
@@ -21,7 +21,7 @@ import WebAuthCore
 ///
 /// It only talks plain HTTP to loopback addresses (`127.0.0.1`, `[::1]`, `localhost`); it
 /// never opens another address, runs scripts or loads images. When it cannot go on it reports
-/// ``BrowserEvent/failed(_:)`` with what happened, such as "the login form was refused: Wrong
+/// `BrowserEvent.failed(_:)` with what happened, such as "the login form was refused: Wrong
 /// username or password." — the session then ends with that explanation. Messages never
 /// contain a query string, a password or a code.
 public struct ScriptedUserAgent: Browser {

@@ -33,7 +33,7 @@ public final class AuthorizationPageServer: Sendable {
         /// `<meta http-equiv="refresh">` and a link), so only a real browser follows it.
         public static let page = Mode(rawValue: "page")
         /// Like ``redirect``, and sets the cookie `webauth_test=1` (`Max-Age=3600`). Each
-        /// request's ``RecordedRequest/cameWithTestCookie`` tells whether the browser still had it.
+        /// request's `RecordedRequest.cameWithTestCookie` tells whether the browser still had it.
         public static let cookie = Mode(rawValue: "cookie")
 
         /// The query value.

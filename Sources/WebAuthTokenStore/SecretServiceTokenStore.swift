@@ -58,7 +58,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     ///
     /// This checks only what can be checked without asking the keyring — `secret-tool` on
     /// `PATH`, `DBUS_SESSION_BUS_ADDRESS` set — and creates the lock directory; call
-    /// ``checkAvailability()`` to ask the keyring itself.
+    /// `checkAvailability()` to ask the keyring itself.
     ///
     /// - Throws: ``TokenStoreError/Code/keyringUnavailable``, or a lock directory error.
     public init(

@@ -3,7 +3,7 @@ import Logging
 
 /// Which ``TokenStore`` to use: what `--store` chooses.
 ///
-/// - ``automatic``: the keyring when one answers (``SecretServiceTokenStore/checkAvailability()``),
+/// - ``automatic``: the keyring when one answers (`SecretServiceTokenStore.checkAvailability()`),
 ///   else the file store.
 /// - ``file``: always ``FileTokenStore``.
 /// - ``keyring``: always ``SecretServiceTokenStore``; fails with

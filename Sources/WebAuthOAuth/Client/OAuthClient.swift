@@ -99,7 +99,7 @@ public final class OAuthClient: Sendable {
     /// for the real one.
     ///
     /// - Parameters:
-    ///   - environment: Where the browser session runs. Default ``SessionEnvironment/standard``.
+    ///   - environment: Where the browser session runs. Default `SessionEnvironment.standard`.
     ///   - configureSession: Adjusts the session before it starts (timeout, ephemeral browser,
     ///     progress handler, logger…).
     /// - Returns: The validated tokens.
@@ -175,7 +175,7 @@ public final class OAuthClient: Sendable {
     /// - Parameters:
     ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
     ///   - received: The redirect the browser was sent to and the `redirect_uri` the
-    ///     authorization URL carried, as ``WebAuthSession/authenticate()`` returns them.
+    ///     authorization URL carried, as `WebAuthSession.authenticate()` returns them.
     public func completeAuthorization(
         _ authorization: PreparedAuthorization, received: ReceivedCallback
     ) async throws(OAuthError) -> TokenSet {
@@ -210,8 +210,13 @@ public final class OAuthClient: Sendable {
     /// Exchanges an authorization code (RFC 6749 §4.1.3 with the PKCE verifier) and validates
     /// the ID token when the scopes ask for OpenID Connect.
     ///
-    /// - Parameter dpopKey: The key the authorization request named in `dpop_jkt`; `nil` for
-    ///   this client's ``dpopKey``. Used only when ``ClientConfiguration/dpop`` asks for DPoP.
+    /// - Parameters:
+    ///   - code: The authorization code from the callback.
+    ///   - verifier: The PKCE verifier whose challenge the authorization request carried.
+    ///   - redirectURI: The redirect URI the authorization request was sent with.
+    ///   - nonce: The `nonce` the authorization request carried, checked in the ID token.
+    ///   - dpopKey: The key the authorization request named in `dpop_jkt`; `nil` for this
+    ///     client's ``dpopKey``. Used only when ``ClientConfiguration/dpop`` asks for DPoP.
     public func exchange(
         code: String, verifier: String, redirectURI: URL, nonce: String?, dpopKey: DPoPKey? = nil
     ) async throws(OAuthError) -> TokenSet {

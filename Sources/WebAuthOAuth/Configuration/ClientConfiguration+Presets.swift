@@ -71,7 +71,7 @@ extension ClientConfiguration {
     /// Quirks: the access token comes back in the redirect URI's fragment
     /// (`#access_token=…&token_type=Bearer&expires_in=…`), valid for a year, with no refresh
     /// token; the redirect must be a custom scheme (a fragment never reaches a loopback
-    /// listener). The code flow needs the client secret (use ``ClientConfiguration/init(issuer:endpoints:clientID:clientSecret:name:scopes:redirectURI:clientAuthentication:responseType:idTokenSigningAlgorithms:additionalAuthorizationParameters:)``
+    /// listener). The code flow needs the client secret (use `ClientConfiguration.init(issuer:endpoints:clientID:clientSecret:name:scopes:redirectURI:clientAuthentication:responseType:idTokenSigningAlgorithms:additionalAuthorizationParameters:)`
     /// with the same endpoints and ``ResponseType/code``).
     public static func anilist(clientID: String, redirectURI: URL) -> ClientConfiguration {
         ClientConfiguration(

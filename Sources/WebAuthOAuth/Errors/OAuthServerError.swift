@@ -3,7 +3,7 @@ import Foundation
 /// An error response from an authorization server (RFC 6749 §4.1.2.1 and §5.2, RFC 8628 §3.5):
 /// the `error` code, and the optional `error_description` and `error_uri`.
 ///
-/// ``description`` is the server's text made safe to show through ``UntrustedText`` — the
+/// ``description`` is the server's text made safe to show through `UntrustedText` — the
 /// `error` code and the description alike: control characters and escape sequences, bidi
 /// overrides and line separators are replaced, so a hostile server cannot rewrite a terminal or
 /// a log.
@@ -56,7 +56,7 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
         /// Creates a code from its `error` string.
         public init(stringLiteral value: String) { self.rawValue = value }
 
-        /// The `error` string as ``UntrustedText`` shows it (at most 100 characters): the server
+        /// The `error` string as `UntrustedText` shows it (at most 100 characters): the server
         /// chose it, so nothing in it may steer a terminal. ``rawValue`` is the value as sent.
         public var description: String { UntrustedText(rawValue).displayed(limit: 100) }
 

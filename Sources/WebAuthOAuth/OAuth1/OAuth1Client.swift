@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// Signs a person in with OAuth 1.0a (RFC 5849's redirection-based authorization, the
-/// "three-legged" flow) in a ``WebAuthSession``, and signs API requests with the
+/// "three-legged" flow) in a `WebAuthSession`, and signs API requests with the
 /// token credentials it obtains.
 ///
 /// ```swift
@@ -78,7 +78,7 @@ public struct OAuth1Client: Sendable {
     ///   - configuration: The provider and the client's registration.
     ///   - transport: How requests are sent. Default a new ``URLSessionTransport``.
     ///   - environment: The browser and callback receivers for the sign-in session. Default
-    ///     ``SessionEnvironment/standard``.
+    ///     `SessionEnvironment.standard`.
     ///   - logger: Where to log. Default: nowhere.
     ///   - nonce: Makes each request's `oauth_nonce`. Default ``OAuth1Signer/randomNonce()``.
     ///   - timestamp: Makes each request's `oauth_timestamp`. Default the clock.
@@ -108,7 +108,7 @@ public struct OAuth1Client: Sendable {
     ///   - sessionTimeout: How long to wait for the person in the browser. Default 10 minutes;
     ///     `nil` waits until the task is cancelled.
     ///   - prefersEphemeralWebBrowserSession: Whether to ask the browser for a private session
-    ///     (see ``WebAuthSession/prefersEphemeralWebBrowserSession``). Default `false`.
+    ///     (see `WebAuthSession.prefersEphemeralWebBrowserSession`). Default `false`.
     /// - Returns: The token credentials and the response's other parameters.
     /// - Throws: ``OAuthError``; see the type's documentation.
     public func signIn(

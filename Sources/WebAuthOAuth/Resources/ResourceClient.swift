@@ -19,7 +19,7 @@ import WebAuthCore
 /// ```
 ///
 /// Only `https` URLs, or `http` to a loopback address, are sent to, the request's own and every
-/// redirect's (``ResourceRedirect``). A redirect from `https` to anything else is refused, and
+/// redirect's (`ResourceRedirect`). A redirect from `https` to anything else is refused, and
 /// the token — and any `Authorization`, `Cookie` or `Proxy-Authorization` field of the request —
 /// goes only to the request's origin.
 public struct ResourceClient: Sendable {

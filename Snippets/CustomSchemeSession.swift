@@ -1,0 +1,15 @@
+import Foundation
+import WebAuth
+
+func signIn() {
+    let session = WebAuthSession(
+        url: URL(string: "https://example.com/auth")!, callback: .customScheme("com.example.app")
+    ) { result in
+        switch result {
+        case .success(let received): print(received.url)  // the callback URL
+        case .failure(let error): print(error)  // a WebAuthenticationSessionError
+        }
+    }
+    session.prefersEphemeralWebBrowserSession = true
+    session.start()  // false if already started or cancelled
+}

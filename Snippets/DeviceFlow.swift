@@ -1,0 +1,7 @@
+import WebAuthOAuth
+
+func signIn(with client: OAuthClient) async throws -> TokenSet {
+    let authorization = try await client.startDeviceAuthorization()
+    print("Open \(authorization.verificationURI) and enter \(authorization.userCode)")
+    return try await client.pollDeviceAuthorization(authorization)
+}

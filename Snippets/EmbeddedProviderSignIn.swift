@@ -1,0 +1,12 @@
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
+
+func signInToTheEmbeddedProvider() async throws -> TokenSet {
+    let provider = try await EmbeddedProvider.start()
+    let client = try OAuthClient(
+        configuration: ClientConfiguration(
+            issuer: provider.issuer, clientID: "webauth-demo", scopes: ["openid", "profile"]))
+    let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+    await provider.shutdown()
+    return tokens
+}
