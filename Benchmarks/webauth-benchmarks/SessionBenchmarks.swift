@@ -109,12 +109,14 @@ enum SessionBenchmarks {
             let passed = try await SoakBenchmarks.run(SoakBenchmarks.Options(arguments: Array(arguments.dropFirst())))
             exit(passed ? 0 : 1)
         case "flood" where arguments.count == 1:
+            try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
         case nil:
             // First: the token figures' peak memory counts every child process waited for so far.
             try await DPoPBenchmarks.printFigures(
                 header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
             try await printCLIFigures()
+            try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
         case "-h", "--help":
             print(usage)
@@ -126,8 +128,9 @@ enum SessionBenchmarks {
 
     static let usage = """
         usage: webauth-benchmarks            every figure but the soak runs
-               webauth-benchmarks flood      only the loopback listener's: sign-in to completion,
-                                             and the callback among 500 stray connections
+               webauth-benchmarks flood      only the loopback listener's: who owns a connection's
+                                             client end, sign-in to completion, and the callback
+                                             among 500 stray connections
                webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N] [--minutes N]
         """
 
