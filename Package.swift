@@ -171,7 +171,7 @@ let package = Package(
             name: "webauth-benchmarks",
             dependencies: [
                 "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles",
-                "WebAuthProcess",
+                "WebAuthProcess", "WebAuthLoopback",
             ],
             path: "Benchmarks/webauth-benchmarks"
         ),
@@ -231,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthLoopbackTests",
             dependencies: [
-                "WebAuthLoopback", "WebAuthTestSupport",
+                "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,7 +1,8 @@
 // Prints how long the session engine takes at the points a person could notice, with the real
 // loopback listener and real HTTP over loopback. Run: swift run -c release webauth-benchmarks
 // With `soak` first (`webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N]
-// [--minutes N]`) it runs the long leak and lost-token runs of SoakBenchmarks instead.
+// [--minutes N]`) it runs the long leak and lost-token runs of SoakBenchmarks instead; with
+// `flood`, only the loopback listener's figures. `--help` says so.
 import Foundation
 import Synchronization
 import WebAuth
@@ -103,15 +104,38 @@ struct StartedSession {
 enum SessionBenchmarks {
     static func main() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "soak" {
+        switch arguments.first {
+        case "soak":
             let passed = try await SoakBenchmarks.run(SoakBenchmarks.Options(arguments: Array(arguments.dropFirst())))
             exit(passed ? 0 : 1)
+        case "flood" where arguments.count == 1:
+            try await PeerLookupBenchmarks.printFigures()
+            try await printListenerFigures()
+        case nil:
+            // First: the token figures' peak memory counts every child process waited for so far.
+            try await DPoPBenchmarks.printFigures(
+                header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
+            try await printCLIFigures()
+            try await PeerLookupBenchmarks.printFigures()
+            try await printListenerFigures()
+        case "-h", "--help":
+            print(usage)
+        default:
+            FileHandle.standardError.write(Data((usage + "\n").utf8))
+            exit(2)
         }
-        // First: the token figures' peak memory counts every child process waited for so far.
-        try await DPoPBenchmarks.printFigures(
-            header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
-        try await printCLIFigures()
+    }
 
+    static let usage = """
+        usage: webauth-benchmarks            every figure but the soak runs
+               webauth-benchmarks flood      only the loopback listener's: who owns a connection's
+                                             client end, sign-in to completion, and the callback
+                                             among 500 stray connections
+               webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N] [--minutes N]
+        """
+
+    /// Sessions to completion over the real loopback listener, alone and among stray connections.
+    static func printListenerFigures() async throws {
         let (opened, openedContinuation) = AsyncStream.makeStream(of: (ContinuousClock.Instant, URL).self)
         var openedIterator = opened.makeAsyncIterator()
 

@@ -36,6 +36,7 @@ final class LoopbackListener: CallbackListener {
         endpoint: (host: LoopbackHost, port: Int, path: String),
         accepting: @escaping @Sendable (URL) -> Bool,
         configuration: LoopbackReceiver.Configuration,
+        peerSockets: any PeerSocketOwnerLookup,
         eventLoop: any EventLoop,
         logger: Logger
     ) async throws(WebAuthenticationSessionError) -> LoopbackListener {
@@ -48,8 +49,8 @@ final class LoopbackListener: CallbackListener {
         }
         let (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
         let settings = ListenerCore.Settings(
-            configuration: configuration, accepting: accepting, continuation: continuation, logger: logger,
-            eventLoop: eventLoop)
+            configuration: configuration, accepting: accepting, peerSockets: peerSockets, ourUID: UInt32(geteuid()),
+            continuation: continuation, logger: logger, eventLoop: eventLoop)
 
         let core: NIOLoopBound<ListenerCore>
         do {
@@ -147,6 +148,10 @@ final class ListenerCore {
     struct Settings: Sendable {
         let configuration: LoopbackReceiver.Configuration
         let accepting: @Sendable (URL) -> Bool
+        /// Who owns the client's end of a connection.
+        let peerSockets: any PeerSocketOwnerLookup
+        /// The user the listener runs as (its effective user id).
+        let ourUID: UInt32
         let continuation: AsyncStream<URL>.Continuation
         let logger: Logger
         let eventLoop: any EventLoop
@@ -289,6 +294,18 @@ final class ListenerCore {
             logger.debug("loopback listener answered a HEAD request for the callback path")
             connection.respond(serialized(.success(configuration.successPage), includeBody: false))
         case .callback(let url):
+            // Before the session sees it: another user must not even learn whether it matched.
+            let owner = connection.ends.map { settings.peerSockets.owner(ofPeerOf: $0) } ?? .unknown
+            if owner == .unknown {
+                logger.debug("loopback listener could not tell who owns the callback's connection; accepting it")
+            }
+            guard owner.mayDeliverCallback(ourUID: settings.ourUID) else {
+                logger.warning(
+                    "loopback listener refused a callback whose connection is not this user's; still waiting",
+                    metadata: ["peer_socket": "\(owner.logDescription)", "connection": "\(connection.id)"])
+                connection.respond(plainAnswer(.forbidden, includeBody: includeBody))
+                return
+            }
             guard settings.accepting(url) else {
                 logger.debug(
                     "loopback listener received a callback the session did not accept",
@@ -383,6 +400,13 @@ final class ConnectionHandler: ChannelInboundHandler {
     init(core: ListenerCore) {
         self.core = core
         self.parser = HTTPRequestHeadParser(maxHeadBytes: core.configuration.maxHeaderBytes)
+    }
+
+    /// The connection's two ends, as the kernel's socket table names them.
+    var ends: ConnectionEnds? {
+        guard let channel = context?.channel, let peer = channel.remoteAddress, let local = channel.localAddress
+        else { return nil }
+        return ConnectionEnds(peer: peer, local: local)
     }
 
     /// Whether the connection has been answered and only lingers for the client to close.

@@ -23,6 +23,7 @@ import WebAuthCore
 /// |---|---|---|
 /// | `GET` of the callback path, accepted by the session | 200, "Signed in" page (or the failure page when the URL has `error`) | receives the URL; the listener closes |
 /// | `GET` of the callback path, not accepted (wrong `state`) | 400, "not expected" page | keeps waiting |
+/// | `GET` of the callback path from another user's program (see "Who may send the callback") | 403 | keeps waiting |
 /// | another path (`/favicon.ico`, `/callback/`) | 404 | keeps waiting |
 /// | `Host` missing or not `127.0.0.1:PORT` / `[::1]:PORT` / `localhost:PORT` | 400 | keeps waiting |
 /// | a method other than `GET` or `HEAD` | 405 | keeps waiting |
@@ -35,6 +36,18 @@ import WebAuthCore
 /// that forbids loading anything. The authorization code, `state` and every other parameter of
 /// the callback URL never appear on a page; an OAuth `error` and `error_description` do,
 /// HTML-escaped.
+///
+/// ## Who may send the callback
+///
+/// Any local user can connect to a loopback port, and the authorization URL (with its `state`
+/// and the listener's port) is on the browser's command line, which any user can read. So
+/// before a request is taken as the callback, the listener asks the kernel's socket table who
+/// owns the connection's other end (on Linux: `NETLINK_SOCK_DIAG`, else `/proc/net/tcp`). It
+/// answers 403 and keeps waiting when that socket belongs to another user (neither ours nor
+/// root), or when its program has already closed it (the kernel no longer says whose it was).
+/// A browser running as the person, `ssh -L` and an editor's port forwarding connect as the
+/// person; a connection relayed from outside the kernel (WSL2's localhost forwarding) has no
+/// local socket and is accepted.
 ///
 /// ## Limits
 ///
@@ -117,6 +130,9 @@ public struct LoopbackReceiver: CallbackReceiver {
     public let configuration: Configuration
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
+    /// Who owns the client's end of a connection: the kernel's socket table, unless a test
+    /// says otherwise.
+    let peerSockets: any PeerSocketOwnerLookup
 
     /// Creates a receiver.
     ///
@@ -124,16 +140,31 @@ public struct LoopbackReceiver: CallbackReceiver {
     ///   - configuration: Limits and pages. Default ``Configuration/init(maxHeaderBytes:readTimeout:maxConnections:successPage:failurePage:rejectedPage:)``.
     ///   - eventLoopGroup: Where listeners run; each listener uses one event loop of it.
     ///     Default `MultiThreadedEventLoopGroup.singleton`.
-    ///   - logger: Where to log, at debug and trace levels only and never with a query string.
+    ///   - logger: Where to log, never with a query string: at debug and trace levels, and at
+    ///     warning for a callback refused because another user's program sent it.
     ///     Default: logs nothing.
     public init(
         configuration: Configuration = .init(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "webauth.loopback", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.init(
+            configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger,
+            peerSockets: KernelSocketTable())
+    }
+
+    /// Creates a receiver that asks `peerSockets`, not the kernel, who owns the client's end of
+    /// a connection.
+    package init(
+        configuration: Configuration = .init(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "webauth.loopback", factory: { _ in SwiftLogNoOpLogHandler() }),
+        peerSockets: any PeerSocketOwnerLookup
+    ) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
+        self.peerSockets = peerSockets
     }
 
     /// Whether `callback` is a loopback callback.
@@ -165,6 +196,6 @@ public struct LoopbackReceiver: CallbackReceiver {
         }
         return try await LoopbackListener.start(
             callback: callback, endpoint: endpoint, accepting: accepting,
-            configuration: configuration, eventLoop: eventLoopGroup.next(), logger: logger)
+            configuration: configuration, peerSockets: peerSockets, eventLoop: eventLoopGroup.next(), logger: logger)
     }
 }

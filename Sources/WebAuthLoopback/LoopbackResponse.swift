@@ -5,6 +5,7 @@ import WebAuthCore
 package enum HTTPStatus: Int, Sendable, Hashable {
     case ok = 200
     case badRequest = 400
+    case forbidden = 403
     case notFound = 404
     case methodNotAllowed = 405
     case requestHeaderFieldsTooLarge = 431
@@ -14,6 +15,7 @@ package enum HTTPStatus: Int, Sendable, Hashable {
         switch self {
         case .ok: "OK"
         case .badRequest: "Bad Request"
+        case .forbidden: "Forbidden"
         case .notFound: "Not Found"
         case .methodNotAllowed: "Method Not Allowed"
         case .requestHeaderFieldsTooLarge: "Request Header Fields Too Large"
@@ -78,6 +80,7 @@ struct LoopbackResponse: Sendable, Hashable {
             switch status {
             case .ok: "OK."
             case .badRequest: "The request was not understood."
+            case .forbidden: "This sign-in response came from another user's program and was refused."
             case .notFound: "There is nothing here."
             case .methodNotAllowed: "Only GET and HEAD are allowed."
             case .requestHeaderFieldsTooLarge: "The request head is too large."

@@ -93,6 +93,20 @@ public struct TestFixture: Sendable, CustomStringConvertible {
             ? nil : "no /usr/lib/git-core/git-http-backend"
     }
 
+    /// A second local user to run a small client as: root (who may become anyone),
+    /// `/usr/bin/setpriv` and Debian's `/usr/bin/python3`, which that user can run (a Python under root's home or
+    /// this package's build directory may not be readable to them).
+    public static let anotherUser = TestFixture(
+        name: "another local user (root, setpriv, /usr/bin/python3)",
+        installation: "run the tests as root; apt-get install util-linux python3"
+    ) {
+        if geteuid() != 0 { return "not root: only root can run a program as another user" }
+        let missing = ["/usr/bin/setpriv", "/usr/bin/python3"].filter {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
+        return missing.isEmpty ? nil : "missing: " + missing.joined(separator: ", ")
+    }
+
     /// Debian's glewlwyd (with the package's SQLite schema and login page), python3 and openssl,
     /// for `GlewlwydProvider`.
     public static let glewlwyd = TestFixture(name: "glewlwyd", installation: "apt-get install glewlwyd") {
