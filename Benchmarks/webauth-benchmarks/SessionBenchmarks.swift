@@ -107,6 +107,10 @@ enum SessionBenchmarks {
             let passed = try await SoakBenchmarks.run(SoakBenchmarks.Options(arguments: Array(arguments.dropFirst())))
             exit(passed ? 0 : 1)
         }
+        if arguments.first == "cached-token" {  // only the cached-token table
+            try await printCLIFigures()
+            return
+        }
         // First: the token figures' peak memory counts every child process waited for so far.
         try await DPoPBenchmarks.printFigures(
             header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
