@@ -108,6 +108,8 @@ enum SessionBenchmarks {
         case "soak":
             let passed = try await SoakBenchmarks.run(SoakBenchmarks.Options(arguments: Array(arguments.dropFirst())))
             exit(passed ? 0 : 1)
+        case "cached-token" where arguments.count == 1:
+            try await printCLIFigures()
         case "flood" where arguments.count == 1:
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
@@ -128,6 +130,7 @@ enum SessionBenchmarks {
 
     static let usage = """
         usage: webauth-benchmarks            every figure but the soak runs
+               webauth-benchmarks cached-token  only the cached token's table (the CLI processes)
                webauth-benchmarks flood      only the loopback listener's: who owns a connection's
                                              client end, sign-in to completion, and the callback
                                              among 500 stray connections

@@ -134,7 +134,10 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             case .keyringUnavailable:
                 "unlock or start the desktop keyring, or use --store file"
             case .keyringFailed: "check the desktop keyring, or use --store file"
-            case .insecureDirectory, .insecureFile: "make the token directory 0700 and its files 0600, owned by you"
+            case .insecureDirectory:
+                "webauth's directories must be yours, not links, and not writable by others (the token directory "
+                    + "0700)"
+            case .insecureFile: "make the token directory 0700 and its files 0600, owned by you"
             case .corrupt: "remove it with `webauth logout` and sign in again"
             default: nil
             }

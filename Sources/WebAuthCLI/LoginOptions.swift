@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebAuth
+import WebAuthFastPath
 import WebAuthOAuth
 
 /// The options that say how to sign in: the provider and client (`--issuer`, `--preset`,
@@ -91,11 +92,16 @@ struct LoginOptions: ParsableArguments {
         if sources == 1, clientID == nil, configFile == nil {
             throw ValidationError("--client-id is needed (or a --config file that has one).")
         }
-        if let issuer, URL(string: issuer)?.host == nil {
-            throw ValidationError("--issuer must be an absolute URL, such as https://accounts.example.com.")
+        // The fast path's check, so that the two programs take exactly the same values.
+        if let issuer, !SignInOptionSyntax.isIssuer(issuer) {
+            throw ValidationError(
+                "--issuer must be an absolute URL with only the characters URLs allow (spaces and | percent-encoded), "
+                    + "such as https://accounts.example.com.")
         }
-        if let redirectURI, URL(string: redirectURI)?.scheme == nil {
-            throw ValidationError("--redirect-uri must be an absolute URI.")
+        if let redirectURI, !SignInOptionSyntax.isRedirectURI(redirectURI) {
+            throw ValidationError(
+                "--redirect-uri must be an absolute URI with only the characters URIs allow (spaces and | "
+                    + "percent-encoded).")
         }
         try SecondsOption.validate(timeout, option: "--timeout")
         if let browser, BrowserChoice(browser) == nil {

@@ -17,6 +17,10 @@ import WebAuthTokenFiles
 /// Finds a profile's entry exactly where, and only when, the token store would read it with
 /// nothing else to do:
 ///
+/// - `<state>/webauth` a directory the stores trust (``TokenFileLayout/judge(_:at:as:)``: this
+///   user's, not a link, not writable by group or others), and the profile index, when read, a
+///   trusted file opened as entries are (``TrustedFile``: not a link, not a FIFO, this user's, not
+///   writable by others);
 /// - the file store for `--store file`, or `automatic` with the profile index naming the file
 ///   store: the token directory already there and 0700, this user's, not a link; the entry a
 ///   trusted file (see ``TokenFileLayout``);
@@ -46,9 +50,12 @@ package struct CachedTokenLookup: Sendable {
 
     /// The entry of `profile` for `--store store` (`automatic`, `file` or `keyring`), or `nil`.
     package func entry(profile: String, store: String) -> CachedEntry? {
+        guard Self.isReadyDirectory(layout.storeDirectory, as: .store) else { return nil }
         var kind = store
         if store == "automatic" {
-            guard let index = Self.readFile(layout.indexPath, limit: Self.maximumEntrySize, trusted: nil),
+            guard
+                let index = TrustedFile.read(
+                    layout.indexPath, limit: Self.maximumEntrySize, trusted: TokenFileLayout.isTrustedIndex),
                 let known = ProfileIndexFormat.storeKinds(decoding: Data(index))?[profile]
             else { return nil }
             kind = known
@@ -61,8 +68,8 @@ package struct CachedTokenLookup: Sendable {
     }
 
     private func fileEntry(profile: String) -> CachedEntry? {
-        guard Self.isReadyDirectory(layout.tokenDirectory),
-            let bytes = Self.readFile(
+        guard Self.isReadyDirectory(layout.tokenDirectory, as: .private),
+            let bytes = TrustedFile.read(
                 layout.entryPath(profile: profile), limit: Self.maximumEntrySize,
                 trusted: TokenFileLayout.isTrustedEntry)
         else { return nil }
@@ -74,41 +81,17 @@ package struct CachedTokenLookup: Sendable {
     private func keyringEntry(profile: String) -> CachedEntry? {
         guard let busAddress = environment["DBUS_SESSION_BUS_ADDRESS"], !busAddress.isEmpty,
             KeyringItem.secretTool(searchPath: environment["PATH"]) != nil,
-            Self.isReadyDirectory(layout.lockDirectory),
+            Self.isReadyDirectory(layout.lockDirectory, as: .private),
             let bytes = SecretServiceLookup.secret(profile: profile, busAddress: busAddress)
         else { return nil }
         return CachedEntry(decoding: Data(bytes))
     }
 
-    /// Whether `path` is an absolute path to a directory the stores use as it is (see
-    /// ``TokenFileLayout/isReadyTokenDirectory(_:)``).
-    static func isReadyDirectory(_ path: String) -> Bool {
+    /// Whether `path` is an absolute path to a directory the stores use as it is in `role` (see
+    /// ``TokenFileLayout/judge(_:at:as:)``).
+    static func isReadyDirectory(_ path: String, as role: TokenFileLayout.DirectoryRole) -> Bool {
         var info = stat()
-        return path.hasPrefix("/") && lstat(path, &info) == 0 && TokenFileLayout.isReadyTokenDirectory(info)
-    }
-
-    /// The whole file at `path`, opened without following a final link, if it is at most
-    /// `limit` bytes and (when `trusted` is given) its `fstat` passes `trusted`.
-    static func readFile(_ path: String, limit: Int, trusted: ((stat) -> Bool)?) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (trusted == nil ? 0 : O_NOFOLLOW))
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        if let trusted {
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, trusted(info) else { return nil }
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while bytes.count <= limit {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count > 0 {
-                bytes += buffer[..<count]
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                return nil
-            }
-        }
-        return nil
+        return path.hasPrefix("/") && lstat(path, &info) == 0
+            && TokenFileLayout.judge(info, at: path, as: role) == .ready
     }
 }

@@ -65,38 +65,37 @@ package enum FullProgram {
         fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", errno: errno)
     }
 
-    /// The most input handed on through a pipe: what an empty pipe takes without blocking
-    /// (Linux's default pipe capacity is 64 KiB).
-    static let pipedInputLimit = 32 * 1024
-
-    /// Makes standard input a fresh descriptor that reads `input` and then its end: a pipe for
-    /// input as small as git's, else an unlinked private temporary file.
+    /// Makes standard input a fresh descriptor that reads `input` from its start and then its
+    /// end, whatever its size: an anonymous memory file (`memfd_create`), else an unlinked
+    /// private temporary file — never a pipe, whose buffer (8 KiB for a user over
+    /// `pipe-user-pages-soft`; git's `wwwauth[]` lines come from the server) would block this
+    /// process, the only reader to come, before it could start the full program.
     static func replay(_ input: [UInt8]) -> Bool {
-        let descriptor: Int32
-        if input.count <= pipedInputLimit {
-            var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { return false }
-            let written = StandardStreams.write(to: ends[1], input)
-            close(ends[1])
-            guard written else {
-                close(ends[0])
-                return false
-            }
-            descriptor = ends[0]
-        } else {
+        var descriptor = memoryFile()
+        if descriptor < 0 {
             let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
             var template = Array(((directory ?? "/tmp") + "/webauth-input-XXXXXX").utf8CString)
             descriptor = mkstemp(&template)
             guard descriptor >= 0 else { return false }
             unlink(template)
-            guard StandardStreams.write(to: descriptor, input), lseek(descriptor, 0, SEEK_SET) == 0 else {
-                close(descriptor)
-                return false
-            }
+        }
+        guard StandardStreams.write(to: descriptor, input), lseek(descriptor, 0, SEEK_SET) == 0 else {
+            close(descriptor)
+            return false
         }
         guard descriptor != STDIN_FILENO else { return true }  // standard input was closed
         defer { close(descriptor) }
         return dup2(descriptor, STDIN_FILENO) == STDIN_FILENO
+    }
+
+    /// A new anonymous memory file (close-on-exec; `dup2` onto standard input keeps it open
+    /// across `execv`), or -1 where the C library has no `memfd_create` (glibc before 2.27) or
+    /// the kernel refuses it.
+    static func memoryFile() -> Int32 {
+        typealias MemoryFileCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(nil, "memfd_create") else { return -1 }
+        let create = unsafeBitCast(symbol, to: MemoryFileCreate.self)
+        return create("webauth-input", 1)  // MFD_CLOEXEC
     }
 
     private static func fail(_ message: String, errno number: Int32) -> Never {

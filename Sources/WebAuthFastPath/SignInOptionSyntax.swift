@@ -13,7 +13,8 @@
 /// anything, and refuses a command line whose options are wrong. So the fast path skips them only
 /// when they are sure to pass those checks: each option once (`--scope` repeatable), a flag
 /// without a value, a value that is not empty and does not start with `-`, `--issuer` and
-/// `--redirect-uri` parsed as the full program parses them, `--browser`, `--par` and `--timeout`
+/// `--redirect-uri` passing the one check both programs make (``isIssuer(_:)``,
+/// ``isRedirectURI(_:)``), `--browser`, `--par` and `--timeout`
 /// among the values it takes, and no combination it refuses. `--client-secret`, which the
 /// helpers refuse, is not known here at all. Any doubt is `nil`: the full program decides.
 ///
@@ -45,6 +46,51 @@ package enum SignInOptionSyntax {
         "automatic", "auto", "system", "default", "none", "terminal", "chromium", "chrome", "firefox",
     ]
 
+    /// Whether `value` is an `--issuer`: an absolute URL with a host, written only with the
+    /// characters RFC 3986 allows (``isURIText(_:)``). The one check of the option: the full
+    /// program's parser calls it too, so the two cannot disagree.
+    package static func isIssuer(_ value: String) -> Bool {
+        guard isURIText(value), let host = URL(string: value)?.host else { return false }
+        return !host.isEmpty
+    }
+
+    /// Whether `value` is a `--redirect-uri`: an absolute URI, written only with the characters
+    /// RFC 3986 allows (``isURIText(_:)``). The full program's parser calls it too.
+    package static func isRedirectURI(_ value: String) -> Bool {
+        isURIText(value) && URL(string: value)?.scheme != nil
+    }
+
+    /// Whether every character of `value` is one RFC 3986 allows in a URI — unreserved,
+    /// reserved, or `%` and two hexadecimal digits — so that no URL parser has a space, a `|`,
+    /// a quote or a control character to accept, encode or refuse in its own way.
+    package static func isURIText(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard !bytes.isEmpty else { return false }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else {
+                    return false
+                }
+                index += 3
+                continue
+            }
+            guard uriBytes.contains(byte) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// RFC 3986's unreserved and reserved characters.
+    private static let uriBytes = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8)
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
     /// Whether `given` — each option's values in order, an empty list for a flag — passes the
     /// full program's checks for sure.
     package static func accepts(_ given: [String: [String]]) -> Bool {
@@ -58,8 +104,8 @@ package enum SignInOptionSyntax {
             guard values.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("-") }) else { return false }
         }
         func value(_ name: String) -> String? { given[name]?.first }
-        if let issuer = value("--issuer"), URL(string: issuer)?.host == nil { return false }
-        if let redirect = value("--redirect-uri"), URL(string: redirect)?.scheme == nil { return false }
+        if let issuer = value("--issuer"), !isIssuer(issuer) { return false }
+        if let redirect = value("--redirect-uri"), !isRedirectURI(redirect) { return false }
         if let browser = value("--browser"), !browserNames.contains(browser.lowercased()), !browser.contains("/") {
             return false
         }

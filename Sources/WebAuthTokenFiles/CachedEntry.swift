@@ -7,7 +7,8 @@
 /// A stored token entry read for handing out its cached token, and nothing more: the JSON the
 /// token store writes (`StoredTokens`, ISO 8601 dates, format version 1), decoded with the same
 /// decoder and the same types, but **strictly**: a key it does not know, at any level, a
-/// different version, or a value of another type makes it refuse the whole entry. A program
+/// different version, a value of another type, or a token with characters
+/// ``TokenCharacters`` does not allow makes it refuse the whole entry. A program
 /// that gets `nil` from ``init(decoding:)`` leaves the entry to the full token store, which
 /// either understands it (a field added later, such as a proof-of-possession key) or reports
 /// it as corrupt.
@@ -52,9 +53,10 @@ package struct CachedEntry: Sendable, Hashable {
     package init?(decoding data: Data) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let entry = try? decoder.decode(Entry.self, from: data), entry.version == Self.version else {
-            return nil
-        }
+        guard let entry = try? decoder.decode(Entry.self, from: data), entry.version == Self.version,
+            TokenCharacters.areAllowed(
+                accessToken: entry.tokens.accessToken, tokenType: entry.tokens.tokenType, idToken: entry.tokens.idToken)
+        else { return nil }
         tokens = Tokens(
             accessToken: entry.tokens.accessToken, tokenType: entry.tokens.tokenType,
             hasRefreshToken: entry.tokens.refreshToken != nil, idToken: entry.tokens.idToken,

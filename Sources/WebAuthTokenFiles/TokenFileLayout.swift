@@ -18,8 +18,14 @@
 /// - State directory: `$XDG_STATE_HOME` when absolute, else `$HOME/.local/state` (the user
 ///   database's home directory when `HOME` is not absolute).
 /// - Entries: `<state>/webauth/tokens/<profile>.json`; the index: `<state>/webauth/profiles.json`.
-/// - A trusted entry is a regular file owned by this user with no group or world permissions; a
-///   trusted token directory is a real directory (not a link) owned by this user, mode 0700.
+/// - Directories (``judge(_:at:as:)``): `<state>/webauth` (``storeDirectory``) is a real
+///   directory (not a link) owned by this user and not writable by group or others — checked on
+///   every use, since whoever can write it can replace the index or move `tokens/` away; the
+///   token and lock directories below it are real directories of this user, mode 0700.
+/// - Files (``isTrustedEntry(_:)``, ``isTrustedIndex(_:)``): opened without following a link
+///   and without waiting (`O_NOFOLLOW | O_NONBLOCK`, so a FIFO cannot hang a read), then
+///   checked with `fstat`: a regular file of this user; an entry has no group or world
+///   permissions, the index is not writable by group or others.
 ///
 /// ```swift
 /// let layout = TokenFileLayout(environment: ["HOME": "/home/ada"])
@@ -43,6 +49,10 @@ package struct TokenFileLayout: Sendable, Hashable {
         }
         return home + "/.local/state"
     }
+
+    /// The directory holding the token directory, the lock directory and the index:
+    /// `<state>/webauth`.
+    package var storeDirectory: String { stateDirectory + "/webauth" }
 
     /// The file store's directory: `<state>/webauth/tokens`.
     package var tokenDirectory: String { stateDirectory + "/webauth/tokens" }
@@ -69,10 +79,54 @@ package struct TokenFileLayout: Sendable, Hashable {
         info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & 0o077 == 0
     }
 
-    /// Whether `info` (from `lstat`) is a token (or lock) directory the stores use as it is: a
-    /// directory, not a link, this user's, mode exactly 0700. Anything else a store creates,
-    /// repairs (with a warning) or refuses.
-    package static func isReadyTokenDirectory(_ info: stat) -> Bool {
-        info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid() && info.st_mode & 0o7777 == 0o700
+    /// Whether `info` (from `fstat` of the open index) is an index the stores trust: regular,
+    /// this user's, not writable by group or others.
+    package static func isTrustedIndex(_ info: stat) -> Bool {
+        info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & 0o022 == 0
+    }
+
+    /// The directories the stores use, and what each must be.
+    package enum DirectoryRole: Sendable, Hashable {
+        /// `<state>/webauth`: a real directory of this user, not writable by group or others.
+        case store
+        /// The token and lock directories: a real directory of this user, mode 0700.
+        case `private`
+    }
+
+    /// What a store makes of an existing directory.
+    package enum DirectoryVerdict: Sendable, Hashable {
+        /// Used as it is.
+        case ready
+        /// This user's private directory with other permissions: made 0700 (with a warning).
+        case repairable
+        /// Refused: the reason, naming the path and the fix.
+        case refused(String)
+    }
+
+    /// What the stores make of the directory at `path` in `role`, from its `lstat` `info`: the
+    /// one rule for every directory they trust, in both programs. The fast path uses only a
+    /// ``DirectoryVerdict/ready`` one; the token store repairs a ``DirectoryVerdict/repairable``
+    /// one and refuses the rest with the reason.
+    package static func judge(_ info: stat, at path: String, as role: DirectoryRole) -> DirectoryVerdict {
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            return .refused("\(path) is not a directory (or is a symbolic link): remove it, and webauth makes it again")
+        }
+        guard info.st_uid == geteuid() else {
+            return .refused(
+                "\(path) belongs to user \(info.st_uid), not this user (\(geteuid())): have it removed, or set "
+                    + "XDG_STATE_HOME to a directory of your own")
+        }
+        let mode = info.st_mode & 0o7777
+        switch role {
+        case .store:
+            guard mode & 0o022 == 0 else {
+                return .refused(
+                    "\(path) is writable by group or others (mode \(String(mode, radix: 8))): check what it holds, "
+                        + "then run chmod go-w \(path)")
+            }
+            return .ready
+        case .private:
+            return mode == 0o700 ? .ready : .repairable
+        }
     }
 }

@@ -54,8 +54,9 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
         TokenFileLayout(environment: environment).tokenDirectory
     }
 
-    /// Opens the store in `directory` (default ``defaultDirectory(environment:)``), creating it
-    /// 0700 or checking and repairing it as described above.
+    /// Opens the store in `directory` (default ``defaultDirectory(environment:)``, whose parent
+    /// `<state>/webauth` is checked too: see ``TokenStores``), creating it 0700 or checking and
+    /// repairing it as described above.
     ///
     /// - Throws: ``TokenStoreError`` with ``TokenStoreError/Code/insecureDirectory`` or
     ///   ``TokenStoreError/Code/fileSystem``.
@@ -63,6 +64,11 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
         directory: String? = nil, lockTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(TokenStoreError) {
+        if directory == nil {
+            try Self.prepareDirectory(
+                TokenFileLayout(environment: ProcessInfo.processInfo.environment).storeDirectory, as: .store,
+                logger: logger)
+        }
         self.directory = directory ?? Self.defaultDirectory()
         self.lockTimeout = lockTimeout
         self.logger = logger
@@ -194,9 +200,31 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
 
     // MARK: - The directory
 
+    /// Opens the store in `environment`'s token directory (``defaultDirectory(environment:)``),
+    /// after checking the directory above it, `<state>/webauth`: created 0700 when missing,
+    /// else a real directory of this user that group and others cannot write — refused
+    /// otherwise, with the path and the fix.
+    package static func inStateDirectory(
+        environment: [String: String], lockTimeout: Duration, logger: Logger
+    ) throws(TokenStoreError) -> FileTokenStore {
+        try prepareDirectory(TokenFileLayout(environment: environment).storeDirectory, as: .store, logger: logger)
+        return try FileTokenStore(
+            directory: defaultDirectory(environment: environment), lockTimeout: lockTimeout, logger: logger)
+    }
+
     /// Creates `path` 0700 (and missing parents 0700), or checks an existing one: a directory,
     /// not a link, owned by this user; group and world permissions are removed with a warning.
     package static func preparePrivateDirectory(_ path: String, logger: Logger) throws(TokenStoreError) {
+        try prepareDirectory(path, as: .private, logger: logger)
+    }
+
+    /// Creates `path` 0700 (and missing parents 0700), or checks an existing one in `role` with
+    /// ``TokenFileLayout/judge(_:at:as:)``, the rule the fast path reads by too: a private
+    /// directory with group or world permissions is made 0700 with a warning; anything refused
+    /// is ``TokenStoreError/Code/insecureDirectory``, naming the path and the fix.
+    package static func prepareDirectory(
+        _ path: String, as role: TokenFileLayout.DirectoryRole, logger: Logger
+    ) throws(TokenStoreError) {
         guard path.hasPrefix("/") else {
             throw TokenStoreError(.insecureDirectory, "the token directory \(path) is not an absolute path")
         }
@@ -212,15 +240,13 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
             }
             guard lstat(path, &info) == 0 else { throw TokenStoreError.system("cannot stat \(path)") }
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw TokenStoreError(.insecureDirectory, "\(path) is not a directory (or is a symbolic link)")
-        }
-        guard info.st_uid == geteuid() else {
-            throw TokenStoreError(
-                .insecureDirectory, "\(path) belongs to user \(info.st_uid), not this user (\(geteuid()))")
-        }
-        let mode = info.st_mode & 0o7777
-        if mode != 0o700 {
+        switch TokenFileLayout.judge(info, at: path, as: role) {
+        case .ready:
+            return
+        case .refused(let reason):
+            throw TokenStoreError(.insecureDirectory, reason)
+        case .repairable:
+            let mode = info.st_mode & 0o7777
             if mode & 0o077 != 0 {
                 logger.warning(
                     "token directory was accessible to others; made it 0700",

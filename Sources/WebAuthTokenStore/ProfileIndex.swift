@@ -69,15 +69,26 @@ public struct ProfileIndex: Sendable {
         ProfileIndexFormat.storeKinds(decoding: data)?.compactMapValues(TokenStoreKind.init(rawValue:))
     }
 
+    /// The largest index read: far more than names and store kinds of any number of profiles.
+    static let maximumSize = 1024 * 1024
+
+    /// The index, when its directory is one the stores trust (``TokenFileLayout/judge(_:at:as:)``)
+    /// and it is a trusted file (``TrustedFile``, ``TokenFileLayout/isTrustedIndex(_:)``: not a
+    /// link or a FIFO, this user's, not writable by others), read as the fast path reads it; else
+    /// nothing is known, and opening a store refuses an untrusted directory, saying why.
     private func read() -> Contents {
-        guard let data = FileManager.default.contents(atPath: path), let profiles = Self.entries(decoding: data)
+        var info = stat()
+        guard lstat(directory, &info) == 0, TokenFileLayout.judge(info, at: directory, as: .store) == .ready,
+            let bytes = TrustedFile.read(path, limit: Self.maximumSize, trusted: TokenFileLayout.isTrustedIndex),
+            let profiles = Self.entries(decoding: Data(bytes))
         else { return Contents() }
         return Contents(profiles: profiles)
     }
 
     private func change(_ body: (inout Contents) -> Void) async throws {
-        try FileTokenStore.preparePrivateDirectory(
-            directory, logger: Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try FileTokenStore.prepareDirectory(
+            directory, as: .store,
+            logger: Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         try await ProfileLock.withLock(at: directory + "/.profiles.lock", timeout: .seconds(30)) {
             var contents = read()
             let before = contents.profiles

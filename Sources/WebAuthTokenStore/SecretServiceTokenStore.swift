@@ -26,6 +26,10 @@ import WebAuthTokenFiles
 ///   lines); no index file is kept.
 /// - Each `secret-tool` run is limited to ``timeout``; a locked keyring that would show an
 ///   unlock prompt counts as unavailable rather than hanging.
+/// - Before each run, the session bus is checked as the fast path checks it
+///   (``SessionBusSocket``): run by this user or root, with the GUID the address names,
+///   answering in time. `secret-tool` would talk to any bus the address names — another
+///   user's, bound at a stale address — and hand back what it says.
 /// - An entry holds at most ``maximumEntrySize`` bytes: `secret-tool store` reads no more than
 ///   8 KiB from its input and stores what it read without failing, so a larger entry is
 ///   refused with ``TokenStoreError/Code/entryTooLarge`` instead of being cut short.
@@ -75,8 +79,11 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         }
         self.environment = environment
         self.executable = found
-        self.lockDirectory =
-            lockDirectory ?? TokenFileLayout(environment: environment).lockDirectory
+        let layout = TokenFileLayout(environment: environment)
+        if lockDirectory == nil {
+            try FileTokenStore.prepareDirectory(layout.storeDirectory, as: .store, logger: logger)
+        }
+        self.lockDirectory = lockDirectory ?? layout.lockDirectory
         self.timeout = timeout
         self.lockTimeout = lockTimeout
         self.logger = logger
@@ -219,6 +226,8 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     private func run(
         _ arguments: [String], input: Data? = nil, within limit: Duration? = nil
     ) async throws(TokenStoreError) -> RunResult {
+        let limit = limit ?? timeout
+        try checkBus(within: min(limit, Self.busCheckLimit))
         var inputStream = Subprocess.Stream.null
         var inputReadEnd: Int32 = -1
         if let input {
@@ -234,7 +243,6 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         } catch {
             throw TokenStoreError(.keyringUnavailable, "cannot start \(executable): \(error)")
         }
-        let limit = limit ?? timeout
         let killer = Task {
             try? await Task.sleep(for: limit)
             if !Task.isCancelled { process.send(SIGKILL) }
@@ -247,6 +255,30 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         return RunResult(
             status: status, output: Data(outputBytes),
             errorText: String(decoding: errorBytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// How long the bus check before each `secret-tool` run may take.
+    static let busCheckLimit: Duration = .seconds(3)
+
+    /// `secret-tool` talks to whatever bus `DBUS_SESSION_BUS_ADDRESS` names, and hands back
+    /// whatever it says: the bus is checked first, as the fast path checks it
+    /// (``SessionBusSocket``) — run by this user or root, with the address's GUID, answering
+    /// within `limit`.
+    ///
+    /// - Throws: ``TokenStoreError/Code/keyringUnavailable`` saying why the bus is not used.
+    private func checkBus(within limit: Duration) throws(TokenStoreError) {
+        guard let address = DBusAddress(environment["DBUS_SESSION_BUS_ADDRESS"] ?? "") else {
+            throw TokenStoreError(
+                .keyringUnavailable,
+                "DBUS_SESSION_BUS_ADDRESS does not start with a unix:path= or unix:abstract= bus that webauth can check"
+            )
+        }
+        switch SessionBusSocket.open(address, deadline: .now + limit) {
+        case .success(let descriptor):
+            close(descriptor)
+        case .failure(let refusal):
+            throw TokenStoreError(.keyringUnavailable, "the keyring is not used: \(refusal)")
+        }
     }
 
     private static func collect(_ stream: AsyncStream<[UInt8]>?) async -> [UInt8] {

@@ -157,14 +157,17 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// Decodes an entry; `profile` and `location` (the file, or the keyring item) name it in
-    /// the error.
+    /// the error. An entry whose access token, token type or ID token holds a character outside
+    /// RFC 6749's `%x20-7E` (``TokenCharacters``) is refused as corrupt: whatever a store holds
+    /// is checked again before it reaches a terminal or another program.
     package static func decode(_ data: Data, profile: String, location: String) throws(TokenStoreError)
         -> StoredTokens
     {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
+        let entry: StoredTokens
         do {
-            return try decoder.decode(StoredTokens.self, from: data)
+            entry = try decoder.decode(StoredTokens.self, from: data)
         } catch {
             // The decoder's message can quote the input: say only where it broke.
             throw TokenStoreError(
@@ -172,5 +175,17 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
                 "the stored entry for profile \"\(profile)\" is unreadable: \(location) is not a valid entry "
                     + "(\(data.count) bytes)")
         }
+        // Checked again, whichever store it came from: the tokens are printed and handed on.
+        guard
+            TokenCharacters.areAllowed(
+                accessToken: entry.tokens.accessToken, tokenType: entry.tokens.tokenType,
+                idToken: entry.tokens.idToken)
+        else {
+            throw TokenStoreError(
+                .corrupt,
+                "the stored entry for profile \"\(profile)\" is unusable: a token in \(location) holds characters "
+                    + "RFC 6749 does not allow")
+        }
+        return entry
     }
 }

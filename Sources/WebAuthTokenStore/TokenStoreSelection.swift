@@ -40,9 +40,11 @@ public enum TokenStoreSelection: String, Sendable, Hashable, CaseIterable, Custo
         logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> any TokenStore {
         let fileStore = { () throws(TokenStoreError) -> FileTokenStore in
-            try FileTokenStore(
-                directory: directory ?? FileTokenStore.defaultDirectory(environment: environment),
-                lockTimeout: lockTimeout, logger: logger)
+            guard let directory else {
+                return try FileTokenStore.inStateDirectory(
+                    environment: environment, lockTimeout: lockTimeout, logger: logger)
+            }
+            return try FileTokenStore(directory: directory, lockTimeout: lockTimeout, logger: logger)
         }
         switch self {
         case .file:

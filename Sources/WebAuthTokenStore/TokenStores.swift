@@ -63,11 +63,10 @@ public struct TokenStores: Sendable {
 
     /// The file store, in ``FileTokenStore/defaultDirectory(environment:)``.
     ///
-    /// - Throws: ``TokenStoreError`` when its directory is unsafe or cannot be made.
+    /// - Throws: ``TokenStoreError`` when its directory, or `<state>/webauth` above it (a real
+    ///   directory of this user that group and others cannot write), is unsafe or cannot be made.
     public func fileStore() throws(TokenStoreError) -> FileTokenStore {
-        try FileTokenStore(
-            directory: FileTokenStore.defaultDirectory(environment: environment), lockTimeout: lockTimeout,
-            logger: logger)
+        try FileTokenStore.inStateDirectory(environment: environment, lockTimeout: lockTimeout, logger: logger)
     }
 
     /// The keyring store, without asking the keyring anything yet.

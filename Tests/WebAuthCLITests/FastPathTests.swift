@@ -244,6 +244,7 @@ private func prepared(_ entry: StoredTokens, profile: String = "default", index:
 {
     { sandbox in
         try FileManager.default.createDirectory(atPath: sandbox.tokenDirectory, withIntermediateDirectories: true)
+        chmod(sandbox.stateHome + "/webauth", 0o700)
         chmod(sandbox.tokenDirectory, 0o700)
         let path = sandbox.entryPath(profile)
         #expect(FileManager.default.createFile(atPath: path, contents: try entry.encoded()))
@@ -387,6 +388,63 @@ let fastPathSituations: [FastPathSituation] = [
         name: "exec-credential, sign-in options with a bad timeout",
         arguments: ["exec-credential", "--preset", "google", "--client-id", "c", "--timeout", "0"],
         environment: ["KUBERNETES_EXEC_INFO": plainExecInfo], fast: false, prepare: prepared(fullEntry())),
+    // What the fast path does not trust it leaves to the full program, which decides — and
+    // never hangs on.
+    FastPathSituation(
+        name: "token, the index is a FIFO", arguments: ["token"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            try FileManager.default.removeItem(atPath: sandbox.indexPath)
+            #expect(mkfifo(sandbox.indexPath, 0o600) == 0)
+        }),
+    FastPathSituation(
+        name: "token, the index is a link", arguments: ["token"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            try? FileManager.default.removeItem(atPath: sandbox.root + "/index.json")  // an earlier run's
+            try FileManager.default.moveItem(atPath: sandbox.indexPath, toPath: sandbox.root + "/index.json")
+            try FileManager.default.createSymbolicLink(
+                atPath: sandbox.indexPath, withDestinationPath: sandbox.root + "/index.json")
+        }),
+    FastPathSituation(
+        name: "token, the index writable by others", arguments: ["token"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            chmod(sandbox.indexPath, 0o666)
+        }),
+    FastPathSituation(
+        name: "token, the index of another user", arguments: ["token"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            #expect(chown(sandbox.indexPath, 65534, 65534) == 0)
+        }),
+    FastPathSituation(
+        name: "token, <state>/webauth writable by others", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            chmod(sandbox.stateHome + "/webauth", 0o777)
+        }),
+    FastPathSituation(
+        name: "token, <state>/webauth of another user", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            #expect(chown(sandbox.stateHome + "/webauth", 65534, 65534) == 0)
+        }),
+    FastPathSituation(
+        name: "token, <state>/webauth a link", arguments: ["token", "--store", "file"], fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry())(sandbox)
+            try? FileManager.default.removeItem(atPath: sandbox.root + "/moved")  // an earlier run's
+            try FileManager.default.moveItem(atPath: sandbox.stateHome + "/webauth", toPath: sandbox.root + "/moved")
+            try FileManager.default.createSymbolicLink(
+                atPath: sandbox.stateHome + "/webauth", withDestinationPath: sandbox.root + "/moved")
+        }),
+    FastPathSituation(
+        name: "token, an escape sequence in the stored access token", arguments: ["token"], fast: false,
+        prepare: prepared(fullEntry(accessToken: "fast-access-token\u{1B}]52;c;aGk=\u{07}"))),
+    FastPathSituation(
+        name: "git-credential get, a newline in the stored access token", arguments: ["git-credential", "get"],
+        input: gitHTTPS, fast: false, prepare: prepared(fullEntry(accessToken: "fast-access-token\nusername=x"))),
     FastPathSituation(
         name: "exec-credential, bad exec info", arguments: ["exec-credential"],
         environment: ["KUBERNETES_EXEC_INFO": #"{"kind":"Pod"}"#], fast: false, prepare: prepared(fullEntry())),
@@ -433,6 +491,21 @@ struct FastPathEquivalenceTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await expectSameResults(situation, in: sandbox)
+    }
+
+    @Test("A <state>/webauth others can write is refused by the full program, naming it and the fix")
+    func untrustedStateDirectory() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let directory = sandbox.stateHome + "/webauth"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o777)
+        for arguments in [["token"], ["token", "--store", "file"]] {
+            let result = try await sandbox.run(arguments, timeout: .seconds(60))
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains(directory) && result.stderr.contains("chmod go-w"), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/tokens"))
     }
 
     @Test("git-credential setup names the program people run, not the full program behind it")

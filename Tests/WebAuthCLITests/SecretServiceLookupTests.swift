@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthFastPath
+import WebAuthTokenFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -10,7 +11,7 @@ import WebAuthFastPath
 
 /// A reply as a bus sends it, little-endian: `kind` answering `serial`, with `signature` and the
 /// body `body` writes.
-private func reply(
+func reply(
     _ kind: DBusMessage.Kind = .methodReturn, to serial: UInt32 = 7, signature: String,
     body: (inout DBusWriter) -> Void
 ) -> [UInt8] {
@@ -39,8 +40,12 @@ struct SecretServiceLookupTests {
     func addresses() {
         #expect(DBusAddress("unix:path=/run/user/1000/bus")?.socket == .path("/run/user/1000/bus"))
         #expect(DBusAddress("unix:guid=ab12,abstract=/tmp/dbus-x")?.socket == .abstract("/tmp/dbus-x"))
-        #expect(DBusAddress("tcp:host=127.0.0.1,port=1;unix:path=/a%2cb%20c")?.socket == .path("/a,b c"))
+        #expect(DBusAddress("unix:path=/a%2cb%20c;tcp:host=127.0.0.1,port=1")?.socket == .path("/a,b c"))
+        #expect(DBusAddress("unix:path=/run/user/1000/bus,guid=0f3c")?.guid == "0f3c")
+        #expect(DBusAddress("unix:path=/run/user/1000/bus")?.guid == nil)
         for unusable in [
+            // Only the first entry: the one clients such as secret-tool try first.
+            "tcp:host=127.0.0.1,port=1;unix:path=/a", "autolaunch:;unix:path=/a",
             "", "autolaunch:", "tcp:host=localhost,port=4", "unix:tmpdir=/tmp", "unix:path=", "unix:path=/a%2",
             "unix:path=/a%zz", "unix:path=/" + String(repeating: "x", count: 107), "unixpath=/x",
         ] {

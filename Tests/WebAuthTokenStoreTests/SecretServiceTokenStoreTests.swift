@@ -121,23 +121,27 @@ import WebAuthTokenStore
         await #expect {
             try await store.checkAvailability()
         } throws: { ($0 as? TokenStoreError)?.code == .keyringUnavailable }
+        // No bus there: the check before secret-tool runs says so.
         await #expect {
             _ = try await store.load(profile: "default")
-        } throws: { ($0 as? TokenStoreError)?.code == .keyringFailed }
+        } throws: { ($0 as? TokenStoreError)?.code == .keyringUnavailable }
         #expect(try await TokenStoreSelection.automatic.makeStore(environment: environment).kind == .file)
     }
 
     /// A keyring that never answers (locked, waiting on a prompt nobody sees) counts as
-    /// unavailable after the time limit: here a `secret-tool` that just sleeps.
+    /// unavailable after the time limit: here a `secret-tool` that just sleeps, on a bus of
+    /// this user's that passes the check before it runs.
     @Test func unavailableWhenTheKeyringDoesNotAnswerInTime() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
+        let bus = try FakeSessionBus(guid: "0123456789abcdef0123456789abcdef") { _, _ in nil }
+        defer { bus.stop() }
         _ = FileManager.default.createFile(
             atPath: temporary.path + "/secret-tool", contents: Data("#!/bin/sh\nexec sleep 60\n".utf8),
             attributes: [.posixPermissions: 0o700])
         let environment = [
             "HOME": temporary.path, "PATH": temporary.path + ":/usr/bin:/bin",
-            "XDG_STATE_HOME": temporary.path + "/state", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+            "XDG_STATE_HOME": temporary.path + "/state", "DBUS_SESSION_BUS_ADDRESS": bus.address,
         ]
         let store = try SecretServiceTokenStore(environment: environment, timeout: .milliseconds(300))
         let clock = ContinuousClock()

@@ -1,10 +1,14 @@
-/// Where a D-Bus bus listens, read from an address such as `DBUS_SESSION_BUS_ADDRESS`: the first
-/// `unix:path=…` or `unix:abstract=…` entry (entries are separated by `;`, keys by `,`, and values
-/// percent-escaped). Other transports — `tcp:`, `autolaunch:`, `unixexec:` — are not used here.
+/// Where a D-Bus bus listens, read from an address such as `DBUS_SESSION_BUS_ADDRESS`: its first
+/// entry, when that is `unix:path=…` or `unix:abstract=…` (entries are separated by `;`, keys by
+/// `,`, and values percent-escaped), with the bus's `guid=` when the address gives one.
+///
+/// Only the first entry: it is the one D-Bus clients (libsecret's `secret-tool` among them) try
+/// first, and the one ``SessionBusSocket`` checks for them. An address that starts with another
+/// transport — `tcp:`, `autolaunch:`, `unixexec:` — is not used here.
 ///
 /// ```swift
 /// DBusAddress("unix:path=/run/user/1000/bus")?.socket         // .path("/run/user/1000/bus")
-/// DBusAddress("unix:abstract=/tmp/dbus-x,guid=0f3c")?.socket  // .abstract("/tmp/dbus-x")
+/// DBusAddress("unix:abstract=/tmp/dbus-x,guid=0f3c")?.guid    // "0f3c"
 /// DBusAddress("autolaunch:")                                  // nil
 /// ```
 package struct DBusAddress: Sendable, Hashable {
@@ -17,31 +21,33 @@ package struct DBusAddress: Sendable, Hashable {
     /// The socket to connect to.
     package let socket: Socket
 
+    /// The bus's GUID, when the address names one: the bus must say the same in its `OK`.
+    package let guid: String?
+
     /// The longest socket name that fits a `sockaddr_un` (108 bytes, with its terminating or
     /// leading NUL).
     static let maximumNameLength = 107
 
-    /// The first usable entry of `text`, or `nil`.
+    /// The first entry of `text`, or `nil` when it is not a usable `unix:` entry.
     package init?(_ text: String) {
-        for entry in text.split(separator: ";") {
-            guard let colon = entry.firstIndex(of: ":"), entry[..<colon] == "unix" else { continue }
-            var keys: [Substring: String] = [:]
-            for pair in entry[entry.index(after: colon)...].split(separator: ",") {
-                guard let equals = pair.firstIndex(of: "="),
-                    let value = Self.unescaped(pair[pair.index(after: equals)...])
-                else { continue }
-                keys[pair[..<equals]] = value
-            }
-            if let path = keys["path"], !path.isEmpty, path.utf8.count <= Self.maximumNameLength {
-                socket = .path(path)
-                return
-            }
-            if let name = keys["abstract"], !name.isEmpty, name.utf8.count <= Self.maximumNameLength {
-                socket = .abstract(name)
-                return
-            }
+        guard let entry = text.split(separator: ";").first, let colon = entry.firstIndex(of: ":"),
+            entry[..<colon] == "unix"
+        else { return nil }
+        var keys: [Substring: String] = [:]
+        for pair in entry[entry.index(after: colon)...].split(separator: ",") {
+            guard let equals = pair.firstIndex(of: "="),
+                let value = Self.unescaped(pair[pair.index(after: equals)...])
+            else { continue }
+            keys[pair[..<equals]] = value
         }
-        return nil
+        guid = keys["guid"]
+        if let path = keys["path"], !path.isEmpty, path.utf8.count <= Self.maximumNameLength {
+            socket = .path(path)
+        } else if let name = keys["abstract"], !name.isEmpty, name.utf8.count <= Self.maximumNameLength {
+            socket = .abstract(name)
+        } else {
+            return nil
+        }
     }
 
     /// `value` with its `%XX` escapes decoded; `nil` for a broken escape or bytes that are not
