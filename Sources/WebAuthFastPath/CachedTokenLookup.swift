@@ -48,7 +48,7 @@ package struct CachedTokenLookup: Sendable {
     package func entry(profile: String, store: String) -> CachedEntry? {
         var kind = store
         if store == "automatic" {
-            guard let index = Self.readFile(layout.indexPath, limit: Self.maximumEntrySize, trusted: nil),
+            guard let index = indexBytes(),
                 let known = ProfileIndexFormat.storeKinds(decoding: Data(index))?[profile]
             else { return nil }
             kind = known
@@ -58,6 +58,19 @@ package struct CachedTokenLookup: Sendable {
         case "keyring": return keyringEntry(profile: profile)
         default: return nil
         }
+    }
+
+    /// The profile index's bytes, read as the token store would find it; `nil` when there is
+    /// none or it cannot be read. The one place the fast path opens the index.
+    package func indexBytes() -> [UInt8]? {
+        Self.readFile(layout.indexPath, limit: Self.maximumEntrySize, trusted: nil)
+    }
+
+    /// What the index records about where `profile`'s helpers may send its token: nothing
+    /// when there is no index, or it cannot be read.
+    package func bindings(profile: String) -> ProfileIndexFormat.Bindings {
+        guard let index = indexBytes() else { return ProfileIndexFormat.Bindings() }
+        return ProfileIndexFormat.bindings(of: profile, decoding: Data(index))
     }
 
     private func fileEntry(profile: String) -> CachedEntry? {
