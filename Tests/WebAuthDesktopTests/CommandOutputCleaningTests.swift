@@ -64,7 +64,7 @@
             #expect(registered.standardOutput.hasPrefix("Evil?2J?: registered\n"), "\(registered.standardOutput)")
         }
 
-        @Test func aSchemesApplicationAndErrorsArePrintedCleaned() async throws {
+        @Test func aSchemeErrorQuotingWhatWasGivenIsPrintedCleaned() async throws {
             let desktop = try TemporaryDesktop()
             defer { desktop.remove() }
             let webauth = RegisteredDesktop.webauthPath
@@ -74,7 +74,13 @@
             #expect(refused.status == 7)
             #expect(Self.isInert(refused.standardOutput + refused.standardError), "\(refused.standardError)")
             #expect(refused.standardError.contains("not '\(Self.cleaned)'"), "\(refused.standardError)")
+        }
 
+        @Test(TestFixture.desktopTools.required)
+        func aSchemeEntrysApplicationAndHandlerArePrintedCleaned() async throws {
+            let desktop = try TemporaryDesktop()
+            defer { desktop.remove() }
+            let webauth = RegisteredDesktop.webauthPath
             // An entry written by hand, its application and handler hostile.
             let applications = desktop.dataHome + "/applications"
             try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
