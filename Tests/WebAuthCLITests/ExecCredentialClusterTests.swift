@@ -63,7 +63,9 @@ struct ExecCredentialClusterTests {
             let blind = try await runClient(allowing: server.url.absoluteString, provideClusterInfo: false)
             #expect(Subprocess.exitCode(of: blind.status) == 1)
             #expect(blind.standardError.contains("set provideClusterInfo: true"), "\(blind.standardError)")
-            #expect(try await server.log().count == 2, "no further call reached the server")
+            // The client may go on without a credential; no call after the first two carried the token.
+            let log = try await server.log()
+            #expect(log.dropFirst(2).allSatisfy { $0["status"] as? Int == 401 && !($0["subject"] is String) }, "\(log)")
         }
     }
 }
