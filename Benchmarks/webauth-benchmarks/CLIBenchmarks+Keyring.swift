@@ -20,8 +20,9 @@ extension CLIBenchmarks {
         do {
             var environment = keyring.environment
             environment["PATH"] = searchPath
-            try await TokenStores(selection: .keyring, environment: environment).save(
-                benchmarkEntry(), profile: "default")
+            let stores = TokenStores(selection: .keyring, environment: environment)
+            try await stores.save(benchmarkEntry(), profile: "default")
+            try await stores.index.recordGitHost("example.com", for: "default")
             func webauthCommand(_ label: String, _ arguments: [String], input: String? = nil, fastPath: Bool = true)
                 -> TimedCommand
             {

@@ -98,8 +98,11 @@ enum CLIBenchmarks {
             "KUBERNETES_EXEC_INFO":
                 #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#,
         ]
-        // Saved as `webauth login` saves it: the entry, and the index naming the file store.
-        try await TokenStores(selection: .file, environment: environment).save(benchmarkEntry(), profile: "default")
+        // Saved as `webauth login` saves it: the entry, and the index naming the file store; the
+        // host recorded as `webauth git-credential setup example.com` records it.
+        let stores = TokenStores(selection: .file, environment: environment)
+        try await stores.save(benchmarkEntry(), profile: "default")
+        try await stores.index.recordGitHost("example.com", for: "default")
 
         func webauthCommand(
             _ label: String, _ arguments: [String], input: String? = nil, fastPath: Bool = true,

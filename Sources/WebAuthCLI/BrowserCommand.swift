@@ -50,7 +50,7 @@ struct BrowserCommand: ParsableCommand {
                 let registration = try AuthenticationBrowserRegistry().register(
                     name: name ?? URL(fileURLWithPath: program).lastPathComponent, executablePath: program,
                     capabilities: capabilities)
-                print(registration)
+                CommandOutput(json: false).result(registration.description)
             } catch {
                 throw BrowserCommand.fail(error)
             }
@@ -66,7 +66,7 @@ struct BrowserCommand: ParsableCommand {
         func run() throws {
             do {
                 let removed = try AuthenticationBrowserRegistry().unregister()
-                print(
+                CommandOutput(json: false).result(
                     removed
                         ? "Unregistered the web-authentication browser" : "No web-authentication browser was registered"
                 )
@@ -101,9 +101,10 @@ struct BrowserCommand: ParsableCommand {
                     object[AuthenticationBrowserCapabilities.callbackURLMatchingIsSupportedKey] =
                         registration.capabilities.callbackURLMatchingIsSupported
                 }
-                SchemeCommand.emit(object)
+                CommandOutput(json: true).emit(object)
             } else {
-                print(registration.map(\.description) ?? "No web-authentication browser is registered")
+                CommandOutput(json: false).result(
+                    registration.map(\.description) ?? "No web-authentication browser is registered")
             }
             guard registration?.isUsable == true else { throw ExitCode(ExitStatus.failure) }
         }
@@ -111,7 +112,7 @@ struct BrowserCommand: ParsableCommand {
 
     /// Writes the error and returns the exit code for it.
     static func fail(_ error: AuthenticationBrowserError) -> ExitCode {
-        SchemeCommand.note("error: \(error.message)")
+        CommandOutput(json: false).note("error: \(error.message)")
         return ExitCode(error.code == .invalidRegistration ? ExitStatus.invalidInput : ExitStatus.failure)
     }
 }

@@ -3,7 +3,9 @@ import WebAuth
 import WebAuthFastPath
 
 /// What `webauth` writes: results on standard output (plain or JSON), people's messages on
-/// standard error.
+/// standard error — the one way commands print text that may hold outside text (a provider's
+/// words, a desktop entry's or a browser program's name, a path): every line goes through
+/// ``UntrustedText``, and JSON through ``terminalSafe(json:)``.
 struct CommandOutput: Sendable {
     /// Whether results (and errors) go to standard output as JSON.
     let json: Bool
@@ -90,7 +92,21 @@ struct CommandOutput: Sendable {
         return result
     }
 
-    private func note(_ message: String) {
-        FileHandle.standardError.write(Data((UntrustedText(message).displayed() + "\n").utf8))
+    /// Writes `text` on standard output, each of its lines with nothing that can steer a
+    /// terminal (see ``UntrustedText``).
+    func result(_ text: String) {
+        StandardStreams.write(to: STDOUT_FILENO, Array((Self.shown(lines: text) + "\n").utf8))
+    }
+
+    /// Writes `message` on standard error, each of its lines made safe as in ``result(_:)``.
+    func note(_ message: String) {
+        StandardStreams.write(to: STDERR_FILENO, Array((Self.shown(lines: message) + "\n").utf8))
+    }
+
+    /// `text` with each line (the newlines kept) shown as ``UntrustedText``.
+    static func shown(lines text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { UntrustedText(String($0)).displayed() }
+            .joined(separator: "\n")
     }
 }

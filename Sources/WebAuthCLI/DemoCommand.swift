@@ -77,7 +77,8 @@ struct DemoCommand: AsyncParsableCommand {
             if json {
                 CommandOutput(json: true).emit(result.report(steps: steps.recorded))
             } else {
-                print("Signed in as \(UntrustedText(result.subject)) and signed out again; every check passed.")
+                CommandOutput(json: false).result(
+                    "Signed in as \(result.subject) and signed out again; every check passed.")
             }
         case .failure(let error):
             let failure = CommandFailure.from(error, profile: "demo", action: "demo sign-in")

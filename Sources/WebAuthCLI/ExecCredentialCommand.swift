@@ -44,6 +44,19 @@ struct ExecCredentialCommand: AsyncParsableCommand {
                            --client-id, kube-cli, --scope, openid, --scope, offline_access]
                     interactiveMode: IfAvailable
 
+            Binding the token to clusters: with --cluster-server URL (repeatable), the token \
+            goes only to those API servers. The client must then say which cluster it asks \
+            for — provideClusterInfo: true in the exec section, so that KUBERNETES_EXEC_INFO \
+            carries spec.cluster.server — and it must be one of them; otherwise nothing is \
+            printed and the command fails with status 7, naming the server. Servers compare \
+            as URLs: scheme and host without regard to case, the default port filled in \
+            (https://k8s.example.com is https://k8s.example.com:443), the path exactly, a \
+            trailing / aside. Without --cluster-server every cluster is answered.
+
+                    args: [exec-credential, --profile, work,
+                           --cluster-server, https://k8s.example.com:6443]
+                    provideClusterInfo: true
+
             A KUBERNETES_EXEC_INFO that is not an ExecCredential, or asks for another apiVersion, \
             fails with status 7.
 
@@ -72,6 +85,13 @@ struct ExecCredentialCommand: AsyncParsableCommand {
         help: ArgumentHelp("Refresh when the token expires within this many seconds.", valueName: "SECONDS"))
     var minimumValidity: Double = 60
 
+    @Option(
+        name: .customLong("cluster-server"),
+        help: ArgumentHelp(
+            "Answer only for this API server (its kubeconfig clusters[].cluster.server); repeatable. Needs provideClusterInfo: true.",
+            valueName: "URL"))
+    var clusterServers: [String] = []
+
     @OptionGroup var storeOption: StoreOption
 
     @OptionGroup(title: "Sign-in options (when the profile has no usable sign-in and the run is interactive)")
@@ -81,6 +101,11 @@ struct ExecCredentialCommand: AsyncParsableCommand {
         try ProfileOptions.validate(profile)
         try SecondsOption.validate(minimumValidity, option: "--min-validity", allowsZero: true)
         try login.refuseClientSecret(keptIn: "the kubeconfig")
+        for server in clusterServers where ClusterServerBinding.normalized(server) == nil {
+            throw ValidationError(
+                "--cluster-server takes an API server's https URL, such as https://k8s.example.com:6443, not '\(server)'"
+            )
+        }
     }
 
     func run() async throws {
@@ -95,6 +120,7 @@ struct ExecCredentialCommand: AsyncParsableCommand {
                     status: ExitStatus.invalidInput, code: error.code.description, message: error.message,
                     fix: "run this command from a kubeconfig's users[].user.exec")
             }
+            try checkCluster(request.clusterServer)
             let credential: ExecCredential
             do {
                 credential = try await self.credential(apiVersion: request.apiVersion)
@@ -109,6 +135,30 @@ struct ExecCredentialCommand: AsyncParsableCommand {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")
             output.failure(failure, terminal: TerminalOutput())
             throw ExitCode(failure.status)
+        }
+    }
+
+    /// Throws unless the token may go to `server`, the cluster the client asks for (see
+    /// ``ClusterServerBinding``).
+    func checkCluster(_ server: String?) throws {
+        let allowed = clusterServers.joined(separator: ", ")
+        switch ClusterServerBinding.decision(server: server, allowed: clusterServers) {
+        case .allowed:
+            return
+        case .noClusterInfo:
+            throw CommandFailure(
+                status: ExitStatus.invalidInput, code: "noClusterInfo",
+                message:
+                    "the Kubernetes client did not say which cluster it asks for, and profile \"\(profile)\" answers only for \(allowed)",
+                fix: "set provideClusterInfo: true in the kubeconfig's exec section")
+        case .notAllowed:
+            throw CommandFailure(
+                status: ExitStatus.invalidInput, code: "clusterNotAllowed",
+                message:
+                    "the Kubernetes client asks for a token for \(server ?? ""), and profile \"\(profile)\" answers only for \(allowed)",
+                fix:
+                    "if this cluster should get the profile's token, add --cluster-server \(server ?? "") to the exec args"
+            )
         }
     }
 

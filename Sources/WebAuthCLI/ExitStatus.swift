@@ -20,7 +20,8 @@ package enum ExitStatus {
     /// The callback listener failed, such as a busy `--loopback-port`.
     package static let listenerFailed: Int32 = 6
     /// The authorization URL, the callback, a pasted URL, or what the calling program sent (git's
-    /// credential input, `KUBERNETES_EXEC_INFO`), or a redirect (`request`) was not acceptable.
+    /// credential input, `KUBERNETES_EXEC_INFO`, or the cluster it names when `exec-credential
+    /// --cluster-server` allows others), or a redirect (`request`) was not acceptable.
     package static let invalidInput: Int32 = 7
     /// The profile has no stored sign-in, or its access token expired with no way to refresh
     /// it: run `webauth login`.
@@ -126,7 +127,7 @@ package enum ExitStatus {
           4    no usable browser (or none can do what was asked)
           5    the browser failed to start
           6    the callback listener failed (for example the port is busy)
-          7    the URL, callback, pasted URL, git's input, KUBERNETES_EXEC_INFO or a redirect was not acceptable
+          7    the URL, callback, pasted URL, git's input, KUBERNETES_EXEC_INFO (or its cluster) or a redirect was not acceptable
           8    not signed in (no stored sign-in, or expired with no refresh token)
           9    the provider refused (invalid_grant, access_denied, …): sign in again
           10   the provider's answer was unusable or failed a check

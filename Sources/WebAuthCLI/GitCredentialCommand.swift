@@ -17,9 +17,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
 
               webauth git-credential setup github.com --profile github
 
-            which runs `git config --global` to make this program the helper for \
-            https://github.com (an empty helper line first, so no other helper answers for it). \
-            git then runs `webauth git-credential --profile github get|store|erase`:
+            which records github.com with profile github (in the profile index, \
+            $XDG_STATE_HOME/webauth/profiles.json) and runs `git config --global` to make this \
+            program the helper for https://github.com (an empty helper line first, so no other \
+            helper answers for it). git then runs \
+            `webauth git-credential --profile github get|store|erase`:
 
               get    answers username= (--username, else the provider's convention: \
             x-access-token for GitHub, oauth2 otherwise), password= (the access token, refreshed \
@@ -28,8 +30,16 @@ struct GitCredentialCommand: AsyncParsableCommand {
               erase  marks the stored access token expired, if it is the one git sends, so the \
             next get refreshes it; it does not sign out
 
-            One helper line can serve several hosts with --profile-for HOST=NAME (repeatable); \
-            hosts it does not name then get no answer.
+            A profile answers only for the hosts it is bound to: those setup recorded for it, \
+            and those the helper line names with --profile-for (repeatable): --profile-for HOST \
+            answers HOST with --profile's profile, --profile-for HOST=NAME with profile NAME, so \
+            one helper line can serve several hosts. HOST is host or host:port as git sends it, \
+            compared without regard to case; a port makes another host (git.example.com:8443 \
+            is not git.example.com), and git's path is not considered. git asks every helper \
+            its configuration names for a URL (a hand-written credential.helper for every \
+            host, a submodule's included): any other host gets no answer and one line on \
+            standard error saying what to run to allow it. A profile set up before hosts were \
+            recorded has none: run setup again, or add --profile-for.
 
             Signing in from git: when the profile has no usable sign-in (never signed in, \
             expired with no refresh token, or a refresh token the provider refuses), git runs \
@@ -65,8 +75,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("profile-for"),
         help: ArgumentHelp(
-            "Answer for HOST (host or host:port) with profile NAME; repeatable. When given, hosts not named get no answer.",
-            valueName: "HOST=NAME"))
+            "Also answer git for HOST (host or host:port): with profile NAME, or --profile's; repeatable.",
+            valueName: "HOST[=NAME]"))
     var profilesForHosts: [String] = []
 
     @Option(
@@ -104,11 +114,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
             throw ValidationError("only setup takes a host")
         }
         for mapping in profilesForHosts {
-            let parts = mapping.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, GitCredentialSetup.isPlainHost(parts[0]) else {
-                throw ValidationError("--profile-for takes HOST=NAME with a plain host or host:port, not '\(mapping)'")
+            guard let named = GitHostBinding.ProfileFor(argument: mapping) else {
+                throw ValidationError(
+                    "--profile-for takes HOST or HOST=NAME with a plain host or host:port, not '\(mapping)'")
             }
-            try ProfileOptions.validate(parts[1])
+            if let name = named.profile { try ProfileOptions.validate(name) }
         }
         try login.refuseClientSecret(keptIn: "git's configuration")
         if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
@@ -123,8 +133,15 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 scheme: target.scheme, host: target.host, profile: profile, store: storeOption.selection,
                 configurationFile: configurationFile, loginArguments: login.arguments)
             do {
+                // Recorded first: when it fails, git's configuration is left as it was.
+                do {
+                    try await ProfileIndex().recordGitHost(target.host, for: profile)
+                } catch {
+                    throw CommandFailure.from(error, profile: profile, action: "setup")
+                }
                 let written = try setup.write()
-                StandardStreams.write(to: STDOUT_FILENO, Array(written.utf8))
+                CommandOutput(json: false).result(
+                    written + "Recorded: profile \"\(profile)\" answers git for \(target.host.lowercased())")
             } catch let failure as CommandFailure {
                 terminal.error(failure.message, fix: failure.fix)
                 throw ExitCode(failure.status)
@@ -136,9 +153,24 @@ struct GitCredentialCommand: AsyncParsableCommand {
         var profile = profile
         do {
             let asked = try GitCredential(reading: StandardStreams.readInput(limit: GitCredential.maximumInputLength))
-            // A host --profile-for does not name is not ours to answer: nothing, silently.
-            guard let chosen = self.profile(for: asked) else { return }
-            profile = chosen
+            if operation == .get, !Self.mayCarryToken(asked) {
+                terminal.note(
+                    "webauth sends no token for \(asked.protocol ?? "an unnamed protocol")://\(asked.host ?? ""): only https, or http to a loopback host"
+                )
+                return
+            }
+            // A host the profile is not bound to is not ours to answer: nothing for git, and for
+            // get one line saying how to allow it.
+            let index = ProfileIndex()
+            switch binding.decision(forHost: asked.host, recordedHosts: index.gitHosts(of:)) {
+            case .answer(let chosen):
+                profile = chosen
+            case .refuse(let refused):
+                if operation == .get {
+                    terminal.note(GitHostBinding.refusalMessage(host: asked.host, profile: refused))
+                }
+                return
+            }
             switch operation {
             case .get: try await answer(asked, profile: profile, terminal: terminal)
             case .store: break  // the tokens are in the store already; git's copy is not kept
@@ -162,12 +194,6 @@ struct GitCredentialCommand: AsyncParsableCommand {
     /// Answers `get` on standard output; answers nothing (git's "I don't know") when there is
     /// no sign-in to answer with, saying why on standard error.
     private func answer(_ asked: GitCredential, profile: String, terminal: TerminalOutput) async throws {
-        guard Self.mayCarryToken(asked) else {
-            terminal.note(
-                "webauth sends no token for \(asked.protocol ?? "an unnamed protocol")://\(asked.host ?? ""): only https, or http to a loopback host"
-            )
-            return
-        }
         let stores = storeOption.stores()
         let (tokens, entry): (TokenSet, StoredTokens?)
         do {
@@ -239,16 +265,9 @@ struct GitCredentialCommand: AsyncParsableCommand {
         }
     }
 
-    /// The profile that answers for `asked`: the one `--profile-for` names for its host when
-    /// that option is given (`nil` for a host it does not name), else `--profile`.
-    func profile(for asked: GitCredential) -> String? {
-        guard !profilesForHosts.isEmpty else { return profile }
-        let host = asked.host?.lowercased()
-        for mapping in profilesForHosts {
-            let parts = mapping.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.count == 2, parts[0].lowercased() == host { return parts[1] }
-        }
-        return nil
+    /// The hosts this helper line binds its profiles to (see ``GitHostBinding``).
+    var binding: GitHostBinding {
+        GitHostBinding(profile: profile, profileFor: profilesForHosts.compactMap(GitHostBinding.ProfileFor.init))
     }
 
     /// The username git is answered with when `--username` is not given: `x-access-token` for

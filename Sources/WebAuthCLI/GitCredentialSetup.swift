@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCredentialHelpers
 import WebAuthFastPath
 import WebAuthProcess
 import WebAuthTokenStore
@@ -74,22 +75,8 @@ struct GitCredentialSetup {
         return "Wrote with \(target):\n  \(key) = \"\"\n  \(key) = \(value)\n"
     }
 
-    /// Whether `host` is a plain `host` or `host:port`: letters, digits, dots and hyphens, and
-    /// a port from 1 to 65535 — nothing a URL or a configuration key could be steered with.
-    static func isPlainHost(_ host: String) -> Bool {
-        let parts = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        let name = parts[0]
-        guard !name.isEmpty, name.count <= 253, name.first != "-", name.first != ".", name.last != "-",
-            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }),
-            !name.contains("..")
-        else { return false }
-        guard parts.count == 2 else { return true }
-        let port = parts[1]
-        guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
-            let number = Int(port), (1...65535).contains(number)
-        else { return false }
-        return true
-    }
+    /// Whether `host` is a plain `host` or `host:port` (``GitHostBinding/isPlainHost(_:)``).
+    static func isPlainHost(_ host: String) -> Bool { GitHostBinding.isPlainHost(host) }
 
     /// `text` as one word for a POSIX shell: as it is when it holds only characters no shell
     /// treats specially (letters, digits and `-_./:=@%+,`), else in single quotes.

@@ -46,14 +46,15 @@ struct SchemeCommand: ParsableCommand {
             do {
                 let registration = try registry.register(
                     scheme: scheme, handlerPath: handler, application: application)
-                for warning in registration.warnings { SchemeCommand.note("warning: \(warning)") }
+                let output = CommandOutput(json: json)
+                for warning in registration.warnings { output.note("warning: \(warning)") }
                 if json {
-                    SchemeCommand.emit(SchemeCommand.object(for: registration.status, warnings: registration.warnings))
+                    output.emit(SchemeCommand.object(for: registration.status, warnings: registration.warnings))
                 } else {
-                    print(registration.status)
+                    output.result(registration.status.description)
                 }
                 guard registration.status.isRegistered else {
-                    SchemeCommand.note(
+                    output.note(
                         "error: the desktop still names \(registration.status.defaultHandler ?? "no handler") "
                             + "for \(registration.status.scheme):")
                     throw ExitCode(ExitStatus.failure)
@@ -76,7 +77,8 @@ struct SchemeCommand: ParsableCommand {
         func run() throws {
             do {
                 let removed = try DesktopSchemeRegistry().unregister(scheme: scheme)
-                print(removed ? "Unregistered \(scheme.lowercased()):" : "\(scheme.lowercased()): was not registered")
+                CommandOutput(json: false).result(
+                    removed ? "Unregistered \(scheme.lowercased()):" : "\(scheme.lowercased()): was not registered")
             } catch {
                 throw SchemeCommand.fail(error)
             }
@@ -98,10 +100,11 @@ struct SchemeCommand: ParsableCommand {
         func run() throws {
             do {
                 let status = try DesktopSchemeRegistry().status(scheme: scheme)
+                let output = CommandOutput(json: json)
                 if json {
-                    SchemeCommand.emit(SchemeCommand.object(for: status, warnings: []))
+                    output.emit(SchemeCommand.object(for: status, warnings: []))
                 } else {
-                    print(status)
+                    output.result(status.description)
                 }
                 if !status.isRegistered { throw ExitCode(ExitStatus.failure) }
             } catch let error as DesktopSchemeError {
@@ -112,7 +115,7 @@ struct SchemeCommand: ParsableCommand {
 
     /// Writes the error and returns the exit code for it.
     static func fail(_ error: DesktopSchemeError) -> ExitCode {
-        note("error: \(error.message)")
+        CommandOutput(json: false).note("error: \(error.message)")
         switch error.code {
         case .invalidScheme, .invalidHandler, .invalidApplication: return ExitCode(ExitStatus.invalidInput)
         default: return ExitCode(ExitStatus.failure)
@@ -129,17 +132,5 @@ struct SchemeCommand: ParsableCommand {
         object["application"] = status.application
         object["default_handler"] = status.defaultHandler
         return object
-    }
-
-    static func emit(_ object: [String: Any]) {
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
-        print(String(decoding: data, as: UTF8.self))
-    }
-
-    static func note(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 }

@@ -55,7 +55,7 @@ struct StatusCommand: AsyncParsableCommand {
             terminal.line("No profile is signed in. Sign in with `webauth login --issuer URL --client-id ID`.")
         } else {
             let text = rows.map { Self.describe($0, now: now) }.joined(separator: "\n\n")
-            StandardStreams.write(to: STDOUT_FILENO, Array((text + "\n").utf8))
+            output.result(text)
         }
         if let failed = rows.first(where: { $0.problem != nil })?.problem {
             if !json { terminal.error(failed.message, fix: failed.fix) }

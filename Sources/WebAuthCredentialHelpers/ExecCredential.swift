@@ -25,11 +25,15 @@ public struct ExecCredentialRequest: Sendable, Hashable {
     /// Whether the plugin may interact with the person (client-go's `spec.interactive`: standard
     /// input is a terminal and the kubeconfig's `interactiveMode` allows it).
     public var interactive: Bool
+    /// The API server the client asks for a credential for (client-go's `spec.cluster.server`),
+    /// sent only when the kubeconfig's exec section sets `provideClusterInfo: true`.
+    public var clusterServer: String?
 
     /// Creates a request.
-    public init(apiVersion: ExecCredentialAPIVersion, interactive: Bool) {
+    public init(apiVersion: ExecCredentialAPIVersion, interactive: Bool, clusterServer: String? = nil) {
         self.apiVersion = apiVersion
         self.interactive = interactive
+        self.clusterServer = clusterServer
     }
 
     /// Reads `KUBERNETES_EXEC_INFO`. When the variable is unset (a client from before it existed),
@@ -44,7 +48,11 @@ public struct ExecCredentialRequest: Sendable, Hashable {
             return
         }
         struct Info: Decodable {
-            struct Spec: Decodable { var interactive: Bool? }
+            struct Spec: Decodable {
+                struct Cluster: Decodable { var server: String? }
+                var interactive: Bool?
+                var cluster: Cluster?
+            }
             var kind: String?
             var apiVersion: String?
             var spec: Spec?
@@ -63,7 +71,9 @@ public struct ExecCredentialRequest: Sendable, Hashable {
             throw CredentialHelperError(
                 .unsupportedAPIVersion, "KUBERNETES_EXEC_INFO asks for an apiVersion other than \(known)")
         }
-        self.init(apiVersion: apiVersion, interactive: info.spec?.interactive ?? false)
+        self.init(
+            apiVersion: apiVersion, interactive: info.spec?.interactive ?? false,
+            clusterServer: info.spec?.cluster?.server)
     }
 }
 

@@ -53,9 +53,7 @@ package struct CachedTokenLookup: Sendable {
         guard Self.isReadyDirectory(layout.storeDirectory, as: .store) else { return nil }
         var kind = store
         if store == "automatic" {
-            guard
-                let index = TrustedFile.read(
-                    layout.indexPath, limit: Self.maximumEntrySize, trusted: TokenFileLayout.isTrustedIndex),
+            guard let index = indexBytes(),
                 let known = ProfileIndexFormat.storeKinds(decoding: Data(index))?[profile]
             else { return nil }
             kind = known
@@ -65,6 +63,20 @@ package struct CachedTokenLookup: Sendable {
         case "keyring": return keyringEntry(profile: profile)
         default: return nil
         }
+    }
+
+    /// The profile index's bytes, read as the token store reads them (``TrustedFile``: not a
+    /// link or a FIFO, this user's, not writable by others); `nil` when there is none or it
+    /// cannot be trusted. The one place the fast path opens the index.
+    package func indexBytes() -> [UInt8]? {
+        TrustedFile.read(layout.indexPath, limit: Self.maximumEntrySize, trusted: TokenFileLayout.isTrustedIndex)
+    }
+
+    /// What the index records about where `profile`'s helpers may send its token: nothing
+    /// when there is no index, or it cannot be read.
+    package func bindings(profile: String) -> ProfileIndexFormat.Bindings {
+        guard let index = indexBytes() else { return ProfileIndexFormat.Bindings() }
+        return ProfileIndexFormat.bindings(of: profile, decoding: Data(index))
     }
 
     private func fileEntry(profile: String) -> CachedEntry? {

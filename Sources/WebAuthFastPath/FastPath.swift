@@ -54,10 +54,13 @@ package enum FastPath {
             guard let tokens = freshBearer(lookup, profile, store, minimumValidity, now)?.tokens else { return nil }
             return Array((tokens.accessToken + "\n").utf8)
 
-        case .gitCredentialGet(let profile, let username, let store):
-            // git's input first, as the full command reads it; only https gets a token here.
+        case .gitCredentialGet(let helperProfile, let username, let store, let profileFor):
+            // git's input first, as the full command reads it; only https gets a token here, and
+            // only for a host the profile is bound to (a refusal's message is the full program's).
             guard let input = standardInput(), let asked = try? GitCredential(reading: input),
                 asked.protocol?.lowercased() == "https",
+                case .answer(let profile) = GitHostBinding(profile: helperProfile, profileFor: profileFor).decision(
+                    forHost: asked.host, recordedHosts: { lookup.bindings(profile: $0).gitHosts }),
                 let entry = freshBearer(lookup, profile, store, defaultGitValidity, now)
             else { return nil }
             let answer = GitCredential(
@@ -68,8 +71,10 @@ package enum FastPath {
                 passwordExpiry: entry.tokens.expiresAt)
             return try? answer.encoded()
 
-        case .execCredential(let profile, let idToken, let minimumValidity, let store):
+        case .execCredential(let profile, let idToken, let minimumValidity, let store, let clusterServers):
+            // A cluster the servers do not allow is refused by the full program, with its message.
             guard let request = try? ExecCredentialRequest(execInfo: environment["KUBERNETES_EXEC_INFO"]),
+                ClusterServerBinding.decision(server: request.clusterServer, allowed: clusterServers) == .allowed,
                 let entry = freshBearer(lookup, profile, store, minimumValidity, now)
             else { return nil }
             let credential: ExecCredential

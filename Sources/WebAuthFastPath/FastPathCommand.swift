@@ -1,3 +1,4 @@
+import WebAuthCredentialHelpers
 import WebAuthTokenFiles
 
 /// The command lines the fast path answers alone, recognised before any argument parser runs:
@@ -17,11 +18,14 @@ import WebAuthTokenFiles
 package enum FastPathCommand: Sendable, Hashable {
     /// `webauth token [--profile NAME] [--min-validity SECONDS] [--store automatic|file|keyring]`.
     case token(profile: String, minimumValidity: Double, store: String)
-    /// `webauth git-credential [--profile NAME] [--username NAME] [--store …] [sign-in options] get`.
-    case gitCredentialGet(profile: String, username: String?, store: String)
+    /// `webauth git-credential [--profile NAME] [--profile-for HOST[=NAME]]… [--username NAME] [--store …]
+    /// [sign-in options] get`.
+    case gitCredentialGet(
+        profile: String, username: String?, store: String, profileFor: [GitHostBinding.ProfileFor] = [])
     /// `webauth exec-credential [--profile NAME] [--token-type id|access] [--min-validity SECONDS] [--store …]
-    /// [sign-in options]`.
-    case execCredential(profile: String, idToken: Bool, minimumValidity: Double, store: String)
+    /// [--cluster-server URL]… [sign-in options]`.
+    case execCredential(
+        profile: String, idToken: Bool, minimumValidity: Double, store: String, clusterServers: [String] = [])
 
     /// The profile when `--profile` is not given.
     package static let defaultProfile = "default"
@@ -37,10 +41,14 @@ package enum FastPathCommand: Sendable, Hashable {
         let allowed: Set<String>
         switch command {
         case "token": allowed = ["--profile", "--min-validity", "--store"]
-        case "exec-credential": allowed = ["--profile", "--token-type", "--min-validity", "--store"]
-        case "git-credential": allowed = ["--profile", "--username", "--store"]
+        case "exec-credential":
+            allowed = ["--profile", "--token-type", "--min-validity", "--store", "--cluster-server"]
+        case "git-credential": allowed = ["--profile", "--username", "--store", "--profile-for"]
         default: return nil
         }
+        // The helpers' own options that may be given more than once.
+        let repeatable: Set<String> = ["--profile-for", "--cluster-server"]
+        var repeated: [String: [String]] = [:]
         // The helpers also carry `login`'s options, for when they must sign in.
         let takesSignInOptions = command != "token"
         var options: [String: String] = [:]
@@ -56,7 +64,7 @@ package enum FastPathCommand: Sendable, Hashable {
             let name = String(parts[0])
             let arity: SignInOptionSyntax.Arity
             if allowed.contains(name) {
-                guard options[name] == nil else { return nil }
+                guard options[name] == nil || repeatable.contains(name) else { return nil }
                 arity = .value
             } else if takesSignInOptions, let known = SignInOptionSyntax.options[name] {
                 arity = known
@@ -73,6 +81,7 @@ package enum FastPathCommand: Sendable, Hashable {
             if allowed.contains(name) {
                 guard let value, !value.hasPrefix("-") else { return nil }
                 options[name] = value
+                repeated[name, default: []].append(value)
             } else if arity == .flag {
                 // A flag given a value, or given twice: the full parser's to judge.
                 guard value == nil, signInOptions[name] == nil else { return nil }
@@ -93,17 +102,30 @@ package enum FastPathCommand: Sendable, Hashable {
             if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
                 return nil
             }
-            self = .gitCredentialGet(profile: profile, username: username, store: store)
+            var profileFor: [GitHostBinding.ProfileFor] = []
+            for argument in repeated["--profile-for"] ?? [] {
+                guard let named = GitHostBinding.ProfileFor(argument: argument),
+                    named.profile.map(ProfileNameRule.isValid) ?? true
+                else { return nil }
+                profileFor.append(named)
+            }
+            self = .gitCredentialGet(profile: profile, username: username, store: store, profileFor: profileFor)
         default:
             guard positional.isEmpty, let validity = Self.seconds(options["--min-validity"]) else { return nil }
+            let clusterServers = repeated["--cluster-server"] ?? []
+            guard clusterServers.allSatisfy({ ClusterServerBinding.normalized($0) != nil }) else { return nil }
             if command == "token" {
                 self = .token(profile: profile, minimumValidity: validity, store: store)
             } else {
                 switch options["--token-type"] ?? "id" {
                 case "id":
-                    self = .execCredential(profile: profile, idToken: true, minimumValidity: validity, store: store)
+                    self = .execCredential(
+                        profile: profile, idToken: true, minimumValidity: validity, store: store,
+                        clusterServers: clusterServers)
                 case "access":
-                    self = .execCredential(profile: profile, idToken: false, minimumValidity: validity, store: store)
+                    self = .execCredential(
+                        profile: profile, idToken: false, minimumValidity: validity, store: store,
+                        clusterServers: clusterServers)
                 default: return nil
                 }
             }
@@ -126,7 +148,8 @@ package enum FastPathCommand: Sendable, Hashable {
     /// The profile the command reads.
     package var profile: String {
         switch self {
-        case .token(let profile, _, _), .gitCredentialGet(let profile, _, _), .execCredential(let profile, _, _, _):
+        case .token(let profile, _, _), .gitCredentialGet(let profile, _, _, _),
+            .execCredential(let profile, _, _, _, _):
             profile
         }
     }
@@ -134,7 +157,8 @@ package enum FastPathCommand: Sendable, Hashable {
     /// The `--store` the command names.
     package var store: String {
         switch self {
-        case .token(_, _, let store), .gitCredentialGet(_, _, let store), .execCredential(_, _, _, let store): store
+        case .token(_, _, let store), .gitCredentialGet(_, _, let store, _), .execCredential(_, _, _, let store, _):
+            store
         }
     }
 }

@@ -81,7 +81,8 @@ struct DPoPProcessTests {
 
             // Neither git nor kubectl can send a proof: they get no token, and are told why.
             let git = try CLIProcess(
-                ["git-credential", "get"], environment: sandbox.environment, keepStandardInputOpen: true)
+                ["git-credential", "--profile-for", "git.example.com", "get"], environment: sandbox.environment,
+                keepStandardInputOpen: true)
             git.finishInput(Array("protocol=https\nhost=git.example.com\n\n".utf8))
             #expect(try await git.waitForExit(timeout: .seconds(60)) == 0)
             #expect(!git.standardOutput.contains("password="))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore
@@ -111,6 +112,75 @@ struct ExecCredentialFailureTests {
         #expect(noID.status == ExitStatus.notSignedIn)
         #expect(noID.stderr.contains("holds no ID token"), "\(noID.stderr)")
         #expect(noID.stderr.contains("--token-type access"))
+    }
+
+    @Test("--cluster-server binds the token to its clusters, fast or full", arguments: [true, false])
+    func clusterServersBindTheToken(fastPath: Bool) async throws {
+        var sandbox = try sandbox(execInfo: nil)
+        defer { sandbox.remove() }
+        if !fastPath { sandbox.extraEnvironment[FastPath.switchVariable] = "0" }
+        let entry = try await store(
+            TokenSet(accessToken: "access-token-1", expiresAt: Date(timeIntervalSinceNow: 3600)),
+            profile: "kube", issuer: "http://127.0.0.1:9", in: sandbox)
+        let plugin = [
+            "exec-credential", "--profile", "kube", "--token-type", "access",
+            "--cluster-server", "https://k8s.example.com:6443", "--cluster-server", "https://other.example/proxy/c1",
+        ]
+        func run(server: String?) async throws -> (status: Int32, stdout: String, stderr: String) {
+            let cluster = server.map { #","cluster":{"server":"\#($0)","insecure-skip-tls-verify":true}"# } ?? ""
+            sandbox.extraEnvironment["KUBERNETES_EXEC_INFO"] =
+                #"{"kind":"ExecCredential","apiVersion":"\#(ExecCredentialProcessTests.v1)","spec":{"interactive":false\#(cluster)}}"#
+            return try await sandbox.run(plugin)
+        }
+
+        // The servers the kubeconfig names, written as the client may write them.
+        for server in [
+            "https://k8s.example.com:6443", "https://K8S.Example.com:6443/", "https://other.example/proxy/c1/",
+        ] {
+            let allowed = try await run(server: server)
+            #expect(allowed.status == 0, "\(server): \(allowed.stderr)")
+            let status = try #require(try jsonObject(allowed.stdout)["status"] as? [String: Any])
+            #expect(status["token"] as? String == entry.tokens.accessToken)
+        }
+
+        // Another cluster: nothing printed, status 7, the server named.
+        for server in [
+            "https://k8s.example.com:7443", "https://k8s.example.com", "http://k8s.example.com:6443",
+            "https://other.example/proxy/c2", "https://evil.example:6443", "not a URL",
+        ] {
+            let refused = try await run(server: server)
+            #expect(refused.status == ExitStatus.invalidInput, "\(server): \(refused.stderr)")
+            #expect(refused.stdout.isEmpty, "\(server)")
+            #expect(
+                refused.stderr.hasPrefix(
+                    "error: the Kubernetes client asks for a token for \(server), and profile \"kube\" answers only for "
+                        + "https://k8s.example.com:6443, https://other.example/proxy/c1\n"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("add --cluster-server \(server) to the exec args"))
+            #expect(!containsSecret(refused.stderr, of: entry))
+        }
+        // A server that tries to steer the terminal is shown cleaned.
+        let hostile = try await run(server: "https://evil.example/\\u001b]0;owned\\u0007")
+        #expect(hostile.status == ExitStatus.invalidInput)
+        #expect(!hostile.stderr.contains("\u{1B}") && hostile.stderr.contains("https://evil.example/?]0;owned?"))
+
+        // No cluster info (no provideClusterInfo: true): the binding cannot be checked.
+        let unknown = try await run(server: nil)
+        #expect(unknown.status == ExitStatus.invalidInput, "\(unknown.stderr)")
+        #expect(unknown.stdout.isEmpty)
+        #expect(unknown.stderr.contains("did not say which cluster it asks for"))
+        #expect(unknown.stderr.contains("set provideClusterInfo: true"))
+
+        // Without --cluster-server every cluster is answered, as before.
+        sandbox.extraEnvironment["KUBERNETES_EXEC_INFO"] =
+            #"{"kind":"ExecCredential","apiVersion":"\#(ExecCredentialProcessTests.v1)","spec":{"interactive":false,"cluster":{"server":"https://anywhere.example"}}}"#
+        let open = try await sandbox.run(["exec-credential", "--profile", "kube", "--token-type", "access"])
+        #expect(open.status == 0, "\(open.stderr)")
+
+        // A --cluster-server that is no URL is a usage error.
+        let bad = try await sandbox.run(["exec-credential", "--profile", "kube", "--cluster-server", "k8s.example.com"])
+        #expect(bad.status == ExitStatus.usage)
+        #expect(bad.stderr.contains("--cluster-server takes an API server's https URL"), "\(bad.stderr)")
+        #expect(try sandbox.storedEntry("kube") == entry)
     }
 
     @Test func aProviderThatCannotBeReachedIsANetworkFailure() async throws {

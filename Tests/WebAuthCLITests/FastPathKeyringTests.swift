@@ -10,7 +10,8 @@ private func inKeyring(_ entry: StoredTokens, index: Bool = true) -> @Sendable (
     { sandbox in
         try await SecretServiceTokenStore(environment: sandbox.environment).save(entry, profile: "default")
         if index {
-            let text = #"{"profiles":{"default":"keyring"},"version":1}"#
+            let text =
+                #"{"bindings":{"default":{"gitHosts":["git.example.com"]}},"profiles":{"default":"keyring"},"version":1}"#
             #expect(FileManager.default.createFile(atPath: sandbox.indexPath, contents: Data(text.utf8)))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthCredentialHelpers
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenFiles
@@ -46,7 +47,7 @@ func fullEntry(
 @Suite("Fast path: the command lines it answers")
 struct FastPathCommandTests {
     @Test("The everyday command lines are recognised, with their options in either spelling")
-    func recognised() {
+    func recognised() throws {
         #expect(
             FastPathCommand(arguments: ["token"]) == .token(profile: "default", minimumValidity: 60, store: "automatic")
         )
@@ -62,6 +63,23 @@ struct FastPathCommandTests {
         #expect(
             FastPathCommand(arguments: ["exec-credential"])
                 == .execCredential(profile: "default", idToken: true, minimumValidity: 60, store: "automatic"))
+        #expect(
+            FastPathCommand(arguments: [
+                "git-credential", "--profile-for", "Git.Example.com", "--profile-for=two.example:8443=second", "get",
+            ])
+                == .gitCredentialGet(
+                    profile: "default", username: nil, store: "automatic",
+                    profileFor: [
+                        try #require(GitHostBinding.ProfileFor(argument: "git.example.com")),
+                        try #require(GitHostBinding.ProfileFor(argument: "two.example:8443=second")),
+                    ]))
+        #expect(
+            FastPathCommand(arguments: [
+                "exec-credential", "--cluster-server", "https://a.example:6443", "--cluster-server=https://b.example",
+            ])
+                == .execCredential(
+                    profile: "default", idToken: true, minimumValidity: 60, store: "automatic",
+                    clusterServers: ["https://a.example:6443", "https://b.example"]))
     }
 
     @Test(
@@ -109,7 +127,11 @@ struct FastPathCommandTests {
             ["token", "--profile", "../x"], ["token", "--min-validity", "1e3"], ["token", "--min-validity", "-1"],
             ["token", "--min-validity", "inf"], ["token", "--min-validity", "99999999"], ["token", "--store", "disk"],
             ["token", "--", "x"], ["git-credential", "store"], ["git-credential", "get", "extra"],
-            ["git-credential", "--profile-for", "h=p", "get"], ["git-credential", "setup", "github.com"],
+            ["git-credential", "--profile-for", "a/b", "get"], ["git-credential", "--profile-for", "h=../x", "get"],
+            ["git-credential", "--profile-for", "h=", "get"], ["git-credential", "--profile-for", "get"],
+            ["exec-credential", "--cluster-server", "k8s.example.com"], ["token", "--cluster-server", "https://k"],
+            ["exec-credential", "--cluster-server", "https://u@k8s.example.com"], ["token", "--profile-for", "h"],
+            ["git-credential", "setup", "github.com"],
             ["git-credential", "--username=", "get"], ["exec-credential", "--token-type", "refresh"],
             ["login"], ["status"], ["token", "--version"],
         ])
@@ -239,7 +261,12 @@ struct FastPathSituation: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 }
 
-private func prepared(_ entry: StoredTokens, profile: String = "default", index: String? = "file")
+/// Saves `entry` as the file store does, with an index naming the file store (`index`) and the
+/// git hosts `setup` would have recorded for the profile (`gitHosts`).
+private func prepared(
+    _ entry: StoredTokens, profile: String = "default", index: String? = "file",
+    gitHosts: [String] = ["git.example.com"]
+)
     -> @Sendable (ProfileSandbox) throws -> Void
 {
     { sandbox in
@@ -250,7 +277,10 @@ private func prepared(_ entry: StoredTokens, profile: String = "default", index:
         #expect(FileManager.default.createFile(atPath: path, contents: try entry.encoded()))
         chmod(path, 0o600)
         if let index {
-            let text = #"{"profiles":{"\#(profile)":"\#(index)"},"version":1}"#
+            // An index from before hosts were recorded has no bindings at all.
+            let hosts = gitHosts.map { "\"\($0)\"" }.joined(separator: ",")
+            let bindings = gitHosts.isEmpty ? "" : #""bindings":{"\#(profile)":{"gitHosts":[\#(hosts)]}},"#
+            let text = #"{\#(bindings)"profiles":{"\#(profile)":"\#(index)"},"version":1}"#
             #expect(FileManager.default.createFile(atPath: sandbox.indexPath, contents: Data(text.utf8)))
         }
     }
@@ -259,6 +289,12 @@ private func prepared(_ entry: StoredTokens, profile: String = "default", index:
 let gitHTTPS = "protocol=https\nhost=git.example.com\n\n"
 let plainExecInfo =
     #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+
+/// `KUBERNETES_EXEC_INFO` as client-go writes it with `provideClusterInfo: true`.
+func execInfo(server: String) -> String {
+    #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"cluster":{"server":"\#(server)","#
+        + #""certificate-authority-data":"LS0t","config":{"any":["thing"]}},"interactive":false}}"#
+}
 
 let fastPathSituations: [FastPathSituation] = [
     FastPathSituation(
@@ -445,6 +481,60 @@ let fastPathSituations: [FastPathSituation] = [
     FastPathSituation(
         name: "git-credential get, a newline in the stored access token", arguments: ["git-credential", "get"],
         input: gitHTTPS, fast: false, prepare: prepared(fullEntry(accessToken: "fast-access-token\nusername=x"))),
+    FastPathSituation(
+        name: "git get, a host the profile is not set up for", arguments: ["git-credential", "get"],
+        input: "protocol=https\nhost=elsewhere.example\n\n", fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, the recorded host with another port", arguments: ["git-credential", "get"],
+        input: "protocol=https\nhost=git.example.com:8443\n\n", fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, the recorded host in capitals", arguments: ["git-credential", "get"],
+        input: "protocol=https\nhost=GIT.Example.COM\n\n", fast: true, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, no host", arguments: ["git-credential", "get"], input: "protocol=https\n\n", fast: false,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "git get, a profile with no recorded hosts", arguments: ["git-credential", "get"], input: gitHTTPS,
+        fast: false, prepare: prepared(fullEntry(), gitHosts: [])),
+    FastPathSituation(
+        name: "git get, --profile-for names the host",
+        arguments: ["git-credential", "--profile-for", "git.example.com", "get"], input: gitHTTPS, fast: true,
+        prepare: prepared(fullEntry(), gitHosts: [])),
+    FastPathSituation(
+        name: "git get, --profile-for names another host",
+        arguments: ["git-credential", "--profile-for", "other.example", "get"], input: gitHTTPS, fast: false,
+        prepare: prepared(fullEntry(), gitHosts: [])),
+    FastPathSituation(
+        name: "git get, --profile-for HOST=NAME",
+        arguments: ["git-credential", "--profile", "unused", "--profile-for", "git.example.com=work", "get"],
+        input: gitHTTPS, fast: true, prepare: prepared(fullEntry(), profile: "work", gitHosts: [])),
+    FastPathSituation(
+        name: "git get, a host recorded for another profile",
+        arguments: ["git-credential", "--profile", "default", "get"], input: gitHTTPS, fast: false,
+        prepare: { sandbox in
+            try prepared(fullEntry(), gitHosts: [])(sandbox)
+            let text =
+                #"{"bindings":{"work":{"gitHosts":["git.example.com"]}},"profiles":{"default":"file"},"version":1}"#
+            #expect(FileManager.default.createFile(atPath: sandbox.indexPath, contents: Data(text.utf8)))
+        }),
+    FastPathSituation(
+        name: "exec-credential, the cluster --cluster-server allows",
+        arguments: ["exec-credential", "--cluster-server", "https://k8s.example.com:6443"],
+        environment: ["KUBERNETES_EXEC_INFO": execInfo(server: "https://K8S.example.com:6443/")], fast: true,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, a cluster --cluster-server does not allow",
+        arguments: ["exec-credential", "--cluster-server", "https://k8s.example.com:6443"],
+        environment: ["KUBERNETES_EXEC_INFO": execInfo(server: "https://k8s.example.com:7443")], fast: false,
+        prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, --cluster-server without cluster info",
+        arguments: ["exec-credential", "--cluster-server", "https://k8s.example.com:6443"],
+        environment: ["KUBERNETES_EXEC_INFO": plainExecInfo], fast: false, prepare: prepared(fullEntry())),
+    FastPathSituation(
+        name: "exec-credential, cluster info and no --cluster-server", arguments: ["exec-credential"],
+        environment: ["KUBERNETES_EXEC_INFO": execInfo(server: "https://anywhere.example")], fast: true,
+        prepare: prepared(fullEntry())),
     FastPathSituation(
         name: "exec-credential, bad exec info", arguments: ["exec-credential"],
         environment: ["KUBERNETES_EXEC_INFO": #"{"kind":"Pod"}"#], fast: false, prepare: prepared(fullEntry())),

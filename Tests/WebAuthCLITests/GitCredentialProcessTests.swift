@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthCredentialHelpers
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore
@@ -135,7 +136,95 @@ struct GitCredentialProcessTests {
 
         let bad = try await sandbox.run(["git-credential", "--profile-for", "a/b=first", "get"])
         #expect(bad.status == ExitStatus.usage)
-        #expect(bad.stderr.contains("--profile-for takes HOST=NAME"))
+        #expect(bad.stderr.contains("--profile-for takes HOST or HOST=NAME"))
+    }
+
+    // MARK: - Which hosts a profile answers
+
+    @Test(
+        "A helper line for every host answers only the hosts its profile is bound to, fast or full",
+        arguments: [true, false])
+    func aHelperForEveryHostAnswersOnlyBoundHosts(fastPath: Bool) async throws {
+        var sandbox = try ProfileSandbox.forGit()
+        defer { sandbox.remove() }
+        if !fastPath { sandbox.extraEnvironment[FastPath.switchVariable] = "0" }
+        let entry = try await saveProfile(sandbox, "work")
+        // setup records git.example.com with the profile (its configuration goes elsewhere here,
+        // so that the hand-written line below is the only helper git asks).
+        let setup = try await sandbox.run([
+            "git-credential", "setup", "Git.Example.com", "--profile", "work", "--file", sandbox.root + "/unused",
+        ])
+        #expect(setup.status == 0, "stderr: \(setup.stderr)")
+        #expect(setup.stdout.hasSuffix("Recorded: profile \"work\" answers git for git.example.com\n"))
+        let webauth = CLIProcess.executable.path
+        func configure(_ line: String) async throws {
+            let configured = try await sandbox.git(["config", "--global", "credential.helper", "!'\(webauth)' \(line)"])
+            try #require(configured.status == 0)
+        }
+        try await configure("git-credential --profile work")
+
+        let allowed = try await sandbox.git(
+            ["credential", "fill"], input: "protocol=https\nhost=git.example.com\npath=org/repo.git\n\n")
+        #expect(allowed.status == 0, "stderr: \(allowed.stderr)")
+        #expect(try answer(allowed.stdout).password == entry.tokens.accessToken)
+
+        // A submodule's host: git hears nothing, and the person one line saying how to allow it.
+        let instruction =
+            "note: git gets no credential from webauth for evil.example: profile \"work\" is not set up for it; "
+            + "to allow it, run `webauth git-credential setup evil.example --profile work` "
+            + "or add --profile-for evil.example to the helper line\n"
+        let other = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=evil.example\n\n")
+        #expect(other.status != 0)
+        #expect(!other.stdout.contains(entry.tokens.accessToken))
+        #expect(other.stderr.hasPrefix(instruction), "\(other.stderr)")
+        let direct = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "get"],
+            input: Array("protocol=https\nhost=evil.example\n\n".utf8))
+        #expect(direct.status == 0 && direct.stdout.isEmpty)
+        #expect(direct.stderr == instruction, "one line: \(direct.stderr)")
+        // The port is part of the host.
+        let port = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "get"],
+            input: Array("protocol=https\nhost=git.example.com:8443\n\n".utf8))
+        #expect(port.stdout.isEmpty)
+        #expect(port.stderr.contains("setup git.example.com:8443 --profile work"), "\(port.stderr)")
+        // erase for a host the profile is not bound to changes nothing.
+        let erase = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "erase"],
+            input: Array("protocol=https\nhost=evil.example\npassword=\(entry.tokens.accessToken)\n\n".utf8))
+        #expect(erase.status == 0 && erase.stderr.isEmpty)
+        #expect(try sandbox.storedEntry("work") == entry)
+
+        // --profile-for on the helper line allows a host.
+        try await configure("git-credential --profile work --profile-for EVIL.example")
+        let named = try await sandbox.git(["credential", "fill"], input: "protocol=https\nhost=evil.example\n\n")
+        #expect(named.status == 0, "stderr: \(named.stderr)")
+        #expect(try answer(named.stdout).password == entry.tokens.accessToken)
+    }
+
+    @Test func aProfileWithNoRecordedHostsAnswersNoneUntilSetUpOrNamed() async throws {
+        let sandbox = try ProfileSandbox.forGit()
+        defer { sandbox.remove() }
+        // Signed in, and a helper line from before hosts were recorded.
+        let entry = try await saveProfile(sandbox, "work")
+        let input = Array("protocol=https\nhost=git.example.com\n\n".utf8)
+        let before = try await helper(sandbox, ["git-credential", "--profile", "work", "get"], input: input)
+        #expect(before.status == 0 && before.stdout.isEmpty)
+        #expect(before.stderr.contains("run `webauth git-credential setup git.example.com --profile work`"))
+        let named = try await helper(
+            sandbox, ["git-credential", "--profile", "work", "--profile-for", "git.example.com", "get"], input: input)
+        #expect(try answer(named.stdout).password == entry.tokens.accessToken)
+        let setup = try await sandbox.run(["git-credential", "setup", "git.example.com", "--profile", "work"])
+        #expect(setup.status == 0, "stderr: \(setup.stderr)")
+        let after = try await helper(sandbox, ["git-credential", "--profile", "work", "get"], input: input)
+        #expect(try answer(after.stdout).password == entry.tokens.accessToken)
+        // Another profile's hosts are not this one's, and signing out keeps the record.
+        let other = try await helper(sandbox, ["git-credential", "--profile", "home", "get"], input: input)
+        #expect(other.stdout.isEmpty && other.stderr.contains("profile \"home\" is not set up"))
+        // (Revoking fails here: nothing listens at the stored issuer. The tokens are forgotten all the same.)
+        _ = try await sandbox.run(["logout", "--profile", "work"])
+        #expect(try sandbox.storedEntry("work") == nil)
+        #expect(TokenStores(environment: sandbox.environment).index.gitHosts(of: "work") == ["git.example.com"])
     }
 
     // MARK: - Operations and conventions
@@ -146,12 +235,15 @@ struct GitCredentialProcessTests {
         try await saveProfile(sandbox, "hub", configuration: .github(clientID: "gh"))
         try await saveProfile(sandbox, "lab", configuration: .gitlab(clientID: "gl"))
         let input = Array("protocol=https\nhost=example.com\n\n".utf8)
-        let github = try await helper(sandbox, ["git-credential", "--profile", "hub", "get"], input: input)
+        let github = try await helper(
+            sandbox, ["git-credential", "--profile", "hub", "--profile-for", "example.com", "get"], input: input)
         #expect(try answer(github.stdout).username == "x-access-token")
-        let gitlab = try await helper(sandbox, ["git-credential", "--profile", "lab", "get"], input: input)
+        let gitlab = try await helper(
+            sandbox, ["git-credential", "--profile", "lab", "--profile-for", "example.com", "get"], input: input)
         #expect(try answer(gitlab.stdout).username == "oauth2")
         let chosen = try await helper(
-            sandbox, ["git-credential", "--profile", "hub", "--username", "me", "get"], input: input)
+            sandbox, ["git-credential", "--profile", "hub", "--profile-for", "example.com", "--username", "me", "get"],
+            input: input)
         #expect(try answer(chosen.stdout).username == "me")
     }
 
@@ -181,13 +273,13 @@ struct GitCredentialProcessTests {
         let entry = try await saveProfile(sandbox, "work")
 
         let older = try await helper(
-            sandbox, ["git-credential", "--profile", "work", "erase"],
+            sandbox, ["git-credential", "--profile", "work", "--profile-for", "example.com", "erase"],
             input: Array("protocol=https\nhost=example.com\nusername=oauth2\npassword=an-older-token\n\n".utf8))
         #expect(older.status == 0)
         #expect(try sandbox.storedEntry("work") == entry, "an erase for another token changes nothing")
 
         let erase = try await helper(
-            sandbox, ["git-credential", "--profile", "work", "erase"],
+            sandbox, ["git-credential", "--profile", "work", "--profile-for", "example.com", "erase"],
             input: Array(
                 "protocol=https\nhost=example.com\nusername=oauth2\npassword=\(entry.tokens.accessToken)\n\n".utf8))
         #expect(erase.status == 0, "stderr: \(erase.stderr)")
@@ -199,7 +291,7 @@ struct GitCredentialProcessTests {
 
         // The next get must refresh; the provider here is down, so it says so and loses nothing.
         let down = try await helper(
-            sandbox, ["git-credential", "--profile", "work", "get"],
+            sandbox, ["git-credential", "--profile", "work", "--profile-for", "example.com", "get"],
             input: Array("protocol=https\nhost=example.com\n\n".utf8))
         #expect(down.status == ExitStatus.networkFailed, "stderr: \(down.stderr)")
         #expect(down.stdout.isEmpty)
@@ -240,7 +332,7 @@ struct GitCredentialProcessTests {
         let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
         let result = try await helper(
-            sandbox, ["git-credential", "--profile", "nobody", "get"],
+            sandbox, ["git-credential", "--profile", "nobody", "--profile-for", "example.com", "get"],
             input: Array("protocol=https\nhost=example.com\n\n".utf8))
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)

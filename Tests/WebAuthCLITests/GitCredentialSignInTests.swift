@@ -114,7 +114,8 @@ struct GitCredentialSignInTests {
             // its code shown on the terminal only.
             let session = try TerminalSession(
                 [
-                    CLIProcess.executable.path, "git-credential", "--profile", "work", "--issuer", "http://127.0.0.1:9",
+                    CLIProcess.executable.path, "git-credential", "--profile", "work", "--profile-for", Self.host,
+                    "--issuer", "http://127.0.0.1:9",
                     "--client-id", "not-this-one", "get",
                 ], input: Self.request, in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
             defer { session.finish() }
@@ -150,7 +151,7 @@ struct GitCredentialSignInTests {
             // --no-browser: the URL is shown on the terminal and the address the browser ends
             // on is pasted there — git's input (standard input) is not where it is read from.
             let session = try TerminalSession(
-                [CLIProcess.executable.path, "git-credential", "--profile", "work"]
+                [CLIProcess.executable.path, "git-credential", "--profile", "work", "--profile-for", Self.host]
                     + Array(provider.loginArguments(["--no-browser", "--timeout", "60", "get"]).dropFirst()),
                 input: Self.request, in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
             defer { session.finish() }
@@ -181,7 +182,9 @@ struct GitCredentialSignInTests {
         defer { sandbox.remove() }
         let browser = try sandbox.recordingBrowser()
         try await EmbeddedProvider.withProvider { provider in
-            let helper = [CLIProcess.executable.path, "git-credential", "--profile", "work"]
+            let helper = [
+                CLIProcess.executable.path, "git-credential", "--profile", "work", "--profile-for", Self.host,
+            ]
             let withOptions = helper + Self.loginOptions(provider) + ["get"]
             let cases: [(String, [String], [String: String], Bool, String)] = [
                 ("prompts off", withOptions, ["GIT_TERMINAL_PROMPT": "0"], true, "webauth login --profile work"),

@@ -81,9 +81,10 @@ final class StandInAPIServer: Sendable {
     }
 
     /// A kubeconfig whose one user runs `webauth` with `arguments` as its exec plugin, with
-    /// `interactiveMode`.
+    /// `interactiveMode`, and (with `provideClusterInfo`) tells it which cluster it asks for.
     static func kubeconfig(
-        server: URL, apiVersion: String, arguments: [String], interactiveMode: String = "Never"
+        server: URL, apiVersion: String, arguments: [String], interactiveMode: String = "Never",
+        provideClusterInfo: Bool = false
     ) -> String {
         let args = arguments.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
@@ -101,6 +102,7 @@ final class StandInAPIServer: Sendable {
                   command: \(CLIProcess.executable.path)
                   args: [\(args)]
                   interactiveMode: \(interactiveMode)
+                  provideClusterInfo: \(provideClusterInfo)
             contexts:
             - name: stand-in
               context:

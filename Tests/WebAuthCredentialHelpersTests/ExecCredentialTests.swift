@@ -9,7 +9,8 @@ struct ExecCredentialTests {
             execInfo:
                 #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":true,"cluster":{"server":"https://127.0.0.1:6443"}}}"#
         )
-        #expect(v1 == ExecCredentialRequest(apiVersion: .v1, interactive: true))
+        #expect(
+            v1 == ExecCredentialRequest(apiVersion: .v1, interactive: true, clusterServer: "https://127.0.0.1:6443"))
         let beta = try ExecCredentialRequest(
             execInfo: #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{}}"#)
         #expect(beta == ExecCredentialRequest(apiVersion: .v1beta1, interactive: false))
