@@ -140,8 +140,8 @@ let package = Package(
             dependencies: ["WebAuthCore", "WebAuthEmbeddedProvider"]
         ),
         // The commit the programs were built from (see `buildCommit` above), in C because only
-        // a C definition can carry a value; its header does not change with it, so a new commit
-        // recompiles one small file.
+        // a C definition can carry a value. A new commit recompiles this file and WebAuthCLI,
+        // which imports it, and relinks webauth-full; nothing else.
         .target(
             name: "WebAuthBuildInfo",
             cSettings: buildCommit.map { [.define("WEBAUTH_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []
