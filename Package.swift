@@ -1,5 +1,18 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the webauth authors. Licensed under the Apache License, Version 2.0: see
+// LICENSE and NOTICE beside this file.
 import PackageDescription
+
+// The commit the programs are built from, for `webauth --version`. scripts/install and
+// scripts/package set WEBAUTH_BUILD_COMMIT (hexadecimal digits, "-dirty" when the work tree had
+// changes); a plain `swift build` leaves it out and the program says "unknown commit". Anything
+// else is ignored, so the value is always a safe C string literal.
+let buildCommit: String? = Context.environment["WEBAUTH_BUILD_COMMIT"].flatMap { value in
+    let hexadecimal = value.hasSuffix("-dirty") ? value.dropLast(6) : Substring(value)
+    let isCommit = (7...64).contains(hexadecimal.count) && hexadecimal.allSatisfy { $0.isASCII && $0.isHexDigit }
+    return isCommit ? value.lowercased() : nil
+}
 
 let package = Package(
     name: "webauth",
@@ -129,10 +142,18 @@ let package = Package(
             name: "WebAuthTesting",
             dependencies: ["WebAuthCore", "WebAuthEmbeddedProvider"]
         ),
+        // The commit the programs were built from (see `buildCommit` above), in C because only
+        // a C definition can carry a value. A new commit recompiles this file and WebAuthCLI,
+        // which imports it, and relinks webauth-full; nothing else.
+        .target(
+            name: "WebAuthBuildInfo",
+            cSettings: buildCommit.map { [.define("WEBAUTH_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []
+        ),
         // The command-line tool's commands, as a library so tests can drive them.
         .target(
             name: "WebAuthCLI",
             dependencies: [
+                "WebAuthBuildInfo",
                 "WebAuth",
                 "WebAuthProcess",
                 "WebAuthOAuth",

@@ -60,7 +60,7 @@ struct ExecCredentialCommand: AsyncParsableCommand {
             A KUBERNETES_EXEC_INFO that is not an ExecCredential, or asks for another apiVersion, \
             fails with status 7.
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.pointer)
             """
     )
 

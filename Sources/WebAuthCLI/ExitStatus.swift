@@ -117,7 +117,11 @@ package enum ExitStatus {
         error.code == .invalidProfileName ? usage : tokenStoreFailed
     }
 
-    /// The table shown in `--help`.
+    /// The line a command's help gives in place of the table.
+    static let pointer = "Exit statuses: `webauth help exit-status`, or `man webauth`."
+
+    /// The table `webauth exit-status` prints, shown by `webauth help exit-status` and in the
+    /// manual page.
     static let helpText = """
         Exit status:
           0    success (open: the callback arrived, its URL is on standard output)

@@ -65,7 +65,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             nothing; nothing stored is touched. The refresh token never goes to git, and no \
             token is ever written to standard error or the terminal.
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.pointer)
             """
     )
 

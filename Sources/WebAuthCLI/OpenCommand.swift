@@ -19,7 +19,7 @@ struct OpenCommand: AsyncParsableCommand {
             Progress goes to standard error; the callback URL alone goes to standard output.
             Ctrl-C cancels, releasing the port.
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.pointer)
             """
     )
 

@@ -3,17 +3,18 @@ import WebAuth
 
 /// The `webauth` command: sign in to web services from a terminal.
 package struct WebAuthCommand: AsyncParsableCommand {
-    /// The command's name, abstract, version (`--version`) and subcommands.
+    /// The command's name, abstract, version (`--version`: the version and the commit it was
+    /// built from) and subcommands. `--help` shows the usage and the subcommands at once; the
+    /// exit statuses are `webauth help exit-status` (and in the manual page).
     package static let configuration = CommandConfiguration(
         commandName: "webauth",
         abstract: "Sign in to web services through a real browser, from a terminal.",
-        discussion: ExitStatus.helpText,
-        version: WebAuthVersion.current,
+        version: BuildInformation.versionLine(),
         subcommands: [
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
             ExecCredentialCommand.self, RequestCommand.self,
             SchemeCommand.self, BrowserCommand.self, DemoCommand.self,
-            GitCredentialCommand.self,
+            GitCredentialCommand.self, ExitStatusCommand.self,
         ]
     )
 

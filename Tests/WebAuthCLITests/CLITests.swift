@@ -46,11 +46,59 @@ struct CLIParsingTests {
         #expect(try command.makeCallback() == .https(host: "example.com", path: "/oauth"))
     }
 
-    @Test func versionIsTheLibrarysVersion() async throws {
+    @Test func versionIsTheLibrarysVersionAndTheCommitTheBuildNamed() async throws {
         let (status, stdout, stderr) = try await CLIProcess.run(["--version"])
         #expect(status == ExitStatus.success, "\(stderr)")
-        #expect(stdout == WebAuthVersion.current + "\n")
+        #expect(stdout == BuildInformation.versionLine() + "\n")
+        #expect(stdout.hasPrefix("webauth \(WebAuthVersion.current) ("))
         #expect(WebAuthVersion.current.split(separator: ".").compactMap { Int($0) }.count == 3)
+        // What the build named (scripts/install and scripts/package do), or that it named none.
+        let commit = try #require(
+            stdout.wholeMatch(of: /webauth [0-9.]+ \((commit [0-9a-f]{7,64}(-dirty)?|unknown commit)\)\n/))
+        #expect((BuildInformation.commit == nil) == commit.output.1.hasPrefix("unknown"))
+    }
+
+    @Test func theChangelogsTopEntryIsTheVersionThePackageCarries() throws {
+        let changelog = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../CHANGELOG.md"), encoding: .utf8)
+        let top = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && $0 != "## [Unreleased]" }
+        #expect(
+            top?.hasPrefix("## [\(WebAuthVersion.current)] - ") == true,
+            "CHANGELOG.md's top entry is \(top ?? "missing"), the package carries \(WebAuthVersion.current)")
+    }
+
+    @Test func theVersionLineNamesTheCommitOrSaysItIsUnknown() {
+        #expect(
+            BuildInformation.versionLine(version: "1.2.3", commit: "288b0bf1c2d3")
+                == "webauth 1.2.3 (commit 288b0bf1c2d3)")
+        #expect(BuildInformation.versionLine(version: "1.2.3", commit: nil) == "webauth 1.2.3 (unknown commit)")
+    }
+
+    @Test func helpStartsWithTheUsageAndTheSubcommandsAndLeavesExitStatusesToTheirOwnPage() async throws {
+        let (status, stdout, stderr) = try await CLIProcess.run(["--help"])
+        #expect(status == ExitStatus.success, "\(stderr)")
+        let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        // The abstract, a blank line, then the usage: nothing in between.
+        #expect(
+            lines.count > 3 && lines[0].hasPrefix("OVERVIEW: ") && lines[1].isEmpty && lines[2].hasPrefix("USAGE: "))
+        #expect(stdout.contains("SUBCOMMANDS:"))
+        #expect(stdout.contains("exit-status"))
+        #expect(!stdout.contains("Exit status:"), "the table is not in --help")
+
+        let (tableStatus, table, tableError) = try await CLIProcess.run(["help", "exit-status"])
+        #expect(tableStatus == ExitStatus.success, "\(tableError)")
+        let (printedStatus, printed, _) = try await CLIProcess.run(["exit-status"])
+        #expect(printedStatus == ExitStatus.success)
+        #expect(printed == ExitStatus.helpText + "\n")
+        for code in [0, 1, 7, 8, 12, 13, 20, 22, 64, 130] {
+            #expect(table.contains("\n  \(code) "), "webauth help exit-status lacks \(code)")
+        }
+        for command in ["open", "exec-credential", "git-credential"] {
+            let (_, help, _) = try await CLIProcess.run([command, "--help"])
+            #expect(help.contains(ExitStatus.pointer), "\(command) --help points to the table")
+            #expect(!help.contains("Exit status:"), "\(command) --help does not repeat the table")
+        }
     }
 
     @Test func errorKindsMapToTheirDocumentedStatuses() {
