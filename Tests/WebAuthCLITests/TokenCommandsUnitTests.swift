@@ -155,7 +155,7 @@ struct TokenCommandsUnitTests {
         #expect(refused.fix == "sign in again with `webauth login …`")
     }
 
-    @Test func theHelpTableAndTheReadmeTableListTheSameStatuses() throws {
+    @Test func theHelpTableAndTheCommandLineGuideListTheSameStatuses() throws {
         let statuses: [Int32] = [
             ExitStatus.success, ExitStatus.failure, ExitStatus.cancelledByUser, ExitStatus.timedOut,
             ExitStatus.noBrowser, ExitStatus.browserLaunchFailed, ExitStatus.listenerFailed, ExitStatus.invalidInput,
@@ -163,15 +163,15 @@ struct TokenCommandsUnitTests {
             ExitStatus.tokenStoreFailed, ExitStatus.revocationFailed, ExitStatus.httpRedirection,
             ExitStatus.httpClientError, ExitStatus.httpServerError, ExitStatus.usage,
         ]
-        let readme = try String(
+        let guide = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-                "../../README.md"), encoding: .utf8)
+                "../../Sources/WebAuth/WebAuth.docc/CommandLineGuide.md"), encoding: .utf8)
         for status in statuses {
             #expect(ExitStatus.helpText.contains("\n  \(status) "), "help lacks \(status)")
-            #expect(readme.contains("\n| \(status) |"), "README lacks \(status)")
+            #expect(guide.contains("\n| \(status) |"), "the command-line guide lacks \(status)")
         }
         #expect(Set(statuses).count == statuses.count, "each status is distinct")
-        #expect(readme.contains("\n| 130 / 143 |"))
+        #expect(guide.contains("\n| 130 / 143 |"))
     }
 
     @Test func theHTTPStatusClassGivesRequestsExitStatus() {
