@@ -27,9 +27,9 @@ import WebAuthTokenFiles
 /// - Each `secret-tool` run is limited to ``timeout``; a locked keyring that would show an
 ///   unlock prompt counts as unavailable rather than hanging.
 /// - Before each run, the session bus is checked as the fast path checks it
-///   (``SessionBusSocket``): run by this user or root, with the GUID the address names,
-///   answering in time. `secret-tool` would talk to any bus the address names — another
-///   user's, bound at a stale address — and hand back what it says.
+///   (`SessionBusSocket`, in WebAuthTokenFiles): run by this user or root, with the GUID the
+///   address names, answering in time. `secret-tool` would talk to any bus the address
+///   names — another user's, bound at a stale address — and hand back what it says.
 /// - An entry holds at most ``maximumEntrySize`` bytes: `secret-tool store` reads no more than
 ///   8 KiB from its input and stores what it read without failing, so a larger entry is
 ///   refused with ``TokenStoreError/Code/entryTooLarge`` instead of being cut short.
@@ -262,8 +262,8 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
 
     /// `secret-tool` talks to whatever bus `DBUS_SESSION_BUS_ADDRESS` names, and hands back
     /// whatever it says: the bus is checked first, as the fast path checks it
-    /// (``SessionBusSocket``) — run by this user or root, with the address's GUID, answering
-    /// within `limit`.
+    /// (`SessionBusSocket`, in WebAuthTokenFiles) — run by this user or root, with the
+    /// address's GUID, answering within `limit`.
     ///
     /// - Throws: ``TokenStoreError/Code/keyringUnavailable`` saying why the bus is not used.
     private func checkBus(within limit: Duration) throws(TokenStoreError) {
