@@ -32,32 +32,6 @@ private final class ScriptedSocketTable: PeerSocketOwnerLookup {
     }
 }
 
-/// Keeps every log line with its level and metadata.
-private final class WarningLog: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(log: self) }
-    }
-
-    private struct Handler: LogHandler {
-        let log: WarningLog
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-            log.lines.withLock { $0.append("\(event.level) \(event.message) \(fields)") }
-        }
-    }
-}
-
 /// Whether a callback URL carries `state=expected`, as the session would check.
 private let stateIsExpected: @Sendable (URL) -> Bool = { url in
     URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
@@ -112,7 +86,7 @@ struct CallbackSenderTests {
 
     @Test func aRefusedSenderLeavesTheSessionWaitingForTheRightOne() async throws {
         let table = ScriptedSocketTable(.user(UInt32(geteuid()) + 4242))
-        let log = WarningLog()
+        let log = LogStore()
         let asked = Mutex(0)
         let listener = try await LoopbackReceiver(logger: log.logger, peerSockets: table)
             .listen(for: .loopback()) { url in
@@ -283,7 +257,7 @@ struct CallbackSenderTests {
 struct CallbackFromAnotherUserTests {
     @Test(.timeLimit(.minutes(1)), TestFixture.anotherUser.required, arguments: [LoopbackHost.ipv4, .ipv6])
     func isRefusedAndThePersonsOwnCallbackStillCompletesTheSession(host: LoopbackHost) async throws {
-        let log = WarningLog()
+        let log = LogStore()
         let listener = try await LoopbackReceiver(logger: log.logger)
             .listen(for: .loopback(host: host), accepting: stateIsExpected)
 

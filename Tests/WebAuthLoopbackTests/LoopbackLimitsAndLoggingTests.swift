@@ -7,11 +7,17 @@ import WebAuthCore
 @testable import WebAuthLoopback
 
 /// Keeps every log line, rendered with its metadata.
-private final class LogStore: Sendable {
+/// Every log line the loopback tests capture, with its level and metadata.
+final class LogStore: Sendable {
     private let lines = Mutex<[String]>([])
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
+
+    /// A logger at trace level whose lines go here.
+    var logger: Logger {
+        Logger(label: "test") { _ in CapturingLogHandler(store: self) }
+    }
 
     /// The `connection` numbers of the lines with `message`, in the order logged.
     func connections(_ message: String) -> [String] {
@@ -141,7 +147,8 @@ struct LoopbackLimitsAndLoggingTests {
         let lateReply = try await late.finish()
         #expect(!lateReply.clientTimedOut)
         #expect(lateReply.bytes.isEmpty)
-        #expect(store.connections("timed out").sorted() == ["0", "1", "2"])
+        // The timeout is logged after the close the client saw, so wait for its line too.
+        #expect(await store.wait { _ in store.connections("timed out").sorted() == ["0", "1", "2"] })
 
         let reply = try await TestClient.exchange(
             TestClient.get("/callback?code=1", host: listener.hostField), port: port)
