@@ -183,14 +183,14 @@ public final class EmbeddedProvider: Sendable {
     /// Whether `accessToken` is live: issued by this provider, not revoked, not expired. For
     /// assertions such as "revocation worked".
     public func isActive(accessToken: String) -> Bool {
-        let now = Date()
+        let now = configuration.clock.now()
         return engine.state.withLock { $0.ledger.grant(forAccessToken: accessToken, now: now) != nil }
     }
 
     /// Whether `refreshToken` would be accepted now: issued, not rotated away, not revoked,
     /// not expired.
     public func isActive(refreshToken: String) -> Bool {
-        let now = Date()
+        let now = configuration.clock.now()
         return engine.state.withLock { $0.ledger.isLive(refreshToken: refreshToken, now: now) }
     }
 

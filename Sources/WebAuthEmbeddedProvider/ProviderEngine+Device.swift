@@ -40,7 +40,7 @@ extension ProviderEngine {
             scopes.append(scope)
         }
 
-        let now = Date()
+        let now = clock.now()
         let deviceCode = ProviderSecrets.randomToken()
         let interval = Int(configuration.devicePollingInterval.components.seconds)
         let lifetime = configuration.deviceCodeLifetime
@@ -71,7 +71,7 @@ extension ProviderEngine {
     /// The verification page: `GET` shows the code entry form (prefilled from `user_code`),
     /// `POST` checks the code and continues to the login form or the approval page.
     func deviceVerification(_ request: ServerRequest) -> Answer {
-        let now = Date()
+        let now = clock.now()
         let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
         switch request.method {
         case "GET":

@@ -50,7 +50,7 @@ extension ProviderEngine {
         }
         let fields = Self.singleValues(form)
 
-        let now = Date()
+        let now = clock.now()
         // RFC 9449 §5: a proof, when sent, is checked before anything else is done.
         let proof: DPoPProofCheck.Proof?
         switch checkProof(request, endpoint: .token, accessToken: nil, now: now) {

@@ -27,6 +27,10 @@ final class ProviderEngine: Sendable {
     /// The issuer identifier.
     var issuer: String { issuerValue.withLock { $0 } }
 
+    /// The time the provider goes by: what expires, what a token's `iat` says, how long a
+    /// delayed answer waits.
+    var clock: EmbeddedProvider.Clock { configuration.clock }
+
     /// An endpoint's response and what the log keeps about it.
     struct Answer: Sendable {
         var response: ServerResponse
@@ -44,13 +48,13 @@ final class ProviderEngine: Sendable {
 
     /// Answers one request.
     func handle(_ request: ServerRequest) async -> ServerResponse {
-        let receivedAt = Date()
+        let receivedAt = clock.now()
         if let server = server.withLock({ $0 }) { await server.clearRequests() }
         let endpoint = EmbeddedProvider.Endpoint(rawValue: request.path)
         let fault = state.withLock { $0.takeFault(for: endpoint) }
         if let delay = fault?.delay, delay > .zero {
             do {
-                try await Task.sleep(for: delay)
+                try await clock.sleep(delay)
             } catch {
                 return ServerResponse.text("the provider is shutting down\n", status: 503)
             }
