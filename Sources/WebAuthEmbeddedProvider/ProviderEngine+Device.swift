@@ -28,10 +28,9 @@ extension ProviderEngine {
         case .rejected(let answer): return answer
         case .accepted(let post): (client, form) = (post.client, post.form)
         }
-        let scopeValues = form.filter { $0.name == "scope" }.map(\.value)
-        guard scopeValues.count <= 1 else { return errorAnswer(.invalidRequest("scope is repeated")) }
+        let requested = form.first { $0.name == "scope" }?.value ?? ""
         var scopes: [String] = []
-        for scope in (scopeValues.first ?? "").split(separator: " ").map(String.init) where !scopes.contains(scope) {
+        for scope in requested.split(separator: " ").map(String.init) where !scopes.contains(scope) {
             guard client.allowedScopes.contains(scope) else {
                 let shown = scope.isSafeProtocolToken ? "'\(scope)'" : "a requested scope"
                 return errorAnswer(

@@ -43,11 +43,6 @@ extension ProviderEngine {
             errorAnswer(error, grantType: loggedGrantType)
         }
 
-        var seen = Set<String>()
-        for item in form where !seen.insert(item.name).inserted {
-            let name = item.name.isSafeProtocolToken ? item.name : "a parameter"
-            return fail(.invalidRequest("\(name) is repeated"))
-        }
         let fields = Self.singleValues(form)
 
         let now = clock.now()
