@@ -251,7 +251,7 @@ extension ProviderEngine {
             CodeGrant(request: authorization, grant: grant, expiresAt: expiresAt), for: ProviderSecrets.digest(code),
             expiresAt: expiresAt.adding(Self.usedCodeMemory), now: now)
         let location = ProviderHTTP.location(
-            authorization.redirectURI, adding: [("code", code), ("state", authorization.state), ("iss", issuer)])
+            authorization.redirectURI, adding: [("code", code)] + responseParameters(state: authorization.state))
         return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies))
     }
 

@@ -93,6 +93,7 @@ extension ProviderEngine {
         var idToken: String?
         if grant.scopes.contains("openid") {
             let (key, overrides) = state.withLock { ($0.keys.current, $0.claimOverrides) }
+            let forgery = forgeries.withLock { $0.idTokenSignature }
             let payload = IDTokenPayload(
                 issuer: issuer, grant: grant, user: configuration.user(subject: grant.subject), nonce: issue.nonce,
                 now: now, lifetime: configuration.idTokenLifetime
@@ -100,7 +101,9 @@ extension ProviderEngine {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             // Encoding these plain values and signing with a valid key do not fail.
-            idToken = try? key.sign(payload: encoder.encode(payload))
+            idToken =
+                try? forgery.map { try key.sign(payload: encoder.encode(payload), forgery: $0) }
+                ?? key.sign(payload: encoder.encode(payload))
         }
         return TokenResponseBody(
             accessToken: issue.issued.accessToken, tokenType: grant.dpopJKT == nil ? "Bearer" : "DPoP",
