@@ -20,6 +20,7 @@ extension EmbeddedProvider {
     /// ```swift
     /// provider.overrideAuthorizationResponse(.init(issuer: .value("https://evil.example")))  // mix-up
     /// provider.overrideAuthorizationResponse(.init(state: .absent))                          // no state
+    /// provider.overrideAuthorizationResponse(.init(additionalParameters: ["access_token": "x"]))
     /// provider.overrideAuthorizationResponse(nil)                                            // correct again
     /// ```
     public struct AuthorizationResponseOverrides: Sendable, Hashable {
@@ -27,11 +28,17 @@ extension EmbeddedProvider {
         public var issuer: ForgedParameter?
         /// The `state` parameter instead of the one the client sent.
         public var state: ForgedParameter?
+        /// Parameters added after the others, such as an `access_token` in the query, where
+        /// no token may ever be (RFC 9700 §2.1.2).
+        public var additionalParameters: [String: String]
 
         /// Creates overrides; leave out what should stay correct.
-        public init(issuer: ForgedParameter? = nil, state: ForgedParameter? = nil) {
+        public init(
+            issuer: ForgedParameter? = nil, state: ForgedParameter? = nil, additionalParameters: [String: String] = [:]
+        ) {
             self.issuer = issuer
             self.state = state
+            self.additionalParameters = additionalParameters
         }
 
         /// The response's `state` and `iss` parameters, overridden as asked.
@@ -44,6 +51,7 @@ extension EmbeddedProvider {
                 }
             }
             return [("state", forged(self.state, state)), ("iss", forged(self.issuer, issuer))]
+                + additionalParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
     }
 

@@ -80,6 +80,22 @@ struct ForgerySwitchTests {
         }
     }
 
+    @Test func theClientRefusesAnAccessTokenInTheCallbacksQuery() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            provider.overrideAuthorizationResponse(.init(additionalParameters: ["access_token": "leaked"]))
+            let authorization = RawAuthorization()
+            let redirect = try await Self.finalRedirect(provider, authorization)
+            #expect(redirect["access_token"] == "leaked")
+            #expect(redirect["code"] != nil && redirect["state"] == authorization.state)
+
+            let error = await oauthError {
+                try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+            }
+            #expect(error?.code == .tokenInQuery, "\(String(describing: error))")
+            #expect(provider.requests(to: .token).isEmpty, "the code was never exchanged")
+        }
+    }
+
     @Test func theMetadataCanNameAnotherIssuerOrLeaveMembersOut() async throws {
         try await EmbeddedProvider.withTestProvider { provider in
             provider.overrideMetadata(
