@@ -95,6 +95,40 @@ extension EmbeddedProvider {
         public var debugDescription: String { description }
     }
 
+    /// The time an ``EmbeddedProvider`` goes by: the current date, and a way to wait.
+    ///
+    /// The provider reads the date for everything that expires (codes, tokens, device codes,
+    /// pushed requests, sign-ins, DPoP proofs) and for the `iat` and `exp` of the ID tokens it
+    /// issues, and waits with ``sleep`` for a fault's delay. A test that owns the clock moves
+    /// time forward instead of sleeping:
+    ///
+    /// ```swift
+    /// let offset = Mutex<TimeInterval>(0)
+    /// var configuration = EmbeddedProvider.Configuration()
+    /// configuration.deviceCodeLifetime = .seconds(60)
+    /// configuration.clock = .init(now: { Date() + offset.withLock { $0 } })
+    /// // … start a device authorization …
+    /// offset.withLock { $0 += 61 }      // the device code has now expired
+    /// ```
+    public struct Clock: Sendable {
+        /// Waits for a duration; throws when the wait is cancelled (as `Task.sleep` does).
+        public typealias Sleep = @Sendable (Duration) async throws -> Void
+
+        /// The current date.
+        public var now: @Sendable () -> Date
+        /// Waits the given duration, or throws when cancelled.
+        public var sleep: Sleep
+
+        /// Creates a clock from a date source and a way to wait (default: `Task.sleep`).
+        public init(now: @escaping @Sendable () -> Date, sleep: @escaping Sleep = { try await Task.sleep(for: $0) }) {
+            self.now = now
+            self.sleep = sleep
+        }
+
+        /// The system's clock: `Date()` and `Task.sleep`.
+        public static let system = Clock(now: { Date() })
+    }
+
     /// How an ``EmbeddedProvider`` behaves: who can sign in, which clients exist, token
     /// lifetimes and the choices a real provider makes.
     ///
@@ -155,6 +189,11 @@ extension EmbeddedProvider {
         /// with ``requiresPushedAuthorizationRequests`` hides the requirement, so a client
         /// that does not push meets it only at the authorization endpoint. Default `true`.
         public var advertisesPushRequirement: Bool
+        /// The time the provider goes by: when codes, tokens, device codes, pushed requests
+        /// and sign-ins expire, what ID tokens' `iat` and `exp` say, and how long a fault's
+        /// delay waits. Default ``Clock/system``; a test that steps its own clock sees things
+        /// expire without waiting for them.
+        public var clock: Clock
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(
@@ -176,8 +215,10 @@ extension EmbeddedProvider {
             pushedRequestLifetime: Duration = .seconds(60),
             requiresDPoPNonce: Bool = false,
             downgradesDPoPToBearer: Bool = false,
-            advertisesPushRequirement: Bool = true
+            advertisesPushRequirement: Bool = true,
+            clock: Clock = .system
         ) {
+            self.clock = clock
             self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
             self.pushedRequestLifetime = pushedRequestLifetime
             self.requiresDPoPNonce = requiresDPoPNonce

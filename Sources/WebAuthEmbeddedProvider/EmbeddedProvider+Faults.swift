@@ -2,8 +2,8 @@ import Foundation
 
 // The faults here are the ones an honest provider shows (slow, an error answer, a broken or
 // garbled response, unexpected claims). The forgeries a client's security checks are tested
-// against (a wrong `iss`, `alg: none`, keys outside the JWKS…) live in the package's tests
-// (`HostileProvider`), so that they do not ship in this product.
+// against (a wrong `iss` or `state`, `alg: none`, a signature that does not verify…) are in
+// EmbeddedProvider+Forgeries.swift.
 extension EmbeddedProvider {
     /// The provider's endpoints, by path.
     public enum Endpoint: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {

@@ -64,6 +64,33 @@ struct SigningKey: Sendable {
         return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
     }
 
+    /// A compact JWS of `payload` forged as `forgery` says, for testing a client's checks.
+    func sign(payload: Data, forgery: EmbeddedProvider.IDTokenSignatureForgery) throws -> String {
+        func input(_ header: String) -> String {
+            Data(header.utf8).base64URLEncodedString() + "." + payload.base64URLEncodedString()
+        }
+        switch forgery {
+        case .unsigned:
+            return input(#"{"alg":"none","typ":"JWT"}"#) + "."
+        case .invalidSignature:
+            // The key's valid signature of another message: right length, right key, wrong bytes.
+            let signingInput = input(#"{"alg":"RS256","kid":"\#(keyID)","typ":"JWT"}"#)
+            let signature = try privateKey.signature(
+                for: SHA256.hash(data: Data((signingInput + "-").utf8)), padding: .insecurePKCS1v1_5)
+            return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
+        case .unknownKeyID:
+            let signingInput = input(#"{"alg":"RS256","kid":"\#(keyID)-unknown","typ":"JWT"}"#)
+            let signature = try privateKey.signature(
+                for: SHA256.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
+            return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
+        case .hmacWithPublicKey:
+            let signingInput = input(#"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#)
+            let key = SymmetricKey(data: Data(privateKey.publicKey.pemRepresentation.utf8))
+            let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: key)
+            return signingInput + "." + Data(mac).base64URLEncodedString()
+        }
+    }
+
     /// RFC 7518 §6.3.1: unsigned big-endian with no leading zero octets.
     private static func unsignedBigEndian(_ bytes: Data) -> Data {
         let trimmed = bytes.drop { $0 == 0 }

@@ -23,8 +23,11 @@ import Foundation
 /// (RFC 8628).
 ///
 /// For tests, ``setFault(_:for:)`` makes an endpoint slow, failing or garbled,
-/// ``overrideIDTokenClaims(_:)`` makes ID tokens wrong in a chosen way, and ``requests`` tells
-/// which endpoints were called. Nothing the provider logs, and no error it describes, contains
+/// ``overrideIDTokenClaims(_:)`` makes ID tokens wrong in a chosen way, the forgery switches
+/// (``overrideAuthorizationResponse(_:)``, ``overrideMetadata(_:)``,
+/// ``forgeIDTokenSignatures(_:)``) forge what a client must refuse, a ``SteppedClock`` as
+/// ``Configuration/clock`` makes things expire without waiting, and ``requests`` tells which
+/// endpoints were called. Nothing the provider logs, and no error it describes, contains
 /// a token, code, verifier, password or secret.
 public final class EmbeddedProvider: Sendable {
     /// `http://127.0.0.1:{port}`: the issuer identifier, exactly as the discovery document,
@@ -34,7 +37,7 @@ public final class EmbeddedProvider: Sendable {
     public let configuration: Configuration
 
     private let server: LoopbackHTTPServer
-    private let engine: ProviderEngine
+    let engine: ProviderEngine
 
     private init(issuer: URL, configuration: Configuration, server: LoopbackHTTPServer, engine: ProviderEngine) {
         self.issuer = issuer
@@ -183,14 +186,14 @@ public final class EmbeddedProvider: Sendable {
     /// Whether `accessToken` is live: issued by this provider, not revoked, not expired. For
     /// assertions such as "revocation worked".
     public func isActive(accessToken: String) -> Bool {
-        let now = Date()
+        let now = configuration.clock.now()
         return engine.state.withLock { $0.ledger.grant(forAccessToken: accessToken, now: now) != nil }
     }
 
     /// Whether `refreshToken` would be accepted now: issued, not rotated away, not revoked,
     /// not expired.
     public func isActive(refreshToken: String) -> Bool {
-        let now = Date()
+        let now = configuration.clock.now()
         return engine.state.withLock { $0.ledger.isLive(refreshToken: refreshToken, now: now) }
     }
 

@@ -46,7 +46,7 @@ extension ProviderEngine {
         }
         let authorization: AuthorizationRequest
         if parameters.contains(where: { $0.name == "request_uri" }) {
-            switch pushedRequest(parameters, now: Date()) {
+            switch pushedRequest(parameters, now: clock.now()) {
             case .failure(let problem): return problemPage(problem)
             case .success(let pushed): authorization = pushed
             }
@@ -66,7 +66,7 @@ extension ProviderEngine {
             }
         }
 
-        let now = Date()
+        let now = clock.now()
         let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
         return state.withLock { state in
             var cookies: [RecordedRequest.HeaderField] = []
@@ -251,7 +251,7 @@ extension ProviderEngine {
             CodeGrant(request: authorization, grant: grant, expiresAt: expiresAt), for: ProviderSecrets.digest(code),
             expiresAt: expiresAt.adding(Self.usedCodeMemory), now: now)
         let location = ProviderHTTP.location(
-            authorization.redirectURI, adding: [("code", code), ("state", authorization.state), ("iss", issuer)])
+            authorization.redirectURI, adding: [("code", code)] + responseParameters(state: authorization.state))
         return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies))
     }
 
@@ -304,7 +304,7 @@ extension ProviderEngine {
                 PageProblem(title: "Invalid request", message: "The \(formName) was not sent as a form."))
         }
         let fields = Self.singleValues(form)
-        let now = Date()
+        let now = clock.now()
         let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
         return state.withLock { state in
             switch Self.pendingForm(fields, cookie: cookie, state: state, now: now) {

@@ -17,8 +17,10 @@ struct ClientPost {
 
 extension ProviderEngine {
     /// The start every back-channel endpoint shares: `POST` only, an
-    /// `application/x-www-form-urlencoded` body, and client authentication (RFC 6749 §2.3.1,
-    /// §3.2.1) with a Basic challenge when the client tried HTTP Basic.
+    /// `application/x-www-form-urlencoded` body, client authentication (RFC 6749 §2.3.1,
+    /// §3.2.1) with a Basic challenge when the client tried HTTP Basic, and no parameter sent
+    /// more than once (RFC 6749 §3.1: `invalid_request`), so that no endpoint has to choose
+    /// between two values.
     ///
     /// - Parameter loggedGrantType: The grant type the request log records for a refused
     ///   client, from the form (only the token endpoint has one).
@@ -37,6 +39,11 @@ extension ProviderEngine {
                 errorAnswer(
                     error, grantType: loggedGrantType(form), challenge: challenge ? ProviderHTTP.basicChallenge : nil))
         case .authenticated(let client, _):
+            var seen = Set<String>()
+            for item in form where !seen.insert(item.name).inserted {
+                let name = item.name.isSafeProtocolToken ? item.name : "a parameter"
+                return .rejected(errorAnswer(.invalidRequest("\(name) is repeated"), grantType: loggedGrantType(form)))
+            }
             return .accepted(ClientPost(client: client, form: form))
         }
     }

@@ -28,10 +28,9 @@ extension ProviderEngine {
         case .rejected(let answer): return answer
         case .accepted(let post): (client, form) = (post.client, post.form)
         }
-        let scopeValues = form.filter { $0.name == "scope" }.map(\.value)
-        guard scopeValues.count <= 1 else { return errorAnswer(.invalidRequest("scope is repeated")) }
+        let requested = form.first { $0.name == "scope" }?.value ?? ""
         var scopes: [String] = []
-        for scope in (scopeValues.first ?? "").split(separator: " ").map(String.init) where !scopes.contains(scope) {
+        for scope in requested.split(separator: " ").map(String.init) where !scopes.contains(scope) {
             guard client.allowedScopes.contains(scope) else {
                 let shown = scope.isSafeProtocolToken ? "'\(scope)'" : "a requested scope"
                 return errorAnswer(
@@ -40,7 +39,7 @@ extension ProviderEngine {
             scopes.append(scope)
         }
 
-        let now = Date()
+        let now = clock.now()
         let deviceCode = ProviderSecrets.randomToken()
         let interval = Int(configuration.devicePollingInterval.components.seconds)
         let lifetime = configuration.deviceCodeLifetime
@@ -71,7 +70,7 @@ extension ProviderEngine {
     /// The verification page: `GET` shows the code entry form (prefilled from `user_code`),
     /// `POST` checks the code and continues to the login form or the approval page.
     func deviceVerification(_ request: ServerRequest) -> Answer {
-        let now = Date()
+        let now = clock.now()
         let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
         switch request.method {
         case "GET":

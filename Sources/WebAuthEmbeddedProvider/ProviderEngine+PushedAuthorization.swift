@@ -46,7 +46,7 @@ extension ProviderEngine {
         case .accept(let accepted):
             authorization = accepted
         }
-        let now = Date()
+        let now = clock.now()
         let requestURI = Self.requestURIPrefix + ProviderSecrets.randomToken()
         let lifetime = configuration.pushedRequestLifetime
         state.withLock {

@@ -29,7 +29,7 @@ extension ProviderEngine {
         }
         if let header = request.header("Authorization"), header.lowercased().hasPrefix("dpop ") {
             let token = header.dropFirst("dpop ".count).trimmingCharacters(in: .whitespaces)
-            let now = Date()
+            let now = clock.now()
             let proof: DPoPProofCheck.Proof
             switch checkProof(request, endpoint: .userInfo, accessToken: token, now: now) {
             case .refused(let answer): return answer
@@ -54,7 +54,7 @@ extension ProviderEngine {
             return Answer(response, error: "invalid_request")
         }
         let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        let now = Date()
+        let now = clock.now()
         guard let grant = state.withLock({ $0.ledger.grant(forAccessToken: token, now: now) }),
             grant.dpopJKT == nil
         else {

@@ -43,14 +43,9 @@ extension ProviderEngine {
             errorAnswer(error, grantType: loggedGrantType)
         }
 
-        var seen = Set<String>()
-        for item in form where !seen.insert(item.name).inserted {
-            let name = item.name.isSafeProtocolToken ? item.name : "a parameter"
-            return fail(.invalidRequest("\(name) is repeated"))
-        }
         let fields = Self.singleValues(form)
 
-        let now = Date()
+        let now = clock.now()
         // RFC 9449 §5: a proof, when sent, is checked before anything else is done.
         let proof: DPoPProofCheck.Proof?
         switch checkProof(request, endpoint: .token, accessToken: nil, now: now) {
@@ -98,6 +93,7 @@ extension ProviderEngine {
         var idToken: String?
         if grant.scopes.contains("openid") {
             let (key, overrides) = state.withLock { ($0.keys.current, $0.claimOverrides) }
+            let forgery = forgeries.withLock { $0.idTokenSignature }
             let payload = IDTokenPayload(
                 issuer: issuer, grant: grant, user: configuration.user(subject: grant.subject), nonce: issue.nonce,
                 now: now, lifetime: configuration.idTokenLifetime
@@ -105,7 +101,9 @@ extension ProviderEngine {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             // Encoding these plain values and signing with a valid key do not fail.
-            idToken = try? key.sign(payload: encoder.encode(payload))
+            idToken =
+                try? forgery.map { try key.sign(payload: encoder.encode(payload), forgery: $0) }
+                ?? key.sign(payload: encoder.encode(payload))
         }
         return TokenResponseBody(
             accessToken: issue.issued.accessToken, tokenType: grant.dpopJKT == nil ? "Bearer" : "DPoP",

@@ -12,6 +12,9 @@ final class ProviderEngine: Sendable {
     /// `http://127.0.0.1:{port}`, once the server listens. Apart from ``state`` so that it can
     /// be read while that is locked.
     private let issuerValue = Mutex("")
+    /// The forgery switches that are on. Apart from ``state`` so that they can be read while
+    /// that is locked.
+    let forgeries = Mutex(Forgeries())
 
     init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
         self.configuration = configuration
@@ -26,6 +29,10 @@ final class ProviderEngine: Sendable {
 
     /// The issuer identifier.
     var issuer: String { issuerValue.withLock { $0 } }
+
+    /// The time the provider goes by: what expires, what a token's `iat` says, how long a
+    /// delayed answer waits.
+    var clock: EmbeddedProvider.Clock { configuration.clock }
 
     /// An endpoint's response and what the log keeps about it.
     struct Answer: Sendable {
@@ -44,13 +51,13 @@ final class ProviderEngine: Sendable {
 
     /// Answers one request.
     func handle(_ request: ServerRequest) async -> ServerResponse {
-        let receivedAt = Date()
+        let receivedAt = clock.now()
         if let server = server.withLock({ $0 }) { await server.clearRequests() }
         let endpoint = EmbeddedProvider.Endpoint(rawValue: request.path)
         let fault = state.withLock { $0.takeFault(for: endpoint) }
         if let delay = fault?.delay, delay > .zero {
             do {
-                try await Task.sleep(for: delay)
+                try await clock.sleep(delay)
             } catch {
                 return ServerResponse.text("the provider is shutting down\n", status: 503)
             }
@@ -90,7 +97,11 @@ final class ProviderEngine: Sendable {
         switch endpoint {
         case .openIDConfiguration, .authorizationServerMetadata:
             guard request.method == "GET" else { return Answer(ProviderHTTP.methodNotAllowed(["GET"])) }
-            return Answer(ProviderHTTP.json(metadataDocument()))
+            var answer = ProviderHTTP.json(metadataDocument())
+            if let overrides = forgeries.withLock({ $0.metadata }) {
+                answer.body = Array(overrides.applied(to: Data(answer.body)))
+            }
+            return Answer(answer)
         case .jwks:
             guard request.method == "GET" else { return Answer(ProviderHTTP.methodNotAllowed(["GET"])) }
             return Answer(ProviderHTTP.json(state.withLock { $0.keys.document }))
@@ -154,9 +165,15 @@ final class ProviderEngine: Sendable {
             redirectURI,
             adding: [
                 ("error", error.code), ("error_description", error.description.isEmpty ? nil : error.description),
-                ("state", state), ("iss", issuer),
-            ])
+            ] + responseParameters(state: state))
         return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies), error: error.code)
+    }
+
+    /// An authorization response's `state` and `iss` (RFC 9207), as the client sent and the
+    /// provider is, unless a test forges them.
+    func responseParameters(state: String?) -> [(String, String?)] {
+        let overrides = forgeries.withLock { $0.authorizationResponse }
+        return (overrides ?? .init()).parameters(state: state, issuer: issuer)
     }
 
     /// A JSON error answer.

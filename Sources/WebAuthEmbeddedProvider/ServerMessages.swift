@@ -60,8 +60,9 @@ package struct ServerRequest: Sendable, Hashable {
         queryItems.first { $0.name == name }?.value
     }
 
-    /// The body read as `application/x-www-form-urlencoded` (`+` is a space), in order.
-    package var formItems: [(name: String, value: String)] { FormCoding.decode(bodyText) }
+    /// The body read as `application/x-www-form-urlencoded` (`+` is a space), in order,
+    /// duplicates kept.
+    package var formItems: [(name: String, value: String)] { FormCoding.decode(body) }
 
     /// The first value of the form field `name` in the body, or `nil`.
     package func formValue(_ name: String) -> String? {

@@ -158,8 +158,11 @@ struct FaultProcessTests {
         defer { sandbox.remove() }
         let keyring = try await PrivateKeyring.start(in: sandbox.root)
         sandbox.extraEnvironment = keyring.busEnvironment
+        // The provider's time moves only when the test says: the refresh is held until the
+        // daemon is dead, however slow the machine.
+        let time = SteppedClock()
         do {
-            try await EmbeddedProvider.withProvider { provider in
+            try await EmbeddedProvider.withProvider(EmbeddedProvider.Configuration(clock: time.clock)) { provider in
                 let keyringStore = try SecretServiceTokenStore(environment: sandbox.environment)
                 let before = try await Self.signIn(sandbox, provider, store: keyringStore)
                 #expect(try sandbox.storedEntry() == nil, "in the keyring, not in files")
@@ -173,6 +176,7 @@ struct FaultProcessTests {
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 try await keyring.killDaemon()
+                time.advance(by: .seconds(2))
                 let status = try await refreshing.waitForExit(timeout: .seconds(120))
                 #expect(status == 0, "stderr: \(refreshing.standardError)")
                 #expect(refreshing.standardError.contains("they are in files now"), "\(refreshing.standardError)")

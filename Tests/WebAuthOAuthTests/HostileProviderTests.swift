@@ -441,7 +441,7 @@ struct HostileProviderTests {
     @Test func aDelayedAnswerComesLateAndDoesNotBlockOthers() async throws {
         // The provider's time moves only when the test moves it, so "while the answer is delayed"
         // means the same on an idle machine and on one too busy to answer anything in 3 s.
-        let time = SteppedTime()
+        let time = SteppedClock()
         try await Provider.withProvider(sleep: time.sleep) { provider in
             provider.script { $0.faults[.token] = .delay(.seconds(3)) }
             let finished = Mutex(false)

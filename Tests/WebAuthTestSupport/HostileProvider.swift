@@ -45,7 +45,7 @@ package final class HostileProvider: Sendable {
     }
 
     /// Starts a provider with `script` on a port the system picks; delayed answers wait with
-    /// `sleep` (`Task.sleep`, or a ``SteppedTime``'s).
+    /// `sleep` (`Task.sleep`, or a ``SteppedClock``'s).
     ///
     /// Call ``shutdown()`` when done, or use ``withProvider(_:sleep:isolation:_:)``.
     package static func start(

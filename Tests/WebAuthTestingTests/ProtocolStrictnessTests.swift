@@ -363,19 +363,23 @@ struct ProtocolStrictnessTests {
     }
 
     @Test func anExpiredDeviceCodeIsExpiredToken() async throws {
+        let time = SteppedClock()
         var configuration = EmbeddedProvider.testConfiguration
-        configuration.deviceCodeLifetime = .seconds(1)
+        configuration.deviceCodeLifetime = .seconds(60)
+        configuration.clock = time.clock
         try await EmbeddedProvider.withTestProvider(configuration) { provider in
             let device = try jsonObject(
                 try await provider.postForm(.deviceAuthorization, [("client_id", "webauth-demo")]))
             let deviceCode = try #require(device["device_code"] as? String)
-            try await Task.sleep(for: .milliseconds(1500))
-            let response = try await provider.postForm(
-                .token,
-                [
-                    ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
-                    ("client_id", "webauth-demo"),
-                ])
+            let poll = [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
+                ("client_id", "webauth-demo"),
+            ]
+            time.advance(by: .seconds(59))
+            let alive = try await provider.postForm(.token, poll)
+            #expect(try jsonObject(alive)["error"] as? String == "authorization_pending")
+            time.advance(by: .seconds(2))
+            let response = try await provider.postForm(.token, poll)
             #expect(try jsonObject(response)["error"] as? String == "expired_token")
         }
     }

@@ -127,7 +127,11 @@ struct PushedAuthorizationAndDPoPTests {
     }
 
     @Test func anExpiredRequestURIIsRefusedAndAClientPushesAgain() async throws {
-        let configuration = Self.configuration(nonce: false) { $0.pushedRequestLifetime = .seconds(1) }
+        let time = SteppedClock()
+        let configuration = Self.configuration(nonce: false) {
+            $0.pushedRequestLifetime = .seconds(1)
+            $0.clock = time.clock
+        }
         try await EmbeddedProvider.withTestProvider(configuration) { provider in
             // Opened after its lifetime, a request_uri shows an error page; it is never redirected.
             let push = try await RawHTTPClient.request(
@@ -144,7 +148,7 @@ struct PushedAuthorizationAndDPoPTests {
             let pushed = try JSONSerialization.jsonObject(with: Data(push.body.utf8)) as? [String: Any]
             let requestURI = try #require(pushed?["request_uri"] as? String)
             #expect(pushed?["expires_in"] as? Int == 1)
-            try await Task.sleep(for: .milliseconds(1500))
+            time.advance(by: .milliseconds(1500))
             var components = URLComponents(
                 url: provider.issuer.appending(path: "authorize"), resolvingAgainstBaseURL: false)!
             components.queryItems = [

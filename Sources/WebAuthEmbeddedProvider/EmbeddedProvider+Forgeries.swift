@@ -1,0 +1,142 @@
+import Foundation
+
+// Forgeries no honest provider commits, for testing that a client refuses them: a wrong or
+// missing `iss` or `state` in the authorization response, discovery metadata naming another
+// issuer, and ID tokens that are unsigned or whose signature does not check out. Each one is
+// off until a test switches it on, and leaves the rest of the provider as strict as ever.
+extension EmbeddedProvider {
+    /// One parameter of a forged authorization response: left out, or replaced.
+    public enum ForgedParameter: Sendable, Hashable {
+        /// The parameter is left out.
+        case absent
+        /// The parameter carries this value instead of the right one.
+        case value(String)
+    }
+
+    /// Changes to the authorization responses `/authorize` redirects back with (the code and
+    /// the error ones alike), for testing a client's callback checks. `nil` members leave the
+    /// parameter as it would be.
+    ///
+    /// ```swift
+    /// provider.overrideAuthorizationResponse(.init(issuer: .value("https://evil.example")))  // mix-up
+    /// provider.overrideAuthorizationResponse(.init(state: .absent))                          // no state
+    /// provider.overrideAuthorizationResponse(.init(additionalParameters: ["access_token": "x"]))
+    /// provider.overrideAuthorizationResponse(nil)                                            // correct again
+    /// ```
+    public struct AuthorizationResponseOverrides: Sendable, Hashable {
+        /// The `iss` parameter (RFC 9207) instead of the issuer.
+        public var issuer: ForgedParameter?
+        /// The `state` parameter instead of the one the client sent.
+        public var state: ForgedParameter?
+        /// Parameters added after the others, such as an `access_token` in the query, where
+        /// no token may ever be (RFC 9700 §2.1.2).
+        public var additionalParameters: [String: String]
+
+        /// Creates overrides; leave out what should stay correct.
+        public init(
+            issuer: ForgedParameter? = nil, state: ForgedParameter? = nil, additionalParameters: [String: String] = [:]
+        ) {
+            self.issuer = issuer
+            self.state = state
+            self.additionalParameters = additionalParameters
+        }
+
+        /// The response's `state` and `iss` parameters, overridden as asked.
+        func parameters(state: String?, issuer: String) -> [(String, String?)] {
+            func forged(_ override: ForgedParameter?, _ value: String?) -> String? {
+                switch override {
+                case nil: value
+                case .absent: nil
+                case .value(let forged): forged
+                }
+            }
+            return [("state", forged(self.state, state)), ("iss", forged(self.issuer, issuer))]
+                + additionalParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// Changes to the discovery documents (both of them), for testing how a client checks the
+    /// metadata it is given. `nil` members leave the document as it would be.
+    ///
+    /// ```swift
+    /// provider.overrideMetadata(.init(issuer: "https://evil.example"))   // not the issuer asked
+    /// provider.overrideMetadata(.init(removedMembers: ["jwks_uri"]))     // an endpoint missing
+    /// ```
+    public struct MetadataOverrides: Sendable, Hashable {
+        /// `issuer` instead of the provider's issuer identifier.
+        public var issuer: String?
+        /// `authorization_response_iss_parameter_supported` instead of `true`. (Authorization
+        /// responses carry `iss` whatever this says; see ``AuthorizationResponseOverrides``.)
+        public var promisesIssuerInAuthorizationResponses: Bool?
+        /// Members left out altogether, by name (`jwks_uri`, `token_endpoint`, …).
+        public var removedMembers: Set<String>
+
+        /// Creates overrides; leave out what should stay correct.
+        public init(
+            issuer: String? = nil, promisesIssuerInAuthorizationResponses: Bool? = nil,
+            removedMembers: Set<String> = []
+        ) {
+            self.issuer = issuer
+            self.promisesIssuerInAuthorizationResponses = promisesIssuerInAuthorizationResponses
+            self.removedMembers = removedMembers
+        }
+    }
+
+    /// A way of signing ID tokens that a client must refuse, for testing its ID token
+    /// validation. The claims are as they would be (or as ``IDTokenClaimOverrides`` make them).
+    ///
+    /// ```swift
+    /// provider.forgeIDTokenSignatures(.unsigned)                 // {"alg":"none"}, no signature
+    /// provider.forgeIDTokenSignatures(.hmacWithPublicKey)        // the key-confusion attack
+    /// provider.forgeIDTokenSignatures(nil)                       // signed properly again
+    /// ```
+    public enum IDTokenSignatureForgery: Sendable, Hashable, CaseIterable {
+        /// `alg: none` and an empty signature (RFC 7519 §6).
+        case unsigned
+        /// RS256 under the signing key's `kid`, with a signature that does not verify.
+        case invalidSignature
+        /// RS256 by the signing key, but under a `kid` the JWKS does not serve.
+        case unknownKeyID
+        /// HS256 keyed with the signing key's public key in PEM, under its `kid`: the
+        /// "key confusion" a client falls for when it lets the token choose the algorithm.
+        case hmacWithPublicKey
+    }
+
+    /// Changes the authorization responses `/authorize` redirects with from now on; `nil`
+    /// makes them correct again.
+    public func overrideAuthorizationResponse(_ overrides: AuthorizationResponseOverrides?) {
+        engine.forgeries.withLock { $0.authorizationResponse = overrides }
+    }
+
+    /// Changes the discovery documents served from now on; `nil` makes them correct again.
+    public func overrideMetadata(_ overrides: MetadataOverrides?) {
+        engine.forgeries.withLock { $0.metadata = overrides }
+    }
+
+    /// Signs the ID tokens issued from now on as `forgery` says; `nil` signs them properly
+    /// again.
+    public func forgeIDTokenSignatures(_ forgery: IDTokenSignatureForgery?) {
+        engine.forgeries.withLock { $0.idTokenSignature = forgery }
+    }
+}
+
+/// The forgeries switched on.
+struct Forgeries: Sendable {
+    var authorizationResponse: EmbeddedProvider.AuthorizationResponseOverrides?
+    var metadata: EmbeddedProvider.MetadataOverrides?
+    var idTokenSignature: EmbeddedProvider.IDTokenSignatureForgery?
+}
+
+extension EmbeddedProvider.MetadataOverrides {
+    /// The document `json` (a JSON object) with the overrides applied.
+    func applied(to json: Data) -> Data {
+        guard var members = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { return json }
+        if let issuer { members["issuer"] = issuer }
+        if let promisesIssuerInAuthorizationResponses {
+            members["authorization_response_iss_parameter_supported"] = promisesIssuerInAuthorizationResponses
+        }
+        for name in removedMembers { members[name] = nil }
+        return (try? JSONSerialization.data(withJSONObject: members, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? json
+    }
+}
