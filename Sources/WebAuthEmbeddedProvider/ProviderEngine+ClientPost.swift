@@ -16,11 +16,15 @@ struct ClientPost {
 }
 
 extension ProviderEngine {
+    /// The parameters a request may carry more than once.
+    static let repeatable: Set<String> = ["resource", "audience"]
+
     /// The start every back-channel endpoint shares: `POST` only, an
     /// `application/x-www-form-urlencoded` body, client authentication (RFC 6749 §2.3.1,
     /// §3.2.1) with a Basic challenge when the client tried HTTP Basic, and no parameter sent
     /// more than once (RFC 6749 §3.1: `invalid_request`), so that no endpoint has to choose
-    /// between two values.
+    /// between two values. `resource` (RFC 8707 §2) and `audience` (RFC 8693 §2.1) are the
+    /// exceptions those documents make: each may be sent several times.
     ///
     /// - Parameter loggedGrantType: The grant type the request log records for a refused
     ///   client, from the form (only the token endpoint has one).
@@ -40,7 +44,7 @@ extension ProviderEngine {
                     error, grantType: loggedGrantType(form), challenge: challenge ? ProviderHTTP.basicChallenge : nil))
         case .authenticated(let client, _):
             var seen = Set<String>()
-            for item in form where !seen.insert(item.name).inserted {
+            for item in form where !Self.repeatable.contains(item.name) && !seen.insert(item.name).inserted {
                 let name = item.name.isSafeProtocolToken ? item.name : "a parameter"
                 return .rejected(errorAnswer(.invalidRequest("\(name) is repeated"), grantType: loggedGrantType(form)))
             }

@@ -106,7 +106,6 @@ struct FormReadingTests {
                     [("token", "x"), ("token_type_hint", "access_token"), ("token_type_hint", "refresh_token")]
                 ),
                 (.deviceAuthorization, [("scope", "openid"), ("scope", "openid")]),
-                (.deviceAuthorization, [("scope", "openid"), ("audience", "a"), ("audience", "b")]),
                 (.pushedAuthorization, [("response_type", "code"), ("state", "s"), ("state", "s")]),
             ]
             for (endpoint, form) in cases {
@@ -120,6 +119,14 @@ struct FormReadingTests {
             let once = try await provider.postForm(
                 .revocation, [("client_id", "webauth-demo"), ("token", "x"), ("token_type_hint", "access_token")])
             #expect(once.status == 200)
+            // RFC 8707 and RFC 8693 let `resource` and `audience` be sent several times.
+            let several = try await provider.postForm(
+                .revocation,
+                [
+                    ("client_id", "webauth-demo"), ("token", "x"), ("resource", "https://a.example/"),
+                    ("resource", "https://b.example/"), ("audience", "a"), ("audience", "b"),
+                ])
+            #expect(several.status == 200)
         }
     }
 }
