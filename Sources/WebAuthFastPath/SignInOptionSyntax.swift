@@ -4,23 +4,23 @@
     import Foundation
 #endif
 
-/// The sign-in options (`webauth login`'s) that `git-credential` and `exec-credential` carry on
-/// their command lines — `git-credential setup` writes them into git's helper line, a kubeconfig
-/// lists them in `args` — as the fast path reads them.
+/// The sign-in options (`webauth login`'s) and their one check: the full program's parser
+/// (`LoginOptions`) refuses exactly what ``refusal(_:)`` refuses, with its message, and the fast
+/// path reads the same options where `git-credential` and `exec-credential` carry them on their
+/// command lines — `git-credential setup` writes them into git's helper line, a kubeconfig
+/// lists them in `args`.
 ///
 /// A cached token does not depend on them: the full program uses them only to sign in, and a
 /// stored profile's own configuration wins. But the full program checks them before it reads
 /// anything, and refuses a command line whose options are wrong. So the fast path skips them only
-/// when they are sure to pass those checks: each option once (`--scope` repeatable), a flag
-/// without a value, a value that is not empty and does not start with `-`, `--issuer` and
-/// `--redirect-uri` passing the one check both programs make (``isIssuer(_:)``,
-/// ``isRedirectURI(_:)``), `--browser`, `--par` and `--timeout`
-/// among the values it takes, and no combination it refuses. `--client-secret`, which the
-/// helpers refuse, is not known here at all. Any doubt is `nil`: the full program decides.
+/// when they are sure to pass (``accepts(_:)``): each option as often as it may be given, a flag
+/// without a value, a value that is not empty and does not start with `-`, a `--timeout` in
+/// plain digits, and no ``refusal(_:)``. `--client-secret`, which the helpers refuse, is not
+/// known here at all. Any doubt is `false`: the full program decides.
 ///
 /// ```swift
 /// SignInOptionSyntax.accepts(["--issuer": ["https://id.example.com"], "--client-id": ["cli"]])  // true
-/// SignInOptionSyntax.accepts(["--issuer": ["https://id.example.com"]])  // false: no client ID
+/// SignInOptionSyntax.refusal(.init(issuer: "https://id.example.com"))  // .noClientID
 /// ```
 package enum SignInOptionSyntax {
     /// What an option takes.

@@ -7,7 +7,7 @@
 /// A stored token entry read for handing out its cached token, and nothing more: an entry in
 /// the ``TokenEntryFormat`` the token store writes, decoded with the same decoder, but
 /// **strictly**: a key it does not know at any level or one it leaves to the full program
-/// (``reads(_:)-(TokenKey)``: a proof-of-possession key, the short configuration form), a
+/// (`reads(_:)`: a proof-of-possession key, the short configuration form), a
 /// different version, a value of another type, or a token with characters
 /// ``TokenCharacters`` does not allow makes it refuse the whole entry. A program that gets
 /// `nil` from ``init(decoding:)`` leaves the entry to the full token store, which either

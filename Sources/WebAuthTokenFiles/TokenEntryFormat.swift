@@ -9,7 +9,7 @@
 /// `TokenSet`, `IDTokenClaims`, `ClientConfiguration`) code their fields under these keys, and
 /// the fast path's strict reader (``CachedEntry``) reads them — a key added to the format is a
 /// case added here, which the fast path's reader then has to decide on
-/// (``CachedEntry/reads(_:)-(EntryKey)``) before anything compiles.
+/// (`CachedEntry.reads(_:)`) before anything compiles.
 ///
 /// ```swift
 /// let data = try TokenEntryFormat.encoder().encode(storedTokens)

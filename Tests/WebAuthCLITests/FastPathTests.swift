@@ -194,6 +194,8 @@ struct CachedEntryFormatTests {
         #expect(TokenEntryFormat.EntryKey.allCases.allSatisfy(CachedEntry.reads))
         #expect(TokenEntryFormat.ClaimKey.allCases.allSatisfy(CachedEntry.reads))
         #expect(!CachedEntry.reads(TokenEntryFormat.TokenKey.dpopKey))
+        // Tokens bound to a kept key, even with a configuration that does not say so.
+        #expect(CachedEntry(decoding: try adding("dpopKey", at: "tokens")) == nil)
     }
 
     @Test("What the store writes reads back with the same values")
