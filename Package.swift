@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "WebAuthOAuth",
             dependencies: [
-                "WebAuth",
+                "WebAuth", "WebAuthTokenFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 
 /// Which browser sessions use: chosen explicitly, or picked per session from what it needs.
 ///
@@ -44,7 +45,7 @@ public struct BrowserSelection: Sendable {
         headless: Bool? = nil,
         extraArguments: [String] = [],
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        logger: Logger = Logger(label: "webauth.browser", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.choice = choice
         self.headless = headless

@@ -98,6 +98,14 @@ struct CommandOutput: Sendable {
         StandardStreams.write(to: STDOUT_FILENO, Array((Self.shown(lines: text) + "\n").utf8))
     }
 
+    /// Writes `bytes` on standard output as they are, for another program to read: git's
+    /// credential answer, client-go's `ExecCredential`, an API's response body, a token. Only
+    /// for bytes whose form a protocol fixes, or whose characters were checked already (a stored
+    /// token holds only `%x20-7E`); text for people goes through ``result(_:)``.
+    func exact(_ bytes: some Sequence<UInt8>) {
+        StandardStreams.write(to: STDOUT_FILENO, Array(bytes))
+    }
+
     /// Writes `message` on standard error, each of its lines made safe as in ``result(_:)``.
     func note(_ message: String) {
         StandardStreams.write(to: STDERR_FILENO, Array((Self.shown(lines: message) + "\n").utf8))

@@ -130,7 +130,7 @@ struct ExecCredentialCommand: AsyncParsableCommand {
                 try await signIn(after: failure, interactive: request.interactive)
                 credential = try await self.credential(apiVersion: request.apiVersion)
             }
-            StandardStreams.write(to: STDOUT_FILENO, try credential.encoded())
+            output.exact(try credential.encoded())
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")
             output.failure(failure, terminal: TerminalOutput())

@@ -11,6 +11,6 @@ struct ExitStatusCommand: ParsableCommand {
     )
 
     func run() throws {
-        print(ExitStatus.helpText)
+        CommandOutput(json: false).result(ExitStatus.helpText)
     }
 }

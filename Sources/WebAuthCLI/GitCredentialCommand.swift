@@ -216,7 +216,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             username: username ?? Self.conventionalUsername(for: entry?.configuration),
             password: tokens.accessToken, passwordExpiry: tokens.expiresAt)
         do {
-            StandardStreams.write(to: STDOUT_FILENO, try answer.encoded())
+            CommandOutput(json: false).exact(try answer.encoded())
         } catch {
             throw CommandFailure(
                 status: ExitStatus.providerError, code: error.code.description,

@@ -87,30 +87,12 @@ struct LoginOptions: ParsableArguments {
     /// Checks the options that are given; whether a provider must be named is the command's
     /// to say (`login` needs one, the credential helpers only when they sign in).
     func validate() throws {
-        let sources = [issuer != nil, preset != nil, configFile != nil].filter { $0 }.count
-        guard sources <= 1 else { throw ValidationError("Give exactly one of --issuer, --preset and --config.") }
-        if sources == 1, clientID == nil, configFile == nil {
-            throw ValidationError("--client-id is needed (or a --config file that has one).")
-        }
-        // The fast path's check, so that the two programs take exactly the same values.
-        if let issuer, !SignInOptionSyntax.isIssuer(issuer) {
-            throw ValidationError(
-                "--issuer must be an absolute URL with only the characters URLs allow (spaces and | percent-encoded), "
-                    + "such as https://accounts.example.com.")
-        }
-        if let redirectURI, !SignInOptionSyntax.isRedirectURI(redirectURI) {
-            throw ValidationError(
-                "--redirect-uri must be an absolute URI with only the characters URIs allow (spaces and | "
-                    + "percent-encoded).")
-        }
-        try SecondsOption.validate(timeout, option: "--timeout")
-        if let browser, BrowserChoice(browser) == nil {
-            throw ValidationError("--browser must be automatic, system, chromium, firefox, none, or a path.")
-        }
-        if device && (noBrowser || browser != nil || ephemeral) {
-            throw ValidationError("--device uses no browser here: leave out --no-browser, --browser and --ephemeral.")
-        }
-        if noBrowser && browser != nil { throw ValidationError("Give --no-browser or --browser, not both.") }
+        let given = SignInOptionSyntax.Given(
+            issuer: issuer, preset: preset, config: configFile, clientID: clientID, redirectURI: redirectURI,
+            browser: browser, par: par?.rawValue, timeout: timeout, device: device, noBrowser: noBrowser,
+            ephemeral: ephemeral)
+        // The fast path's check, so that the two programs take exactly the same options.
+        if let refusal = SignInOptionSyntax.refusal(given) { throw ValidationError(refusal.message) }
     }
 
     /// Refuses `--client-secret` for a command whose command line is kept in a configuration

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import WebAuth
+import WebAuthFastPath
 
 /// `webauth open`: runs one web authentication session and prints the callback URL.
 struct OpenCommand: AsyncParsableCommand {
@@ -89,8 +90,8 @@ struct OpenCommand: AsyncParsableCommand {
         if let loopbackPath, !loopbackPath.hasPrefix("/") {
             throw ValidationError("--loopback PATH must start with '/'.")
         }
-        if let browser, BrowserChoice(browser) == nil {
-            throw ValidationError("--browser must be automatic, system, chromium, firefox, none, or a path.")
+        if let browser, !SignInOptionSyntax.isBrowser(browser) {
+            throw ValidationError(SignInOptionSyntax.Refusal.browser.message)
         }
         _ = try headerFields()
         let sample = RedirectTemplate.expand(url, redirectURI: URL(string: "http://127.0.0.1:1/callback")!)

@@ -109,7 +109,7 @@ struct RequestCommand: AsyncParsableCommand {
                 for field in response.headerFields { terminal.line("\(field.name): \(field.value)") }
                 terminal.line("")
             }
-            StandardStreams.write(to: STDOUT_FILENO, Array(response.body))
+            output.exact(response.body)
             let status = ExitStatus.status(forHTTPStatus: response.status)
             if status != ExitStatus.success { throw ExitCode(status) }
         } catch let exit as ExitCode {

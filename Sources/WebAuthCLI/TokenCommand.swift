@@ -73,15 +73,13 @@ struct TokenCommand: AsyncParsableCommand {
                 }
                 let proof = DPoPProof(
                     method: dpopProof[0], url: URL(string: dpopProof[1])!, accessToken: tokens.accessToken)
-                StandardStreams.write(
-                    to: STDOUT_FILENO,
-                    Array("Authorization: DPoP \(tokens.accessToken)\nDPoP: \(proof.signed(with: key))\n".utf8))
+                output.exact("Authorization: DPoP \(tokens.accessToken)\nDPoP: \(proof.signed(with: key))\n".utf8)
             } else if json {
                 var object: [String: Any] = ["access_token": tokens.accessToken, "token_type": tokens.tokenType]
                 object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()
                 output.emit(object)
             } else {
-                StandardStreams.write(to: STDOUT_FILENO, Array((tokens.accessToken + "\n").utf8))
+                output.exact((tokens.accessToken + "\n").utf8)
             }
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")

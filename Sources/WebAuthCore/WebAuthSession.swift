@@ -55,7 +55,7 @@ public final class WebAuthSession: Sendable {
         var timeout: Duration? = nil
         var acceptsCallback: (@Sendable (URL) -> Bool)? = nil
         var progressHandler: (@Sendable (SessionProgress) -> Void)? = nil
-        var logger = Logger(label: "webauth.session", factory: { _ in SwiftLogNoOpLogHandler() })
+        var logger = Logger.webAuthSilent
     }
 
     /// The state machine as this session runs it: the resources are the protocols' values.

@@ -18,7 +18,7 @@ import Foundation
 ///
 /// ``description`` is safe to show: it never contains an authorization URL's query, a callback
 /// URL's parameters, or any other secret.
-public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct WebAuthenticationSessionError: WebAuthError {
     /// What went wrong, as a number that stays stable across releases.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The number.
@@ -116,9 +116,6 @@ public struct WebAuthenticationSessionError: Error, Sendable, Hashable, CustomSt
         self.cancellationReason = cancellationReason
         self.port = port
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 
     /// Apple's error domain, for bridging to `NSError`.
     public static let errorDomain = "com.apple.AuthenticationServices.WebAuthenticationSession"

@@ -47,7 +47,7 @@ public struct AuthenticationBrowser: Browser {
     public init(
         registration: AuthenticationBrowserRegistration, environment: DesktopEnvironment = DesktopEnvironment(),
         launchTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.browser", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.registration = registration
         self.environment = environment

@@ -1,11 +1,13 @@
+import WebAuthCore
+
 /// Why registering a web-authentication browser, or handing a request to it or answering one,
 /// failed.
 ///
 /// Match on ``code``; ``message`` is a sentence for people that never contains a callback URL's
 /// query or fragment.
-public struct AuthenticationBrowserError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct AuthenticationBrowserError: WebAuthError {
     /// What went wrong, as a value that stays stable across releases.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `notRegistered`.
         public let rawValue: String
         /// Creates a code from its name.
@@ -28,9 +30,6 @@ public struct AuthenticationBrowserError: Error, Sendable, Hashable, CustomStrin
         public static let protocolViolation = Code(rawValue: "protocolViolation")
         /// The other side went away before the request was answered.
         public static let disconnected = Code(rawValue: "disconnected")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// What went wrong.
@@ -43,9 +42,6 @@ public struct AuthenticationBrowserError: Error, Sendable, Hashable, CustomStrin
         self.code = code
         self.message = message
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 
     static func notRegistered(_ message: String) -> Self { Self(code: .notRegistered, message: message) }
     static func invalidRegistration(_ message: String) -> Self { Self(code: .invalidRegistration, message: message) }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 
 /// Registers a program as the person's web-authentication browser: the program that answers
 /// other programs' sign-ins, as a browser app does on macOS with
@@ -30,7 +31,7 @@ public struct AuthenticationBrowserRegistry: Sendable {
     /// Creates a registry for the desktop described by `environment`.
     public init(
         environment: DesktopEnvironment = DesktopEnvironment(),
-        logger: Logger = Logger(label: "webauth.desktop", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.environment = environment
         self.logger = logger

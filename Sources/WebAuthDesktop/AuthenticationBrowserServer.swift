@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import WebAuthCore
 
 #if canImport(Glibc)
     import Glibc
@@ -83,7 +84,7 @@ public final class AuthenticationBrowserServer: Sendable {
     ///   socket directory is unsafe or the socket cannot be made.
     public static func start(
         environment: DesktopEnvironment = DesktopEnvironment(), handler: Handler,
-        logger: Logger = Logger(label: "webauth.browser", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) throws(AuthenticationBrowserError) -> AuthenticationBrowserServer {
         let directory = CallbackSocketDirectory(environment: environment)
         do {

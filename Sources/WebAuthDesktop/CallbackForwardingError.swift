@@ -1,8 +1,10 @@
+import WebAuthCore
+
 /// Why ``CallbackForwarder/forward(_:)`` did not deliver a URL. ``message`` never contains the
 /// URL's query or fragment.
-public struct CallbackForwardingError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CallbackForwardingError: WebAuthError {
     /// What went wrong, with the handler program's exit status for it.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `noWaitingSession`.
         public let rawValue: String
         /// Creates a code from its name.
@@ -27,9 +29,6 @@ public struct CallbackForwardingError: Error, Sendable, Hashable, CustomStringCo
         public static let invalidURL = Code(rawValue: "invalidURL")
         /// The socket directory is unsafe or the exchange failed. Exit status 70.
         public static let failed = Code(rawValue: "failed")
-
-        /// The code's name, such as `noWaitingSession`.
-        public var description: String { rawValue }
     }
 
     /// What went wrong.
@@ -42,9 +41,6 @@ public struct CallbackForwardingError: Error, Sendable, Hashable, CustomStringCo
         self.code = code
         self.message = message
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 
     static func rejected(_ message: String) -> Self { Self(code: .rejected, message: message) }
     static func noWaitingSession(_ message: String) -> Self { Self(code: .noWaitingSession, message: message) }

@@ -1,11 +1,12 @@
 import Foundation
+import WebAuthCore
 
 /// Why registering, unregistering or looking up a URL scheme with the desktop failed.
 ///
 /// Match on ``code``; ``message`` is a sentence for people that names what to do about it.
-public struct DesktopSchemeError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct DesktopSchemeError: WebAuthError {
     /// What went wrong, as a value that stays stable across releases.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `invalidScheme`.
         public let rawValue: String
         /// Creates a code from its name.
@@ -26,9 +27,6 @@ public struct DesktopSchemeError: Error, Sendable, Hashable, CustomStringConvert
         public static let fileSystem = Code(rawValue: "fileSystem")
         /// No scheme, or more than one, is registered for the application.
         public static let noRegisteredScheme = Code(rawValue: "noRegisteredScheme")
-
-        /// The code's name, such as `invalidScheme`.
-        public var description: String { rawValue }
     }
 
     /// What went wrong.
@@ -41,9 +39,6 @@ public struct DesktopSchemeError: Error, Sendable, Hashable, CustomStringConvert
         self.code = code
         self.message = message
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 
     static func invalidScheme(_ message: String) -> Self { Self(code: .invalidScheme, message: message) }
     static func invalidHandler(_ message: String) -> Self { Self(code: .invalidHandler, message: message) }

@@ -74,7 +74,7 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
     public init(
         environment: DesktopEnvironment = DesktopEnvironment(),
         configuration: Configuration = Configuration(),
-        logger: Logger = Logger(label: "webauth.desktop", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.registry = DesktopSchemeRegistry(environment: environment, logger: logger)
         self.socketDirectory = CallbackSocketDirectory(environment: environment)

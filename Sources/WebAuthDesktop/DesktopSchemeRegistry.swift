@@ -28,7 +28,7 @@ public struct DesktopSchemeRegistry: Sendable {
     /// Creates a registry for the desktop described by `environment`.
     public init(
         environment: DesktopEnvironment = DesktopEnvironment(),
-        logger: Logger = Logger(label: "webauth.desktop", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.environment = environment
         self.logger = logger

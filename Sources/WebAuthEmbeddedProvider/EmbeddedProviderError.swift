@@ -1,9 +1,11 @@
+import WebAuthCore
+
 /// Why an ``EmbeddedProvider`` could not start, or could not make a new signing key.
 ///
 /// Match on ``code``. ``message`` never contains a password or secret.
-public struct EmbeddedProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct EmbeddedProviderError: WebAuthError {
     /// The kind of failure, as a value that stays stable across releases.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `startFailed`.
         public let rawValue: String
         /// Creates a code from its name.
@@ -15,9 +17,6 @@ public struct EmbeddedProviderError: Error, Sendable, Hashable, CustomStringConv
         public static let startFailed = Code(rawValue: "startFailed")
         /// A signing key could not be made.
         public static let keyGenerationFailed = Code(rawValue: "keyGenerationFailed")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// The kind of failure.
@@ -30,7 +29,4 @@ public struct EmbeddedProviderError: Error, Sendable, Hashable, CustomStringConv
         self.code = code
         self.message = message
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 }

@@ -87,19 +87,6 @@ public enum RawHTTPClient {
         let descriptor: Int32
         init(descriptor: Int32) { self.descriptor = descriptor }
 
-        /// Whether the server has closed its side: a read returns end-of-file or an error within `wait`.
-        public func serverClosed(within wait: Duration) -> Bool {
-            var timeout = timeval(
-                tv_sec: Int(wait.components.seconds), tv_usec: Int(wait.components.attoseconds / 1_000_000_000_000))
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = recv(descriptor, &buffer, buffer.count, 0)
-                if count == 0 { return true }
-                if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
-            }
-        }
-
         /// Closes the connection.
         public func close() { _ = Glibc.close(descriptor) }
     }

@@ -1,10 +1,12 @@
+import WebAuthCore
+
 /// Why a ``ScriptedUserAgent`` stopped, such as "the login form was refused: Wrong username
 /// or password."
 ///
 /// Match on ``code``. ``message`` never contains a password, code or query string.
-public struct ScriptedUserAgentError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ScriptedUserAgentError: WebAuthError {
     /// Where the agent stopped, as a value that stays stable across releases.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `refused`.
         public let rawValue: String
         /// Creates a code from its name.
@@ -23,9 +25,6 @@ public struct ScriptedUserAgentError: Error, Sendable, Hashable, CustomStringCon
         public static let unreachable = Code(rawValue: "unreachable")
         /// The task running the agent was cancelled.
         public static let stopped = Code(rawValue: "stopped")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// Where the agent stopped.
@@ -38,9 +37,6 @@ public struct ScriptedUserAgentError: Error, Sendable, Hashable, CustomStringCon
         self.code = code
         self.message = message
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 
     static func refused(_ message: String) -> Self { Self(code: .refused, message: message) }
     static func unexpectedPage(_ message: String) -> Self { Self(code: .unexpectedPage, message: message) }

@@ -94,13 +94,13 @@ package enum FastPath {
     /// How long git's token must stay valid: the full command's fixed 60 seconds.
     static let defaultGitValidity: Double = 60
 
-    /// The entry, when its access token is a `Bearer` token fresh for `minimumValidity` seconds —
-    /// rounded to the millisecond, as the full command turns the option into a duration.
+    /// The entry, when its access token is a `Bearer` token fresh for `minimumValidity` seconds,
+    /// turned into a duration as the full command turns it (``SecondsRule/duration(_:)``).
     static func freshBearer(
         _ lookup: CachedTokenLookup, _ profile: String, _ store: String, _ minimumValidity: Double, _ now: Date
     ) -> CachedEntry? {
         guard let entry = lookup.entry(profile: profile, store: store), entry.tokens.tokenType == "Bearer",
-            entry.isFresh(at: now, minimumValidity: (minimumValidity * 1000).rounded() / 1000)
+            entry.isFresh(at: now, minimumValidity: SecondsRule.duration(minimumValidity))
         else { return nil }
         return entry
     }

@@ -31,8 +31,6 @@ package enum FastPathCommand: Sendable, Hashable {
     package static let defaultProfile = "default"
     /// `--min-validity` when not given, and git's: 60 seconds.
     package static let defaultMinimumValidity: Double = 60
-    /// The longest `--min-validity` the full program accepts: a year.
-    package static let maximumValidity: Double = 365 * 24 * 3600
 
     /// Recognises `arguments` (the command line without the program's name); `nil` for anything
     /// the full program must handle.
@@ -132,17 +130,10 @@ package enum FastPathCommand: Sendable, Hashable {
         }
     }
 
-    /// A `--min-validity` written as plain decimal digits (with at most one `.`), within the
-    /// range the full program accepts; `nil` for any other spelling or value.
+    /// A `--min-validity` as ``SecondsRule/seconds(_:)`` reads it; the default when not given.
     static func seconds(_ text: String?) -> Double? {
         guard let text else { return defaultMinimumValidity }
-        let digits = text.utf8
-        guard (1...16).contains(digits.count), digits.first != UInt8(ascii: "."), digits.last != UInt8(ascii: "."),
-            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }),
-            digits.count(where: { $0 == UInt8(ascii: ".") }) <= 1,
-            let value = Double(text), value.isFinite, value >= 0, value <= maximumValidity
-        else { return nil }
-        return value
+        return SecondsRule.seconds(text)
     }
 
     /// The profile the command reads.

@@ -4,23 +4,23 @@
     import Foundation
 #endif
 
-/// The sign-in options (`webauth login`'s) that `git-credential` and `exec-credential` carry on
-/// their command lines — `git-credential setup` writes them into git's helper line, a kubeconfig
-/// lists them in `args` — as the fast path reads them.
+/// The sign-in options (`webauth login`'s) and their one check: the full program's parser
+/// (`LoginOptions`) refuses exactly what ``refusal(_:)`` refuses, with its message, and the fast
+/// path reads the same options where `git-credential` and `exec-credential` carry them on their
+/// command lines — `git-credential setup` writes them into git's helper line, a kubeconfig
+/// lists them in `args`.
 ///
 /// A cached token does not depend on them: the full program uses them only to sign in, and a
 /// stored profile's own configuration wins. But the full program checks them before it reads
 /// anything, and refuses a command line whose options are wrong. So the fast path skips them only
-/// when they are sure to pass those checks: each option once (`--scope` repeatable), a flag
-/// without a value, a value that is not empty and does not start with `-`, `--issuer` and
-/// `--redirect-uri` passing the one check both programs make (``isIssuer(_:)``,
-/// ``isRedirectURI(_:)``), `--browser`, `--par` and `--timeout`
-/// among the values it takes, and no combination it refuses. `--client-secret`, which the
-/// helpers refuse, is not known here at all. Any doubt is `nil`: the full program decides.
+/// when they are sure to pass (``accepts(_:)``): each option as often as it may be given, a flag
+/// without a value, a value that is not empty and does not start with `-`, a `--timeout` in
+/// plain digits, and no ``refusal(_:)``. `--client-secret`, which the helpers refuse, is not
+/// known here at all. Any doubt is `false`: the full program decides.
 ///
 /// ```swift
 /// SignInOptionSyntax.accepts(["--issuer": ["https://id.example.com"], "--client-id": ["cli"]])  // true
-/// SignInOptionSyntax.accepts(["--issuer": ["https://id.example.com"]])  // false: no client ID
+/// SignInOptionSyntax.refusal(.init(issuer: "https://id.example.com"))  // .noClientID
 /// ```
 package enum SignInOptionSyntax {
     /// What an option takes.
@@ -40,11 +40,19 @@ package enum SignInOptionSyntax {
         "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag,
     ]
 
-    /// The `--browser` values the full program takes besides a path (anything with a `/`), in
-    /// lower case.
-    static let browserNames: Set<String> = [
+    /// The `--browser` values besides a path (anything with a `/`), in lower case.
+    package static let browserNames: Set<String> = [
         "automatic", "auto", "system", "default", "none", "terminal", "chromium", "chrome", "firefox",
     ]
+
+    /// The `--par` values.
+    package static let pushedAuthorizationValues: Set<String> = ["auto", "always", "never"]
+
+    /// Whether `value` is a `--browser`: one of the names (in any case) or a path. The full
+    /// program's parser calls it too.
+    package static func isBrowser(_ value: String) -> Bool {
+        browserNames.contains(value.lowercased()) || value.contains("/")
+    }
 
     /// Whether `value` is an `--issuer`: an absolute URL with a host, written only with the
     /// characters RFC 3986 allows (``isURIText(_:)``). The one check of the option: the full
@@ -91,8 +99,103 @@ package enum SignInOptionSyntax {
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
-    /// Whether `given` — each option's values in order, an empty list for a flag — passes the
-    /// full program's checks for sure.
+    /// The sign-in options as given, after parsing: what both programs check.
+    package struct Given: Sendable, Hashable {
+        package var issuer: String?
+        package var preset: String?
+        package var config: String?
+        package var clientID: String?
+        package var redirectURI: String?
+        package var browser: String?
+        package var par: String?
+        /// `--timeout` in seconds, when given (the full program's default passes).
+        package var timeout: Double?
+        package var device = false
+        package var noBrowser = false
+        package var ephemeral = false
+
+        /// Options with the values given here.
+        package init(
+            issuer: String? = nil, preset: String? = nil, config: String? = nil, clientID: String? = nil,
+            redirectURI: String? = nil, browser: String? = nil, par: String? = nil, timeout: Double? = nil,
+            device: Bool = false, noBrowser: Bool = false, ephemeral: Bool = false
+        ) {
+            self.issuer = issuer
+            self.preset = preset
+            self.config = config
+            self.clientID = clientID
+            self.redirectURI = redirectURI
+            self.browser = browser
+            self.par = par
+            self.timeout = timeout
+            self.device = device
+            self.noBrowser = noBrowser
+            self.ephemeral = ephemeral
+        }
+    }
+
+    /// Why options are refused; ``message`` is the full program's usage error.
+    package enum Refusal: Error, Sendable, Hashable {
+        /// More than one of `--issuer`, `--preset` and `--config`.
+        case severalProviders
+        /// `--issuer` or `--preset` without `--client-id`.
+        case noClientID
+        /// An `--issuer` that ``isIssuer(_:)`` refuses.
+        case issuer
+        /// A `--redirect-uri` that ``isRedirectURI(_:)`` refuses.
+        case redirectURI
+        /// A `--timeout` that is not a positive number of seconds, at most a year.
+        case timeout
+        /// A `--browser` that ``isBrowser(_:)`` refuses.
+        case browser
+        /// A `--par` other than `auto`, `always` and `never`.
+        case pushedAuthorization
+        /// `--device` with `--no-browser`, `--browser` or `--ephemeral`.
+        case deviceWithBrowser
+        /// `--no-browser` with `--browser`.
+        case noBrowserWithBrowser
+
+        /// The sentence the full program prints.
+        package var message: String {
+            switch self {
+            case .severalProviders: "Give exactly one of --issuer, --preset and --config."
+            case .noClientID: "--client-id is needed (or a --config file that has one)."
+            case .issuer:
+                "--issuer must be an absolute URL with only the characters URLs allow (spaces and | percent-encoded), "
+                    + "such as https://accounts.example.com."
+            case .redirectURI:
+                "--redirect-uri must be an absolute URI with only the characters URIs allow (spaces and | "
+                    + "percent-encoded)."
+            case .timeout: SecondsRule.refusal(option: "--timeout", allowsZero: false)
+            case .browser: "--browser must be automatic, system, chromium, firefox, none, or a path."
+            case .pushedAuthorization: "--par must be auto, always or never."
+            case .deviceWithBrowser: "--device uses no browser here: leave out --no-browser, --browser and --ephemeral."
+            case .noBrowserWithBrowser: "Give --no-browser or --browser, not both."
+            }
+        }
+    }
+
+    /// The first reason `given` is refused, in the order the full program reports them; `nil`
+    /// when both programs take it. The one check of the combinations and values: the full
+    /// program's parser asks it too.
+    package static func refusal(_ given: Given) -> Refusal? {
+        let sources = [given.issuer, given.preset, given.config].count(where: { $0 != nil })
+        guard sources <= 1 else { return .severalProviders }
+        if sources == 1, given.clientID == nil, given.config == nil { return .noClientID }
+        if let issuer = given.issuer, !isIssuer(issuer) { return .issuer }
+        if let redirect = given.redirectURI, !isRedirectURI(redirect) { return .redirectURI }
+        if let timeout = given.timeout, !SecondsRule.isValid(timeout, allowsZero: false) { return .timeout }
+        if let browser = given.browser, !isBrowser(browser) { return .browser }
+        if let par = given.par, !pushedAuthorizationValues.contains(par) { return .pushedAuthorization }
+        if given.device, given.noBrowser || given.browser != nil || given.ephemeral { return .deviceWithBrowser }
+        if given.noBrowser, given.browser != nil { return .noBrowserWithBrowser }
+        return nil
+    }
+
+    /// Whether `given` — each option's values in order, an empty list for a flag, as written on
+    /// a command line — passes the full program's checks for sure: each option as often as it
+    /// may be given, values that are not empty and do not start with `-`, a `--timeout` in
+    /// plain decimal digits, and no ``refusal(_:)``.
     package static func accepts(_ given: [String: [String]]) -> Bool {
         for (name, values) in given {
             guard let arity = options[name] else { return false }
@@ -104,24 +207,16 @@ package enum SignInOptionSyntax {
             guard values.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("-") }) else { return false }
         }
         func value(_ name: String) -> String? { given[name]?.first }
-        if let issuer = value("--issuer"), !isIssuer(issuer) { return false }
-        if let redirect = value("--redirect-uri"), !isRedirectURI(redirect) { return false }
-        if let browser = value("--browser"), !browserNames.contains(browser.lowercased()), !browser.contains("/") {
-            return false
+        var timeout: Double?
+        if let text = value("--timeout") {
+            guard let seconds = SecondsRule.seconds(text) else { return false }
+            timeout = seconds
         }
-        if let par = value("--par"), !["auto", "always", "never"].contains(par) { return false }
-        if let timeout = value("--timeout") {
-            guard let seconds = FastPathCommand.seconds(timeout), seconds > 0 else { return false }
-        }
-        let sources = ["--issuer", "--preset", "--config"].filter { given[$0] != nil }
-        guard sources.count <= 1 else { return false }
-        if sources.count == 1, given["--client-id"] == nil, given["--config"] == nil { return false }
-        if given["--device"] != nil,
-            given["--no-browser"] != nil || given["--browser"] != nil || given["--ephemeral"] != nil
-        {
-            return false
-        }
-        if given["--no-browser"] != nil, given["--browser"] != nil { return false }
-        return true
+        let options = Given(
+            issuer: value("--issuer"), preset: value("--preset"), config: value("--config"),
+            clientID: value("--client-id"), redirectURI: value("--redirect-uri"), browser: value("--browser"),
+            par: value("--par"), timeout: timeout, device: given["--device"] != nil,
+            noBrowser: given["--no-browser"] != nil, ephemeral: given["--ephemeral"] != nil)
+        return refusal(options) == nil
     }
 }

@@ -146,7 +146,7 @@ public struct LoopbackReceiver: CallbackReceiver {
     public init(
         configuration: Configuration = .init(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "webauth.loopback", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.init(
             configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger,
@@ -158,7 +158,7 @@ public struct LoopbackReceiver: CallbackReceiver {
     package init(
         configuration: Configuration = .init(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "webauth.loopback", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger = .webAuthSilent,
         peerSockets: any PeerSocketOwnerLookup
     ) {
         self.configuration = configuration

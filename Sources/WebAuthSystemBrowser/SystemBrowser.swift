@@ -34,7 +34,7 @@ public struct SystemBrowser: Browser {
         commands: [BrowserCommand],
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         launchCheckInterval: Duration = .seconds(5),
-        logger: Logger = Logger(label: "webauth.browser", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.commands = commands
         self.searchPath = searchPath

@@ -4,27 +4,23 @@
     import Foundation
 #endif
 
-/// A stored token entry read for handing out its cached token, and nothing more: the JSON the
-/// token store writes (`StoredTokens`, ISO 8601 dates, format version 1), decoded with the same
-/// decoder and the same types, but **strictly**: a key it does not know, at any level, a
+/// A stored token entry read for handing out its cached token, and nothing more: an entry in
+/// the ``TokenEntryFormat`` the token store writes, decoded with the same decoder, but
+/// **strictly**: a key it does not know at any level or one it leaves to the full program
+/// (`reads(_:)`: a proof-of-possession key, the short configuration form), a
 /// different version, a value of another type, or a token with characters
-/// ``TokenCharacters`` does not allow makes it refuse the whole entry. A program
-/// that gets `nil` from ``init(decoding:)`` leaves the entry to the full token store, which
-/// either understands it (a field added later, such as a proof-of-possession key) or reports
-/// it as corrupt.
-///
-/// So whatever this type accepts, the store decodes too, to the same values: the key sets below
-/// are what the store's encoder writes (a test encodes an entry with every field set and
-/// compares).
+/// ``TokenCharacters`` does not allow makes it refuse the whole entry. A program that gets
+/// `nil` from ``init(decoding:)`` leaves the entry to the full token store, which either
+/// understands it or reports it as corrupt.
 ///
 /// ```swift
-/// if let entry = CachedEntry(decoding: bytes), entry.isFresh(at: .now, minimumValidity: 60) {
+/// if let entry = CachedEntry(decoding: bytes), entry.isFresh(at: .now, minimumValidity: .seconds(60)) {
 ///     print(entry.tokens.accessToken)
 /// }
 /// ```
 package struct CachedEntry: Sendable, Hashable {
-    /// The only format version read.
-    package static let version = 1
+    /// The only format version read: ``TokenEntryFormat/version``.
+    package static let version = TokenEntryFormat.version
 
     /// The tokens.
     package var tokens: Tokens
@@ -51,9 +47,7 @@ package struct CachedEntry: Sendable, Hashable {
 
     /// Decodes `data`; `nil` unless it is an entry of exactly the shape described above.
     package init?(decoding data: Data) {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let entry = try? decoder.decode(Entry.self, from: data), entry.version == Self.version,
+        guard let entry = try? TokenEntryFormat.decoder().decode(Entry.self, from: data), entry.version == Self.version,
             TokenCharacters.areAllowed(
                 accessToken: entry.tokens.accessToken, tokenType: entry.tokens.tokenType, idToken: entry.tokens.idToken)
         else { return nil }
@@ -65,36 +59,63 @@ package struct CachedEntry: Sendable, Hashable {
         configurationTokenEndpoint = entry.configuration?.tokenEndpoint
     }
 
-    /// Whether the access token is valid for more than `minimumValidity` seconds after `now` —
-    /// the token store's rule (`TokenSet.isExpired(at:margin:)`): a token with no known expiry
-    /// always is.
-    package func isFresh(at now: Date, minimumValidity: Double) -> Bool {
-        guard let expiresAt = tokens.expiresAt else { return true }
-        return expiresAt.timeIntervalSince(now) > minimumValidity
+    /// Whether the access token is valid for more than `minimumValidity` after `now`: the token
+    /// store's rule, ``TokenFreshnessRule``.
+    package func isFresh(at now: Date, minimumValidity: Duration) -> Bool {
+        TokenFreshnessRule.isFresh(expiresAt: tokens.expiresAt, at: now, minimumValidity: minimumValidity)
     }
 
     // MARK: The format, level by level
 
-    /// The keys of `StoredTokens`.
-    package static let entryKeys: Set<String> = [
-        "version", "tokens", "issuer", "tokenEndpoint", "clientID", "savedAt", "configuration",
-    ]
-    /// The keys of `TokenSet`.
-    package static let tokenKeys: Set<String> = [
-        "accessToken", "tokenType", "refreshToken", "idToken", "idTokenClaims", "expiresAt", "scopes", "receivedAt",
-    ]
-    /// The keys of `IDTokenClaims`.
-    package static let claimKeys: Set<String> = [
-        "issuer", "subject", "audience", "expiresAt", "issuedAt", "nonce", "authorizedParty", "authenticatedAt",
-        "email", "emailVerified", "name", "preferredUsername",
-    ]
-    /// The keys of `ClientConfiguration` in the full form its encoder writes.
-    package static let configurationKeys: Set<String> = [
-        "issuer", "authorizationEndpoint", "tokenEndpoint", "revocationEndpoint", "userInfoEndpoint",
-        "deviceAuthorizationEndpoint", "jwksURI", "clientID", "clientSecret", "name", "scopes", "redirectURI",
-        "clientAuthentication", "responseType", "idTokenSigningAlgorithms", "additionalAuthorizationParameters",
-        "pushedAuthorizationRequestEndpoint", "usePushedAuthorization",
-    ]
+    /// Whether this reader takes an entry with `key`: every key of an entry.
+    package static func reads(_ key: TokenEntryFormat.EntryKey) -> Bool {
+        switch key {
+        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration: true
+        }
+    }
+
+    /// Whether this reader takes tokens with `key`: all but a proof-of-possession key, whose
+    /// tokens only the full program can present (with a proof) or refuse to a helper.
+    package static func reads(_ key: TokenEntryFormat.TokenKey) -> Bool {
+        switch key {
+        case .accessToken, .tokenType, .refreshToken, .idToken, .idTokenClaims, .expiresAt, .scopes, .receivedAt:
+            true
+        case .dpopKey: false
+        }
+    }
+
+    /// Whether this reader takes claims with `key`: every claim.
+    package static func reads(_ key: TokenEntryFormat.ClaimKey) -> Bool {
+        switch key {
+        case .issuer, .subject, .audience, .expiresAt, .issuedAt, .nonce, .authorizedParty, .authenticatedAt, .email,
+            .emailVerified, .name, .preferredUsername:
+            true
+        }
+    }
+
+    /// Whether this reader takes a configuration with `key`: the full form without DPoP (a
+    /// configuration that binds or may downgrade tokens is the full program's to judge), not
+    /// the short form, which the store never writes.
+    package static func reads(_ key: TokenEntryFormat.ConfigurationKey) -> Bool {
+        switch key {
+        case .issuer, .clientID, .clientSecret, .name, .scopes, .redirectURI, .clientAuthentication, .responseType,
+            .idTokenSigningAlgorithms, .additionalAuthorizationParameters, .authorizationEndpoint, .tokenEndpoint,
+            .revocationEndpoint, .userInfoEndpoint, .deviceAuthorizationEndpoint, .jwksURI,
+            .pushedAuthorizationRequestEndpoint, .usePushedAuthorization:
+            true
+        case .dpop, .allowsDPoPDowngrade, .id, .secret, .redirectURL: false
+        }
+    }
+
+    /// The names of the keys of `Key` that `reads` takes.
+    private static func names<Key: CodingKey & CaseIterable>(_ keys: Key.Type, _ reads: (Key) -> Bool) -> Set<String> {
+        Set(Key.allCases.filter(reads).map(\.stringValue))
+    }
+
+    private static let entryKeys = names(TokenEntryFormat.EntryKey.self, reads)
+    private static let tokenKeys = names(TokenEntryFormat.TokenKey.self, reads)
+    private static let claimKeys = names(TokenEntryFormat.ClaimKey.self, reads)
+    private static let configurationKeys = names(TokenEntryFormat.ConfigurationKey.self, reads)
 
     /// Any key, for listing the keys an object has.
     private struct AnyKey: CodingKey {
@@ -104,19 +125,17 @@ package struct CachedEntry: Sendable, Hashable {
         init?(intValue: Int) { nil }
     }
 
-    /// The keyed container of `decoder`, after checking it holds only `known` keys.
-    private static func container(
-        _ decoder: any Decoder, known: Set<String>
-    ) throws -> KeyedDecodingContainer<AnyKey> {
-        let container = try decoder.container(keyedBy: AnyKey.self)
-        for key in container.allKeys where !known.contains(key.stringValue) {
+    /// The container of `decoder` keyed by `Key`, after checking it holds only `known` keys.
+    private static func container<Key: CodingKey>(
+        _ decoder: any Decoder, _ keys: Key.Type, known: Set<String>
+    ) throws -> KeyedDecodingContainer<Key> {
+        let any = try decoder.container(keyedBy: AnyKey.self)
+        for key in any.allKeys where !known.contains(key.stringValue) {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: container, debugDescription: "a key this reader does not know")
+                forKey: key, in: any, debugDescription: "a key this reader does not take")
         }
-        return container
+        return try decoder.container(keyedBy: Key.self)
     }
-
-    private static func key(_ name: String) -> AnyKey { AnyKey(stringValue: name) }
 
     private struct Entry: Decodable {
         var version: Int
@@ -124,14 +143,15 @@ package struct CachedEntry: Sendable, Hashable {
         var configuration: ConfigurationShape?
 
         init(from decoder: any Decoder) throws {
-            let container = try CachedEntry.container(decoder, known: CachedEntry.entryKeys)
-            version = try container.decode(Int.self, forKey: key("version"))
-            tokens = try container.decode(TokenSetShape.self, forKey: key("tokens"))
-            _ = try container.decodeIfPresent(String.self, forKey: key("issuer"))
-            _ = try container.decodeIfPresent(String.self, forKey: key("tokenEndpoint"))
-            _ = try container.decode(String.self, forKey: key("clientID"))
-            _ = try container.decode(Date.self, forKey: key("savedAt"))
-            configuration = try container.decodeIfPresent(ConfigurationShape.self, forKey: key("configuration"))
+            let container = try CachedEntry.container(
+                decoder, TokenEntryFormat.EntryKey.self, known: CachedEntry.entryKeys)
+            version = try container.decode(Int.self, forKey: .version)
+            tokens = try container.decode(TokenSetShape.self, forKey: .tokens)
+            _ = try container.decodeIfPresent(String.self, forKey: .issuer)
+            _ = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint)
+            _ = try container.decode(String.self, forKey: .clientID)
+            _ = try container.decode(Date.self, forKey: .savedAt)
+            configuration = try container.decodeIfPresent(ConfigurationShape.self, forKey: .configuration)
         }
     }
 
@@ -144,15 +164,16 @@ package struct CachedEntry: Sendable, Hashable {
         var expiresAt: Date?
 
         init(from decoder: any Decoder) throws {
-            let container = try CachedEntry.container(decoder, known: CachedEntry.tokenKeys)
-            accessToken = try container.decode(String.self, forKey: key("accessToken"))
-            tokenType = try container.decode(String.self, forKey: key("tokenType"))
-            refreshToken = try container.decodeIfPresent(String.self, forKey: key("refreshToken"))
-            idToken = try container.decodeIfPresent(String.self, forKey: key("idToken"))
-            idTokenClaims = try container.decodeIfPresent(ClaimsShape.self, forKey: key("idTokenClaims"))
-            expiresAt = try container.decodeIfPresent(Date.self, forKey: key("expiresAt"))
-            _ = try container.decode([String].self, forKey: key("scopes"))
-            _ = try container.decode(Date.self, forKey: key("receivedAt"))
+            let container = try CachedEntry.container(
+                decoder, TokenEntryFormat.TokenKey.self, known: CachedEntry.tokenKeys)
+            accessToken = try container.decode(String.self, forKey: .accessToken)
+            tokenType = try container.decode(String.self, forKey: .tokenType)
+            refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+            idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
+            idTokenClaims = try container.decodeIfPresent(ClaimsShape.self, forKey: .idTokenClaims)
+            expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+            _ = try container.decode([String].self, forKey: .scopes)
+            _ = try container.decode(Date.self, forKey: .receivedAt)
         }
     }
 
@@ -160,17 +181,18 @@ package struct CachedEntry: Sendable, Hashable {
         var expiresAt: Date
 
         init(from decoder: any Decoder) throws {
-            let container = try CachedEntry.container(decoder, known: CachedEntry.claimKeys)
-            _ = try container.decode(String.self, forKey: key("issuer"))
-            _ = try container.decode(String.self, forKey: key("subject"))
-            _ = try container.decode([String].self, forKey: key("audience"))
-            expiresAt = try container.decode(Date.self, forKey: key("expiresAt"))
-            _ = try container.decode(Date.self, forKey: key("issuedAt"))
-            for name in ["nonce", "authorizedParty", "email", "name", "preferredUsername"] {
-                _ = try container.decodeIfPresent(String.self, forKey: key(name))
+            let container = try CachedEntry.container(
+                decoder, TokenEntryFormat.ClaimKey.self, known: CachedEntry.claimKeys)
+            _ = try container.decode(String.self, forKey: .issuer)
+            _ = try container.decode(String.self, forKey: .subject)
+            _ = try container.decode([String].self, forKey: .audience)
+            expiresAt = try container.decode(Date.self, forKey: .expiresAt)
+            _ = try container.decode(Date.self, forKey: .issuedAt)
+            for key in [TokenEntryFormat.ClaimKey.nonce, .authorizedParty, .email, .name, .preferredUsername] {
+                _ = try container.decodeIfPresent(String.self, forKey: key)
             }
-            _ = try container.decodeIfPresent(Date.self, forKey: key("authenticatedAt"))
-            _ = try container.decodeIfPresent(Bool.self, forKey: key("emailVerified"))
+            _ = try container.decodeIfPresent(Date.self, forKey: .authenticatedAt)
+            _ = try container.decodeIfPresent(Bool.self, forKey: .emailVerified)
         }
     }
 
@@ -179,25 +201,26 @@ package struct CachedEntry: Sendable, Hashable {
         var tokenEndpoint: URL?
 
         init(from decoder: any Decoder) throws {
-            let container = try CachedEntry.container(decoder, known: CachedEntry.configurationKeys)
-            for name in [
-                "issuer", "authorizationEndpoint", "revocationEndpoint", "userInfoEndpoint",
-                "deviceAuthorizationEndpoint", "jwksURI", "pushedAuthorizationRequestEndpoint",
+            let container = try CachedEntry.container(
+                decoder, TokenEntryFormat.ConfigurationKey.self, known: CachedEntry.configurationKeys)
+            for key in [
+                TokenEntryFormat.ConfigurationKey.issuer, .authorizationEndpoint, .revocationEndpoint,
+                .userInfoEndpoint, .deviceAuthorizationEndpoint, .jwksURI, .pushedAuthorizationRequestEndpoint,
             ] {
-                _ = try container.decodeIfPresent(URL.self, forKey: key(name))
+                _ = try container.decodeIfPresent(URL.self, forKey: key)
             }
-            tokenEndpoint = try container.decodeIfPresent(URL.self, forKey: key("tokenEndpoint"))
-            _ = try container.decode(String.self, forKey: key("clientID"))
-            _ = try container.decodeIfPresent(String.self, forKey: key("clientSecret"))
-            name = try container.decodeIfPresent(String.self, forKey: key("name"))
-            _ = try container.decode([String].self, forKey: key("scopes"))
-            _ = try container.decode(URL.self, forKey: key("redirectURI"))
-            _ = try container.decodeIfPresent(String.self, forKey: key("clientAuthentication"))
-            _ = try container.decode(String.self, forKey: key("responseType"))
-            _ = try container.decode([String].self, forKey: key("idTokenSigningAlgorithms"))
+            tokenEndpoint = try container.decodeIfPresent(URL.self, forKey: .tokenEndpoint)
+            _ = try container.decode(String.self, forKey: .clientID)
+            _ = try container.decodeIfPresent(String.self, forKey: .clientSecret)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            _ = try container.decode([String].self, forKey: .scopes)
+            _ = try container.decode(URL.self, forKey: .redirectURI)
+            _ = try container.decodeIfPresent(String.self, forKey: .clientAuthentication)
+            _ = try container.decode(String.self, forKey: .responseType)
+            _ = try container.decode([String].self, forKey: .idTokenSigningAlgorithms)
             _ = try container.decodeIfPresent(
-                [String: String].self, forKey: key("additionalAuthorizationParameters"))
-            _ = try container.decodeIfPresent(String.self, forKey: key("usePushedAuthorization"))
+                [String: String].self, forKey: .additionalAuthorizationParameters)
+            _ = try container.decodeIfPresent(String.self, forKey: .usePushedAuthorization)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 import WebAuthTokenFiles
 
 #if canImport(Glibc)
@@ -62,7 +63,7 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
     ///   ``TokenStoreError/Code/fileSystem``.
     public init(
         directory: String? = nil, lockTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) throws(TokenStoreError) {
         if directory == nil {
             try Self.prepareDirectory(

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 import WebAuthTokenFiles
 
 /// Which store each profile was saved in, so that later runs with
@@ -107,7 +108,7 @@ public struct ProfileIndex: Sendable {
     private func change(_ body: (inout ProfileIndexFormat.Contents) -> Void) async throws {
         try FileTokenStore.prepareDirectory(
             directory, as: .store,
-            logger: Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+            logger: .webAuthSilent)
         try await ProfileLock.withLock(at: directory + "/.profiles.lock", timeout: .seconds(30)) {
             var contents = read()
             let before = contents

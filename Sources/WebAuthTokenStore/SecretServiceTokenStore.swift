@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 import WebAuthProcess
 import WebAuthTokenFiles
 
@@ -68,7 +69,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, lockDirectory: String? = nil,
         timeout: Duration = .seconds(10), lockTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) throws(TokenStoreError) {
         guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
             throw TokenStoreError(.keyringUnavailable, "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)")

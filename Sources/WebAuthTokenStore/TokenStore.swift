@@ -93,7 +93,7 @@ public enum TokenStoreKind: String, Sendable, Hashable, Codable, CaseIterable, C
 /// ```
 public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The format version written by this code.
-    public static let currentVersion = CachedEntry.version
+    public static let currentVersion = TokenEntryFormat.version
 
     /// The format version this entry was written with.
     public var version: Int
@@ -136,6 +136,9 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
             configuration: configuration)
     }
 
+    /// The entry's keys (``TokenEntryFormat``), shared with the fast path's reader.
+    private typealias CodingKeys = TokenEntryFormat.EntryKey
+
     /// A summary with no token values.
     public var description: String {
         var parts = ["client \(clientID)"]
@@ -146,11 +149,8 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
 
     /// Encodes the entry as compact JSON (no newlines, so it can go through a line-based tool).
     package func encoded() throws(TokenStoreError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
         do {
-            return try encoder.encode(self)
+            return try TokenEntryFormat.encoder().encode(self)
         } catch {
             throw TokenStoreError(.encodingFailed, "the token entry could not be encoded")
         }
@@ -163,11 +163,9 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     package static func decode(_ data: Data, profile: String, location: String) throws(TokenStoreError)
         -> StoredTokens
     {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         let entry: StoredTokens
         do {
-            entry = try decoder.decode(StoredTokens.self, from: data)
+            entry = try TokenEntryFormat.decoder().decode(StoredTokens.self, from: data)
         } catch {
             // The decoder's message can quote the input: say only where it broke.
             throw TokenStoreError(

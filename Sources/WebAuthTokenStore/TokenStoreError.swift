@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Why a ``TokenStore`` operation failed. The message names paths, profiles and system errors,
 /// never a token.
@@ -10,16 +11,14 @@ import Foundation
 ///     print(error)  // invalidProfileName: …
 /// }
 /// ```
-public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TokenStoreError: WebAuthError {
     /// What kind of failure this is.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `lockTimeout`.
         public let rawValue: String
         /// Creates a code.
         public init(rawValue: String) { self.rawValue = rawValue }
         init(_ rawValue: String) { self.rawValue = rawValue }
-        /// The name.
-        public var description: String { rawValue }
 
         /// The profile name is empty, too long, has characters outside `A-Z a-z 0-9 . _ -`,
         /// starts with `.` or `-`, or contains `..`.
@@ -77,7 +76,4 @@ public struct TokenStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     static func system(_ what: String, errno number: Int32 = errno, code: Code = .fileSystem) -> TokenStoreError {
         TokenStoreError(code, "\(what): \(String(cString: strerror(number)))")
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 
 /// Which ``TokenStore`` to use: what `--store` chooses.
 ///
@@ -37,7 +38,7 @@ public enum TokenStoreSelection: String, Sendable, Hashable, CaseIterable, Custo
     public func makeStore(
         environment: [String: String] = ProcessInfo.processInfo.environment, directory: String? = nil,
         lockTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) async throws -> any TokenStore {
         let fileStore = { () throws(TokenStoreError) -> FileTokenStore in
             guard let directory else {

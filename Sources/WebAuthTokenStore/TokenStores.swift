@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 
 /// A user's signed-in profiles across both stores: which store holds each (recorded in the
 /// ``ProfileIndex``), where a new sign-in is saved, the fallback from the keyring to files, and
@@ -50,7 +51,7 @@ public struct TokenStores: Sendable {
         selection: TokenStoreSelection = .automatic,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         lockTimeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "webauth.tokenstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) {
         self.selection = selection
         self.environment = environment

@@ -153,13 +153,49 @@ struct CachedEntryFormatTests {
         return (Set(object.keys), Set(tokens.keys), Set(claims.keys), Set(configuration.keys))
     }
 
-    @Test("The reader knows exactly the keys the store writes, at every level")
-    func sameKeys() throws {
+    @Test("The store writes only the format's keys, at every level")
+    func writesTheFormat() throws {
         let written = try keys(of: fullEntry())
-        #expect(written.entry == CachedEntry.entryKeys)
-        #expect(written.tokens == CachedEntry.tokenKeys)
-        #expect(written.claims == CachedEntry.claimKeys)
-        #expect(written.configuration == CachedEntry.configurationKeys)
+        func names<Key: CodingKey & CaseIterable>(_: Key.Type) -> Set<String> {
+            Set(Key.allCases.map(\.stringValue))
+        }
+        #expect(written.entry.isSubset(of: names(TokenEntryFormat.EntryKey.self)))
+        #expect(written.tokens.isSubset(of: names(TokenEntryFormat.TokenKey.self)))
+        #expect(written.claims.isSubset(of: names(TokenEntryFormat.ClaimKey.self)))
+        #expect(written.configuration.isSubset(of: names(TokenEntryFormat.ConfigurationKey.self)))
+        let entry = fullEntry()
+        #expect(try entry.encoded() == (try TokenEntryFormat.encoder().encode(entry)))
+    }
+
+    @Test("A key the reader leaves to the full program makes it refuse the entry, at every level")
+    func keysLeftToTheFullProgram() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: fullEntry().encoded()) as? [String: Any])
+        func adding(_ key: String, at level: String?) throws -> Data {
+            var copy = object
+            if let level {
+                var inner = copy[level] as! [String: Any]
+                inner[key] = "x"
+                copy[level] = inner
+            } else {
+                copy[key] = "x"
+            }
+            return try JSONSerialization.data(withJSONObject: copy)
+        }
+        var leftOut = 0
+        for key in TokenEntryFormat.TokenKey.allCases where !CachedEntry.reads(key) {
+            #expect(CachedEntry(decoding: try adding(key.stringValue, at: "tokens")) == nil, "\(key)")
+            leftOut += 1
+        }
+        for key in TokenEntryFormat.ConfigurationKey.allCases where !CachedEntry.reads(key) {
+            #expect(CachedEntry(decoding: try adding(key.stringValue, at: "configuration")) == nil, "\(key)")
+            leftOut += 1
+        }
+        #expect(leftOut == 6)  // dpopKey; dpop, allowsDPoPDowngrade; id, secret, redirectURL
+        #expect(TokenEntryFormat.EntryKey.allCases.allSatisfy(CachedEntry.reads))
+        #expect(TokenEntryFormat.ClaimKey.allCases.allSatisfy(CachedEntry.reads))
+        #expect(!CachedEntry.reads(TokenEntryFormat.TokenKey.dpopKey))
+        // Tokens bound to a kept key, even with a configuration that does not say so.
+        #expect(CachedEntry(decoding: try adding("dpopKey", at: "tokens")) == nil)
     }
 
     @Test("What the store writes reads back with the same values")
@@ -232,10 +268,18 @@ struct CachedEntryFormatTests {
     func freshness() throws {
         let now = Date()
         let entry = try #require(CachedEntry(decoding: try fullEntry(expiresIn: 100).encoded()))
-        #expect(entry.isFresh(at: now, minimumValidity: 60))
-        #expect(!entry.isFresh(at: now, minimumValidity: 100.5))
+        let stored = try StoredTokens.decode(fullEntry(expiresIn: 100).encoded(), profile: "p", location: "here")
+        #expect(entry.isFresh(at: now, minimumValidity: .seconds(60)))
+        #expect(!entry.isFresh(at: now, minimumValidity: .milliseconds(100_500)))
         let endless = try #require(CachedEntry(decoding: try fullEntry(expiresIn: nil).encoded()))
-        #expect(endless.isFresh(at: now, minimumValidity: 1_000_000))
+        #expect(endless.isFresh(at: now, minimumValidity: .seconds(1_000_000)))
+        // At, just before and just after the boundary, the store and the fast path agree.
+        let expiresAt = try #require(entry.tokens.expiresAt)
+        for offset in [-0.001, 0, 0.001] {
+            let margin = SecondsRule.duration(max(0, expiresAt.timeIntervalSince(now) + offset))
+            #expect(
+                entry.isFresh(at: now, minimumValidity: margin) == !stored.tokens.isExpired(at: now, margin: margin))
+        }
     }
 
     @Test("The index reader takes only an index of known store kinds")

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Testing
+import WebAuth
 import WebAuthFastPath
+import WebAuthOAuth
 
 @testable import WebAuthCLI
 
@@ -50,5 +52,57 @@ struct SignInOptionCheckTests {
     func takenByBoth(options: [String]) {
         #expect(fastPathTakes(options))
         #expect(fullParserTakes(options))
+    }
+}
+
+@Suite("Sign-in options: the full parser refuses with the fast path's check")
+struct SignInOptionRefusalTests {
+    @Test(
+        "Each refusal of the check is the full parser's usage error, and the fast path skips none of them",
+        arguments: [
+            (["--issuer", "https://a.example", "--preset", "google", "--client-id", "c"], .severalProviders),
+            (["--issuer", "https://a.example"], .noClientID),
+            (["--issuer", "a.example", "--client-id", "c"], .issuer),
+            (["--redirect-uri", "no-scheme"], .redirectURI),
+            (["--timeout", "0"], .timeout),
+            (["--timeout", "99999999999"], .timeout),
+            (["--browser", "lynx"], .browser),
+            (["--device", "--ephemeral"], .deviceWithBrowser),
+            (["--no-browser", "--browser", "firefox"], .noBrowserWithBrowser),
+        ] as [([String], SignInOptionSyntax.Refusal)])
+    func sameRefusal(options: [String], refusal: SignInOptionSyntax.Refusal) {
+        let message = LoginOptions.message(for: refusalError(options))
+        #expect(message.contains(refusal.message), "\(message)")
+        #expect(FastPathCommand(arguments: ["exec-credential"] + options) == nil)
+    }
+
+    /// The error the full parser throws for `options`.
+    private func refusalError(_ options: [String]) -> any Error {
+        do {
+            _ = try LoginOptions.parse(options)
+            return CancellationError()
+        } catch {
+            return error
+        }
+    }
+
+    @Test("Every --browser name the check takes is one the session understands")
+    func browserNames() {
+        for name in SignInOptionSyntax.browserNames {
+            #expect(BrowserChoice(name) != nil, "\(name)")
+            #expect(BrowserChoice(name.uppercased()) != nil && SignInOptionSyntax.isBrowser(name.uppercased()))
+        }
+        #expect(SignInOptionSyntax.isBrowser("/usr/bin/firefox") && BrowserChoice("/usr/bin/firefox") != nil)
+        #expect(!SignInOptionSyntax.isBrowser("lynx") && BrowserChoice("lynx") == nil)
+    }
+
+    @Test("Every --par value the check takes is one the full parser reads, and no other")
+    func pushedAuthorizationValues() throws {
+        for value in SignInOptionSyntax.pushedAuthorizationValues {
+            #expect(try LoginOptions.parse(["--par", value]).par?.rawValue == value)
+        }
+        #expect(Set(PushedAuthorizationUse.allCases.map(\.rawValue)) == SignInOptionSyntax.pushedAuthorizationValues)
+        #expect(throws: (any Error).self) { try LoginOptions.parse(["--par", "sometimes"]) }
+        #expect(SignInOptionSyntax.refusal(.init(par: "sometimes")) == .pushedAuthorization)
     }
 }

@@ -41,7 +41,7 @@ extension ChromiumBrowser {
             extraArguments: [String] = [],
             launchTimeout: Duration = .seconds(30),
             environment: [String: String] = ProcessInfo.processInfo.environment,
-            logger: Logger = Logger(label: "webauth.chromium", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = .webAuthSilent
         ) {
             self.executable = executable
             self.headless = headless

@@ -121,12 +121,6 @@ struct ChromiumNavigationInterceptor: Sendable {
         return parsed
     }
 
-    /// Forgets that `url` was reported, so that the page can try it again (after the session
-    /// turned it down, for example).
-    mutating func forgetNavigation(_ url: URL) {
-        reportedNavigations.remove(url.absoluteString)
-    }
-
     /// `headers` with `extra` added; an extra field replaces one of the same name (compared
     /// case-insensitively). Sorted by name, so that the result does not depend on dictionary order.
     static func merging(_ extra: [String: String], into headers: [String: String]) -> [Header] {

@@ -47,7 +47,7 @@ extension FirefoxBrowser {
             extraPreferences: [String: PreferenceValue] = [:],
             launchTimeout: Duration = .seconds(30),
             environment: [String: String] = ProcessInfo.processInfo.environment,
-            logger: Logger = Logger(label: "webauth.firefox", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = .webAuthSilent
         ) {
             self.executable = executable
             self.headless = headless

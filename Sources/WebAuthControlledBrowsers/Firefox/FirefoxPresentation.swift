@@ -40,8 +40,8 @@ package final class FirefoxPresentation: BrowserPresentation {
     package var callbackInterceptedAt: ContinuousClock.Instant? { milestones.withLock(\.callbackInterceptedAt) }
 
     private let browser: LaunchedBrowser
-    private let connection: BiDiConnection
-    private let context: String
+    let connection: BiDiConnection
+    let context: String
     private let reporter = PresentationEvents()
     private let logger: Logger
     private let milestones = Mutex(Milestones())
@@ -100,16 +100,5 @@ package final class FirefoxPresentation: BrowserPresentation {
     /// Stops Firefox (``LaunchedBrowser/stop(connection:)``), then returns; idempotent.
     package func dismiss() async {
         await reporter.dismiss { [self] in await browser.stop(connection: connection) }
-    }
-
-    /// Test hook: closes the session's tab as the person would, with `window.close()` in the
-    /// page. Firefox then closes its only window and quits. Needs the preference
-    /// `dom.allow_scripts_to_close_windows` (BiDi's `browsingContext.close` does not close a
-    /// window's last tab).
-    package func closeTabAsThePersonWould() {
-        // Not awaited: Firefox may quit before it answers.
-        connection.post(
-            "script.evaluate",
-            ["expression": "window.close()", "target": ["context": .string(context)], "awaitPromise": false])
     }
 }

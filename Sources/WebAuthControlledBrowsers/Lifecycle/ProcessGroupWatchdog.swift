@@ -70,16 +70,12 @@ final class ProcessGroupWatchdog: Sendable {
     func disarm() async {
         kill(-process.pid, SIGKILL)
         _ = await process.exitStatus()
-        if let descriptor = writeEnd.withLock({ end -> Int32? in
-            defer { end = nil }
-            return end
-        }) {
-            close(descriptor)
-        }
+        closeWriteEnd()
     }
 
-    /// Test hook: closes this process's end as the kernel would if this process died.
-    func simulateOwnerDeath() {
+    /// Closes this process's end of the pipe, as the kernel does when this process dies: a
+    /// watchdog still armed then acts. Safe to call more than once.
+    func closeWriteEnd() {
         if let descriptor = writeEnd.withLock({ end -> Int32? in
             defer { end = nil }
             return end

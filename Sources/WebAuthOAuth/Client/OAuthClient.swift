@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import WebAuthCore
 
 /// An OAuth 2.0 / OpenID Connect client: sign-in in the browser with the authorization code
 /// flow and PKCE, token refresh, revocation, UserInfo and the device flow, with every check
@@ -57,7 +58,7 @@ public final class OAuthClient: Sendable {
         clock: OAuthClock = .system,
         leeway: Duration = .seconds(60),
         requestTimeout: Duration = HTTPTransportRequest.defaultTimeout,
-        logger: Logger = Logger(label: "webauth.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .webAuthSilent
     ) throws(OAuthError) {
         self.configuration = try configuration.validated()
         self.clock = clock

@@ -1,15 +1,10 @@
 import Foundation
+import WebAuthTokenFiles
 
 extension ClientConfiguration: Codable {
-    private enum Key: String, CodingKey {
-        case issuer, clientID, clientSecret, name, scopes, redirectURI, clientAuthentication, responseType
-        case idTokenSigningAlgorithms, additionalAuthorizationParameters
-        case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
-        case deviceAuthorizationEndpoint, jwksURI, pushedAuthorizationRequestEndpoint
-        case usePushedAuthorization, dpop, allowsDPoPDowngrade
-        // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
-        case id, secret, redirectURL
-    }
+    /// The keys of a configuration file and of a stored entry's configuration
+    /// (``TokenEntryFormat``), shared with the fast path's reader.
+    private typealias Key = TokenEntryFormat.ConfigurationKey
 
     /// Decodes the full form or the short `{ "id", "secret", "name", "redirectURL" }` form.
     public init(from decoder: any Decoder) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Why a sign-in, token request or other OAuth operation failed.
 ///
@@ -14,7 +15,7 @@ import Foundation
 ///     print("Sign-in cancelled (\(error.sessionError?.cancellationReason.map(String.init(describing:)) ?? "")).")
 /// }
 /// ```
-public struct OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct OAuthError: WebAuthError {
     /// What kind of failure this is.
     public let code: Code
     /// A description for people, safe to log.
@@ -42,18 +43,12 @@ public struct OAuthError: Error, Sendable, Hashable, CustomStringConvertible {
         self.transportError = transportError
     }
 
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
-
     /// The kinds of failure. New kinds may be added; match with `==`.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `stateMismatch`.
         public let rawValue: String
         /// Creates a code from its name.
         public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The browser session failed or was cancelled; see ``OAuthError/sessionError``.
         public static let session = Code(rawValue: "session")

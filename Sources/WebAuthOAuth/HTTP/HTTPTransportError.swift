@@ -1,7 +1,9 @@
+import WebAuthCore
+
 /// Why a transport could not deliver a response.
-public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HTTPTransportError: WebAuthError {
     /// What went wrong.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: WebAuthErrorCode {
         /// The code's name, such as `timedOut`.
         public let rawValue: String
         /// Creates a code from its name.
@@ -15,9 +17,6 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
         public static let connectionFailed = Code(rawValue: "connectionFailed")
         /// The server answered with a redirect, which OAuth endpoints must not do.
         public static let redirected = Code(rawValue: "redirected")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// What went wrong.
@@ -30,9 +29,6 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
         self.code = code
         self.message = message
     }
-
-    /// `code: message`, safe to print.
-    public var description: String { "\(code): \(message)" }
 }
 
 extension HTTPTransportError {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuthCore
 
 /// Signs a person in with OAuth 1.0a (RFC 5849's redirection-based authorization, the
 /// "three-legged" flow) in a `WebAuthSession`, and signs API requests with the
@@ -86,7 +87,7 @@ public struct OAuth1Client: Sendable {
         configuration: OAuth1Configuration,
         transport: any HTTPTransport = URLSessionTransport(),
         environment: SessionEnvironment = .standard,
-        logger: Logger = Logger(label: "webauth.oauth1", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger = .webAuthSilent,
         nonce: @escaping @Sendable () -> String = { OAuth1Signer.randomNonce() },
         timestamp: @escaping @Sendable () -> Int = { OAuth1Signer.currentTimestamp() }
     ) {

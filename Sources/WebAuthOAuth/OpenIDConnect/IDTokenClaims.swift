@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import WebAuthTokenFiles
 
 /// The claims of a validated ID token (OpenID Connect Core §2) that programs use.
 public struct IDTokenClaims: Sendable, Hashable, Codable {
@@ -47,6 +48,9 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         self.name = name
         self.preferredUsername = preferredUsername
     }
+
+    /// The stored entry's keys (``TokenEntryFormat``), shared with the fast path's reader.
+    private typealias CodingKeys = TokenEntryFormat.ClaimKey
 }
 
 /// An ID token's payload as it arrives: every claim optional, so that a missing one is a

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthTokenFiles
 
 /// The tokens a sign-in or refresh produced, typed: the access token, the refresh token, the
 /// validated ID token's claims, the expiry as a date and the scopes granted.
@@ -48,9 +49,8 @@ public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, Cu
     /// as `Authorization: DPoP …` with a proof, never as a bearer token.
     public var isDPoPBound: Bool { tokenType.caseInsensitiveCompare("DPoP") == .orderedSame }
 
-    private enum CodingKeys: String, CodingKey {
-        case accessToken, tokenType, refreshToken, idToken, idTokenClaims, expiresAt, scopes, receivedAt, dpopKey
-    }
+    /// The stored entry's keys (``TokenEntryFormat``), shared with the fast path's reader.
+    private typealias CodingKeys = TokenEntryFormat.TokenKey
 
     /// Encodes the tokens, with the DPoP key only when it is persistent.
     public func encode(to encoder: any Encoder) throws {
@@ -69,8 +69,8 @@ public struct TokenSet: Sendable, Hashable, Codable, CustomStringConvertible, Cu
     /// Whether the access token has expired at `date`, or will within `margin`. A token with no
     /// known expiry never counts as expired.
     public func isExpired(at date: Date = Date(), margin: Duration = .zero) -> Bool {
-        guard let expiresAt else { return false }
-        return expiresAt.timeIntervalSince(date) <= margin.timeInterval
+        // The rule the fast path hands out cached tokens by, too.
+        !TokenFreshnessRule.isFresh(expiresAt: expiresAt, at: date, minimumValidity: margin)
     }
 
     /// A summary with no token values: type, expiry, scopes, subject, which tokens are present.

@@ -491,3 +491,16 @@ extension RealFirefoxTests {
         }
     }
 }
+
+extension FirefoxPresentation {
+    /// Closes the session's tab as the person would, with `window.close()` in the page. Firefox
+    /// then closes its only window and quits. Needs the preference
+    /// `dom.allow_scripts_to_close_windows` (BiDi's `browsingContext.close` does not close a
+    /// window's last tab).
+    func closeTabAsThePersonWould() {
+        // Not awaited: Firefox may quit before it answers.
+        connection.post(
+            "script.evaluate",
+            ["expression": "window.close()", "target": ["context": .string(context)], "awaitPromise": false])
+    }
+}

@@ -22,7 +22,7 @@ struct ProcessGroupWatchdogTests {
 
         let browser = try Subprocess(executable: "/bin/sleep", arguments: ["60"])
         let watchdog = try ProcessGroupWatchdog(group: browser.pid, removing: [directory.path])
-        watchdog.simulateOwnerDeath()  // what the kernel does when this process dies
+        watchdog.closeWriteEnd()  // what the kernel does when this process dies
 
         let status = await browser.exitStatus()
         #expect(Subprocess.describe(status: status) == "signal \(SIGTERM)")

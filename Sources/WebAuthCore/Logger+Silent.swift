@@ -1,0 +1,7 @@
+import Logging
+
+extension Logger {
+    /// A logger that discards everything: what every `logger:` parameter of webauth defaults
+    /// to, so that the library says nothing unless it is given a logger.
+    public static let webAuthSilent = Logger(label: "webauth", factory: { _ in SwiftLogNoOpLogHandler() })
+}
