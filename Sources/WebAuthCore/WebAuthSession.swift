@@ -305,19 +305,17 @@ public final class WebAuthSession: Sendable {
     /// The browser for this session and how the callback will come back, decided once.
     private func plan(_ settings: Settings) -> (any Browser, Result<SessionPlan, WebAuthenticationSessionError>) {
         let receiversAccepting = environment.receivers.map { $0.canReceive(callback) }
-        let browser = environment.browser(
-            for: BrowserNeeds(
-                callback: callback, prefersEphemeralSession: settings.prefersEphemeral,
-                hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty,
-                requiredCapabilities: settings.requiredCapabilities,
-                callbackIsReceivable: receiversAccepting.contains(true)))
+        let needs = BrowserNeeds(
+            callback: callback, prefersEphemeralSession: settings.prefersEphemeral,
+            hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty,
+            requiredCapabilities: settings.requiredCapabilities,
+            callbackIsReceivable: receiversAccepting.contains(true))
+        let browser = environment.browser(for: needs)
         var plan = SessionPlan.make(
-            callback: callback,
+            needs: needs,
             browserName: browser.name,
             browserCapabilities: browser.capabilities,
             receiversAccepting: receiversAccepting,
-            required: settings.requiredCapabilities,
-            prefersEphemeral: settings.prefersEphemeral,
             additionalHeaderFields: settings.additionalHeaderFields ?? [:]
         )
         if case .success(let planned) = plan, let index = planned.receiverIndex,

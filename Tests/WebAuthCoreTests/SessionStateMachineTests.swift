@@ -322,3 +322,20 @@ struct HeaderFieldPolicyTests {
         #expect(error.code == .invalidHeaderField)
     }
 }
+
+extension SessionPlan {
+    /// The plan for a session with these settings, as the session makes it: from the needs its
+    /// browser was chosen for.
+    fileprivate static func make(
+        callback: Callback, browserName: String, browserCapabilities: BrowserCapabilities, receiversAccepting: [Bool],
+        required: BrowserCapabilities, prefersEphemeral: Bool, additionalHeaderFields: [String: String]
+    ) -> Result<SessionPlan, WebAuthenticationSessionError> {
+        make(
+            needs: BrowserNeeds(
+                callback: callback, prefersEphemeralSession: prefersEphemeral,
+                hasAdditionalHeaderFields: !additionalHeaderFields.isEmpty, requiredCapabilities: required,
+                callbackIsReceivable: receiversAccepting.contains(true)),
+            browserName: browserName, browserCapabilities: browserCapabilities, receiversAccepting: receiversAccepting,
+            additionalHeaderFields: additionalHeaderFields)
+    }
+}
