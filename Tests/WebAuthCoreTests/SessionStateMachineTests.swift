@@ -14,7 +14,7 @@ struct SessionStateMachineTests {
     private func listening(_ machine: inout Machine, accepting test: (@Sendable (URL) -> Bool)? = nil) -> Machine.Action
     {
         _ = machine.handle(.start(acceptsCallback: test))
-        return machine.handle(.listenerReady("listener", redirectURI: redirect, callback: callback))
+        return machine.handle(.listenerReady("listener", callback: callback))
     }
 
     private func waitingMachine(accepting test: (@Sendable (URL) -> Bool)? = nil) -> Machine {
@@ -57,7 +57,7 @@ struct SessionStateMachineTests {
             Issue.record("a second start did something")
             return
         }
-        let present = machine.handle(.listenerReady("listener", redirectURI: redirect, callback: callback))
+        let present = machine.handle(.listenerReady("listener", callback: callback))
         guard case .present(let redirectURI, let bound, let watching) = present else {
             Issue.record("a ready listener did not lead to presenting")
             return
@@ -133,7 +133,7 @@ struct SessionStateMachineTests {
             Issue.record("delivered while the listener was still being made")
             return
         }
-        let late = machine.handle(.listenerReady("late listener", redirectURI: redirect, callback: callback))
+        let late = machine.handle(.listenerReady("late listener", callback: callback))
         let (outcome, waiters) = try #require(
             delivered(after: late, in: &machine, closing: "late listener", dismissing: nil))
         #expect(outcome.failureCode == .canceledLogin)

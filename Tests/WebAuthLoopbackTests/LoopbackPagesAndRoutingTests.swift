@@ -74,7 +74,7 @@ struct LoopbackPagesAndRoutingTests {
 
     @Test func routing() throws {
         let router = try #require(LoopbackRequestRouter(callback: .loopback(path: "/callback", port: 4321)))
-        #expect(router.redirectURI?.absoluteString == "http://127.0.0.1:4321/callback")
+        #expect(router.callback.redirectURI.absoluteString == "http://127.0.0.1:4321/callback")
         guard case .callback(let url) = router.route(head("/callback?code=1&state=2", host: "127.0.0.1:4321")) else {
             Issue.record("not routed as the callback")
             return
@@ -114,7 +114,7 @@ struct LoopbackPagesAndRoutingTests {
 
     @Test func routingIPv6() throws {
         let router = try #require(LoopbackRequestRouter(callback: .loopback(path: "/cb", port: 80, host: .ipv6)))
-        #expect(router.redirectURI?.absoluteString == "http://[::1]:80/cb")
+        #expect(router.callback.redirectURI.absoluteString == "http://[::1]:80/cb")
         #expect(router.isAllowedHost("[::1]:80"))
         #expect(router.isAllowedHost("[::1]"))  // the default port may be left out
         #expect(router.isAllowedHost("localhost:80"))

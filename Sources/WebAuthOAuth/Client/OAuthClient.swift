@@ -123,7 +123,7 @@ public final class OAuthClient: Sendable {
                 }
             })
         let validator = authorization.validator
-        session.acceptsCallback = { url in validator.answersRequest(url) }
+        session.acceptsReceivedCallback = { received in validator.answersRequest(received.parameters) }
         session.logger = logger
         configureSession(session)
         let received: ReceivedCallback
@@ -172,6 +172,9 @@ public final class OAuthClient: Sendable {
 
     /// Checks the authorization response and, for the code flow, exchanges the code.
     ///
+    /// The response is read from the callback's parameters as the session read them
+    /// (``ReceivedCallback/parameters``); the URL is not parsed again.
+    ///
     /// - Parameters:
     ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
     ///   - received: The redirect the browser was sent to and the `redirect_uri` the
@@ -179,16 +182,17 @@ public final class OAuthClient: Sendable {
     public func completeAuthorization(
         _ authorization: PreparedAuthorization, received: ReceivedCallback
     ) async throws(OAuthError) -> TokenSet {
-        let callbackURL = received.url
+        let parameters = received.parameters
+        let answersRequest = authorization.validator.answersRequest(parameters)
         // A state is good for one response: a replayed or second redirect is refused.
-        if authorization.validator.answersRequest(callbackURL), !authorization.takeAnswer() {
+        if answersRequest, !authorization.takeAnswer() {
             logger.info("authorization response rejected", metadata: ["reason": "stateAlreadyUsed"])
             throw OAuthError(
                 code: .stateMismatch, message: "this sign-in's state was already used by an earlier response")
         }
         let grant: AuthorizationGrant
         do {
-            grant = try authorization.validator.validate(callbackURL)
+            grant = try authorization.validator.validate(parameters, answersRequest: answersRequest)
         } catch {
             logger.info("authorization response rejected", metadata: ["reason": "\(error.code)"])
             throw error
