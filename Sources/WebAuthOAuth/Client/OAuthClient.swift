@@ -110,6 +110,10 @@ public final class OAuthClient: Sendable {
         configureSession: (WebAuthSession) -> Void = { _ in }
     ) async throws(OAuthError) -> TokenSet {
         let authorization = try await prepareAuthorization()
+        // The keys that will check the ID token are fetched while the person signs in, not
+        // after the callback; a prefetch still under way when the sign-in ends is cancelled.
+        let keysAhead = await prefetchKeys()
+        defer { keysAhead?.cancel() }
         // A push that fails ends the session; its own error is the one reported.
         let pushFailure = PushFailure()
         let session = WebAuthSession(
@@ -352,6 +356,14 @@ public final class OAuthClient: Sendable {
         }
         if let dpop, tokens.isDPoPBound { tokens.dpopKey = dpop.key }
         return tokens
+    }
+
+    /// Starts fetching the provider's key set for an OpenID Connect sign-in, when it is not
+    /// cached; the fetch, to cancel when the sign-in ends, or `nil`. A failure is not reported
+    /// here: the ID token check fetches again.
+    func prefetchKeys() async -> Task<[JWKSCache.SigningKey], any Error>? {
+        guard configuration.isOpenIDConnect, let metadata = await state.metadata else { return nil }
+        return await state.keys(at: metadata.jwksURI, client: endpoints)?.prefetch()
     }
 
     func validateIDToken(_ idToken: String, nonce: String?, original: IDTokenClaims?) async throws(OAuthError)
