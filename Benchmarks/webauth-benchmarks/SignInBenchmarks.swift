@@ -45,7 +45,7 @@ enum SignInBenchmarks {
                 toSignedIn.add(signedIn - arrived)
                 roundTrip.add(refreshed - refreshStarted)
             }
-            print("webauth sign-in benchmarks (milliseconds; the provider answers \(latency) late)")
+            print("webauth sign-in benchmarks (milliseconds; the provider answers each request 40 ms late)")
             print("".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
             print(toSignedIn.line("callback received → signed in"))
             print(roundTrip.line("one token round trip (refresh, keys cached)"))

@@ -94,9 +94,4 @@ package struct LoopbackRequestRouter: Sendable {
     )? {
         parameters.query["error"].map { ($0, parameters.query["error_description"]) }
     }
-
-    /// The OAuth error of a callback URL, reading its parameters.
-    package static func authorizationError(in url: URL) -> (error: String, description: String?)? {
-        authorizationError(in: CallbackParameters(url))
-    }
 }

@@ -57,10 +57,11 @@ struct LoopbackPagesAndRoutingTests {
     @Test func authorizationErrorExtraction() throws {
         let url = try #require(
             URL(string: "http://127.0.0.1:5/callback?state=s&error=access_denied&error_description=Nope+%3Cb%3E"))
-        let failure = try #require(LoopbackRequestRouter.authorizationError(in: url))
+        let failure = try #require(LoopbackRequestRouter.authorizationError(in: CallbackParameters(url)))
         #expect(failure.error == "access_denied")
         #expect(failure.description == "Nope <b>")
-        #expect(LoopbackRequestRouter.authorizationError(in: URL(string: "http://127.0.0.1:5/callback?code=1")!) == nil)
+        let success = try #require(URL(string: "http://127.0.0.1:5/callback?code=1"))
+        #expect(LoopbackRequestRouter.authorizationError(in: CallbackParameters(success)) == nil)
     }
 
     private func head(

@@ -49,12 +49,12 @@ public struct AuthorizationResponseValidator: Sendable {
 
     /// Validates `callbackURL` and returns the grant it carries.
     ///
-    /// - Throws: As validating the URL's parameters (``CallbackParameters``) does.
+    /// - Throws: As validating the URL's parameters (`CallbackParameters`) does.
     public func validate(_ callbackURL: URL) throws(OAuthError) -> AuthorizationGrant {
         try validate(CallbackParameters(callbackURL))
     }
 
-    /// Validates the callback's parameters, already read (``ReceivedCallback/parameters``),
+    /// Validates the callback's parameters, already read (`ReceivedCallback.parameters`),
     /// and returns the grant they carry.
     ///
     /// - Throws: ``OAuthError`` with ``OAuthError/Code/tokenInQuery``,

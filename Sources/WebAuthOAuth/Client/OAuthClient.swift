@@ -177,7 +177,7 @@ public final class OAuthClient: Sendable {
     /// Checks the authorization response and, for the code flow, exchanges the code.
     ///
     /// The response is read from the callback's parameters as the session read them
-    /// (``ReceivedCallback/parameters``); the URL is not parsed again.
+    /// (`ReceivedCallback.parameters`); the URL is not parsed again.
     ///
     /// - Parameters:
     ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
