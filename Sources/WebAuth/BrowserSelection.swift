@@ -92,7 +92,7 @@ public struct BrowserSelection: Sendable {
     /// automatic choice falls back to (``fallsBackToTerminal``, for those needs). A caller that
     /// must know both before it starts the session — to sign in another way when no browser
     /// would open — chooses with this and hands the browser to the session
-    /// (``SessionEnvironment/standard(browser:)``), so the rules run once per sign-in.
+    /// (`SessionEnvironment.standard(browser:)`), so the rules run once per sign-in.
     public func choose(for needs: BrowserNeeds) -> (browser: any Browser, fallsBackToTerminal: Bool) {
         let browser = browser(for: needs)
         guard case .automatic = choice.kind, browser is TerminalPresenter else { return (browser, false) }
