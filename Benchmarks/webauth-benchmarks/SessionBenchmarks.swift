@@ -2,7 +2,8 @@
 // loopback listener and real HTTP over loopback. Run: swift run -c release webauth-benchmarks
 // With `soak` first (`webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N]
 // [--minutes N]`) it runs the long leak and lost-token runs of SoakBenchmarks instead; with
-// `flood`, only the loopback listener's figures. `--help` says so.
+// `flood`, only the loopback listener's figures; with `signed-in`, only "callback → signed in"
+// (SignInBenchmarks). `--help` says so.
 import Foundation
 import Synchronization
 import WebAuth
@@ -110,6 +111,8 @@ enum SessionBenchmarks {
             exit(passed ? 0 : 1)
         case "cached-token" where arguments.count == 1:
             try await printCLIFigures()
+        case "signed-in" where arguments.count == 1:
+            try await SignInBenchmarks.printFigures()
         case "flood" where arguments.count == 1:
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
@@ -120,6 +123,7 @@ enum SessionBenchmarks {
             try await printCLIFigures()
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
+            try await SignInBenchmarks.printFigures()
         case "-h", "--help":
             print(usage)
         default:
@@ -131,6 +135,9 @@ enum SessionBenchmarks {
     static let usage = """
         usage: webauth-benchmarks            every figure but the soak runs
                webauth-benchmarks cached-token  only the cached token's table (the CLI processes)
+               webauth-benchmarks signed-in  only callback → signed in against the embedded
+                                             provider answering 40 ms late, beside one token
+                                             round trip
                webauth-benchmarks flood      only the loopback listener's: who owns a connection's
                                              client end, sign-in to completion, and the callback
                                              among 500 stray connections

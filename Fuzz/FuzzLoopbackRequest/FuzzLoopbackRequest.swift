@@ -49,7 +49,7 @@ enum FuzzLoopbackRequest {
             case .callback(let url):
                 FuzzHarness.require(callback.matchesURL(url), "a routed callback does not match")
                 FuzzHarness.require(head.path == "/callback", "a callback on another path")
-                _ = LoopbackRequestRouter.authorizationError(in: url)
+                _ = LoopbackRequestRouter.authorizationError(in: CallbackParameters(url))
             case .probe:
                 FuzzHarness.require(head.method == "HEAD", "a probe that is not HEAD")
             case .reject:

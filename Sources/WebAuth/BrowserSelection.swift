@@ -89,6 +89,17 @@ public struct BrowserSelection: Sendable {
         return browser(for: BrowserNeeds(callback: .loopback(), callbackIsReceivable: true)) is TerminalPresenter
     }
 
+    /// A browser chosen once for a session with `needs`, and whether it is the terminal the
+    /// automatic choice falls back to (``fallsBackToTerminal``, for those needs). A caller that
+    /// must know both before it starts the session — to sign in another way when no browser
+    /// would open — chooses with this and hands the browser to the session
+    /// (`SessionEnvironment.standard(browser:)`), so the rules run once per sign-in.
+    public func choose(for needs: BrowserNeeds) -> (browser: any Browser, fallsBackToTerminal: Bool) {
+        let browser = browser(for: needs)
+        guard case .automatic = choice.kind, browser is TerminalPresenter else { return (browser, false) }
+        return (browser, !DisplayEnvironment(environment: environment).hasDisplay)
+    }
+
     private func automatic(for needs: BrowserNeeds) -> any Browser {
         let system = SystemBrowser.desktopDefault(environment: environment)
         if let variable = environment["BROWSER"], !variable.isEmpty, system.availableCommand != nil {

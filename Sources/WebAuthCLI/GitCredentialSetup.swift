@@ -1,4 +1,5 @@
 import Foundation
+import WebAuth
 import WebAuthCredentialHelpers
 import WebAuthFastPath
 import WebAuthProcess
@@ -34,11 +35,12 @@ struct GitCredentialSetup {
         return isPlainHost(argument) ? ("https", argument) : nil
     }
 
-    /// Whether `host` (`host[:port]`, or `[address]:port`) is 127.0.0.1, `localhost` or `[::1]`.
+    /// Whether `host` (`host[:port]`, or `[address]:port`) names the loopback interface
+    /// (`LoopbackName`: `127.0.0.0/8`, `localhost` or `[::1]`).
     static func isLoopback(_ host: String) -> Bool {
-        var name = host.lowercased()
+        var name = host
         if let colon = name.lastIndex(of: ":"), !name.hasSuffix("]") { name = String(name[..<colon]) }
-        return name == "127.0.0.1" || name == "localhost" || name == "[::1]"
+        return !name.contains(":") || name.hasPrefix("[") ? LoopbackName.isLoopback(name) : false
     }
 
     /// The helper line: `!'<this program>' git-credential --profile NAME`, then `--store` and

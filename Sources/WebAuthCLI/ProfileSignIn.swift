@@ -55,9 +55,11 @@ struct ProfileSignIn {
         var selection = BrowserSelection.fromEnvironment(environment)
         if let browser = options.browser, let choice = BrowserChoice(browser) { selection.choice = choice }
         selection.logger = logger
+        // The browser is chosen once, for this sign-in's needs, and handed to the session.
+        let chosen = selection.choose(for: browserNeeds(configuration))
         var situation = SignInPlan.Situation(
             deviceRequested: options.device, noBrowserRequested: options.noBrowser,
-            opensBrowser: !selection.fallsBackToTerminal)
+            opensBrowser: !chosen.fallsBackToTerminal)
         if SignInPlan.needsProviderMetadata(situation) {
             situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
         }
@@ -70,8 +72,8 @@ struct ProfileSignIn {
         case .device:
             tokens = try await flow.device()
         case .browser, .pastedRedirect:
-            if plan.method == .pastedRedirect { selection.choice = .terminal }
-            tokens = try await flow.browser(selection: selection, ephemeral: options.ephemeral)
+            let browser = plan.method == .pastedRedirect ? TerminalPresenter() : chosen.browser
+            tokens = try await flow.browser(browser, ephemeral: options.ephemeral)
         }
 
         var entry = StoredTokens(tokens: tokens, configuration: configuration)
@@ -80,6 +82,15 @@ struct ProfileSignIn {
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
         let savedIn = try await stores.save(entry, profile: profile, in: store)
         return Outcome(entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method)
+    }
+
+    /// What this sign-in's session asks of its browser: the configured callback, caught by a
+    /// standard receiver when one can, and an ephemeral session with `--ephemeral`.
+    private func browserNeeds(_ configuration: ClientConfiguration) -> BrowserNeeds {
+        let callback = (try? Callback(redirectURI: configuration.redirectURI)) ?? .loopback()
+        return BrowserNeeds(
+            callback: callback, prefersEphemeralSession: options.ephemeral,
+            callbackIsReceivable: SessionEnvironment.standardReceivers.contains { $0.canReceive(callback) })
     }
 
     // MARK: Signing in for a credential helper

@@ -14,13 +14,13 @@ struct SignInFlow: Sendable {
     /// How long the person has.
     let timeout: Duration
 
-    /// Signs in through a browser session in `selection`'s browser (the terminal presenter
-    /// for a pasted redirect).
-    func browser(selection: BrowserSelection, ephemeral: Bool) async throws -> TokenSet {
+    /// Signs in through a browser session in `browser`, chosen once by the caller (the
+    /// terminal presenter for a pasted redirect).
+    func browser(_ browser: any Browser, ephemeral: Bool) async throws -> TokenSet {
         let status = StatusHolder()
         defer { status.stop() }
         let (client, terminal, timeout) = (client, terminal, timeout)
-        let environment = SessionEnvironment.standard(selection: selection)
+        let environment = SessionEnvironment.standard(browser: browser)
         return try await runTrapped(CancellableSignIn()) {
             Task {
                 try await client.signIn(environment: environment) { session in

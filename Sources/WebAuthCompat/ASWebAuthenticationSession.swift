@@ -211,7 +211,7 @@
                 return requested
             }
             // The session decides its browser and plan once; a session that cannot run is refused.
-            if case .failure(let refusal) = session.start(refusingUnplannable: true) {
+            if case .failure(let refusal) = session.startRefusingUnplannable() {
                 fail(refusal)
                 return false
             }

@@ -31,18 +31,6 @@ package enum AuthorizationURLPolicy {
         return string
     }
 
-    /// `localhost`, `127.0.0.0/8` or `::1`.
-    package static func isLoopback(host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare.lowercased() == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets[0] == "127" else { return false }
-        return octets.allSatisfy { octet in
-            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCIIDigit) && Int(octet)! <= 255
-        }
-    }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+    /// `localhost`, `127.0.0.0/8` or `::1`, by ``LoopbackName``'s rules.
+    package static func isLoopback(host: String) -> Bool { LoopbackName.isLoopback(host) }
 }

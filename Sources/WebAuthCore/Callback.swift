@@ -95,9 +95,12 @@ public struct Callback: Sendable, Hashable, CustomStringConvertible {
     ///
     /// The name follows Apple's `ASWebAuthenticationSession.Callback.matchesURL(_:)`.
     public func matchesURL(_ url: URL) -> Bool {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased()
-        else { return false }
+        URLComponents(url: url, resolvingAgainstBaseURL: false).map(matches) ?? false
+    }
+
+    /// Whether a URL already split into `components` is this callback.
+    package func matches(_ components: URLComponents) -> Bool {
+        guard let scheme = components.scheme?.lowercased() else { return false }
         switch kind {
         case .customScheme(let expected):
             return scheme == expected
@@ -178,7 +181,7 @@ public struct Callback: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .customScheme(let scheme): "\(scheme):"
         case .https(let host, let path): "https://\(host)\(path)"
-        case .loopback(let host, let port, let path): "http://\(host.uriHost):\(port)\(path)"
+        case .loopback(let host, let port, let path): host.origin(port: port) + path
         }
     }
 }
@@ -203,6 +206,10 @@ public struct LoopbackHost: Sendable, Hashable, CustomStringConvertible {
     func matches(hostComponent: String) -> Bool {
         hostComponent == address || hostComponent == uriHost
     }
+
+    /// The origin of a listener on this address and `port`: `http://127.0.0.1:PORT` or
+    /// `http://[::1]:PORT`. Every loopback redirect URI starts with it.
+    package func origin(port: Int) -> String { "http://\(uriHost):\(port)" }
 
     /// The address as written in a socket call.
     public var description: String { address }

@@ -25,6 +25,21 @@ public protocol CallbackReceiver: Sendable {
         accepting: @escaping @Sendable (URL) -> Bool
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener
 
+    /// Starts listening for `callback`, answering each request by the session's verdict.
+    ///
+    /// A session listens this way: `deciding` is its one rule, pinned to the listener's
+    /// redirect URI once the listener is ready, and it is asked once per URL. An accepted
+    /// verdict carries the callback with its parameters read, for the answer the receiver
+    /// gives (a listener shows an OAuth `error` on its page). A refused URL does **not** end
+    /// the listening. The default calls ``listen(for:accepting:)`` with whether the verdict
+    /// accepts.
+    ///
+    /// - Throws: As ``listen(for:accepting:)``.
+    func listen(
+        for callback: Callback,
+        deciding: @escaping @Sendable (URL) -> CallbackVerdict
+    ) async throws(WebAuthenticationSessionError) -> any CallbackListener
+
     /// Why this receiver cannot listen for `callback` now, when it can tell before trying —
     /// such as another session already waiting for the same custom scheme. A session asks
     /// when it starts, so that it can refuse at once; ``listen(for:accepting:)`` still decides.
@@ -41,6 +56,14 @@ public protocol CallbackReceiver: Sendable {
 }
 
 extension CallbackReceiver {
+    /// Listens with ``listen(for:accepting:)``, accepting what the verdict accepts.
+    public func listen(
+        for callback: Callback,
+        deciding: @escaping @Sendable (URL) -> CallbackVerdict
+    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
+        try await listen(for: callback, accepting: { deciding($0).isAccepted })
+    }
+
     /// Knows nothing before trying: `nil`.
     public func unavailability(for callback: Callback) -> WebAuthenticationSessionError? { nil }
 

@@ -1,29 +1,41 @@
 import Foundation
 
-/// What a finished ``WebAuthSession`` hands back: the callback URL and the redirect
-/// URI the authorization URL was built with.
+/// What a finished ``WebAuthSession`` hands back: the callback URL, its parameters and the
+/// redirect URI the authorization URL was built with.
 ///
 /// The redirect URI is the one the session gave the authorization URL builder — for a loopback
 /// callback with the port the listener bound, for a callback made with
 /// ``Callback/init(redirectURI:)`` the registered URI — so a client can send the same
 /// `redirect_uri` to the token endpoint without rebuilding it (RFC 6749 §4.1.3).
 ///
+/// The URL's parameters are read once, when the session accepts it, and travel with it
+/// (``parameters``), so nothing after the session parses the URL again:
+///
 /// ```swift
 /// let received = try await session.authenticate()
-/// let code = URLComponents(url: received.url, resolvingAgainstBaseURL: false)?
-///     .queryItems?.first { $0.name == "code" }?.value
+/// let code = received.parameters.query["code"]
 /// try await exchange(code: code, redirectURI: received.redirectURI)
 /// ```
 public struct ReceivedCallback: Sendable, Hashable, CustomStringConvertible {
     /// The URL the browser was sent to: the callback, with the authorization response.
-    public var url: URL
+    public var url: URL {
+        didSet { parameters = CallbackParameters(url) }
+    }
     /// The redirect URI the authorization request carried.
     public var redirectURI: URL
+    /// The query and fragment parameters of ``url``.
+    public private(set) var parameters: CallbackParameters
 
-    /// Creates a received callback.
+    /// Creates a received callback, reading the parameters of `url`.
     public init(url: URL, redirectURI: URL) {
+        self.init(url: url, redirectURI: redirectURI, parameters: CallbackParameters(url))
+    }
+
+    /// Creates a received callback whose parameters have already been read.
+    package init(url: URL, redirectURI: URL, parameters: CallbackParameters) {
         self.url = url
         self.redirectURI = redirectURI
+        self.parameters = parameters
     }
 
     /// A readable form that does not reveal the callback URL's parameters.

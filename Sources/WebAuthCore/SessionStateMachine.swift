@@ -20,8 +20,8 @@ import Foundation
 ///
 /// - **Steps.** `listening` means the listen step is under way and `presenting` that the
 ///   present step is; the owner ends each with exactly one event
-///   (``Event/listenerReady(_:redirectURI:callback:)``,
-///   ``Event/noListenerNeeded(redirectURI:callback:)`` or ``Event/listenFailed(_:)``;
+///   (``Event/listenerReady(_:callback:)``, ``Event/noListenerNeeded(callback:)`` or
+///   ``Event/listenFailed(_:)``;
 ///   ``Event/presentationReady(_:)`` or ``Event/presentFailed(_:)``).
 /// - **Exactly once.** Leaving a running state goes to `closing`, whose first action is
 ///   ``Action/tearDown(close:dismiss:)`` for what the state held (when it held nothing and
@@ -30,8 +30,12 @@ import Foundation
 ///   arrives after cancellation is closed, with no drain loop. Only when nothing is under way
 ///   and the owner has reported ``Event/tornDown`` does the machine say
 ///   ``Action/deliver(_:to:)``, once, and become `finished`, which is final.
-/// - **Acceptance.** Every offered URL goes through the one ``CallbackAcceptance``; a URL it
-///   refuses is answered with ``Action/reject(_:)`` and the session keeps waiting.
+/// - **Acceptance.** Every URL is decided once, by the one ``CallbackAcceptance``, pinned to
+///   the redirect URI of the listener once it is ready. A listener asks ``decide(_:)`` and
+///   answers its request by the verdict; the machine keeps what it accepted, so the
+///   ``Event/callbackOffered(_:)`` that follows takes the kept verdict instead of deciding
+///   again. A URL a browser offers is decided when offered. A refused URL is answered with
+///   ``Action/reject(_:)`` and the session keeps waiting.
 package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, Waiter: Sendable>: Sendable {
     /// What the session delivers.
     package typealias Outcome = Result<ReceivedCallback, WebAuthenticationSessionError>
@@ -51,12 +55,16 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     }
 
     package enum Event: Sendable {
-        /// The caller started the session; `acceptsCallback` is its extra test for callbacks.
-        case start(acceptsCallback: (@Sendable (URL) -> Bool)?)
-        /// The listen step ended with a listener, bound to `callback` at `redirectURI`.
-        case listenerReady(Listener, redirectURI: URL, callback: Callback)
+        /// The caller started the session; `acceptsCallback` is its extra test for callback
+        /// URLs, `acceptsReceived` the same on the callback with its parameters read.
+        case start(
+            acceptsCallback: (@Sendable (URL) -> Bool)?,
+            acceptsReceived: (@Sendable (ReceivedCallback) -> Bool)? = nil)
+        /// The listen step ended with a listener, bound to `callback`; the redirect URI is the
+        /// bound callback's ``Callback/redirectURI``.
+        case listenerReady(Listener, callback: Callback)
         /// The listen step ended without a listener: the browser itself delivers the callback.
-        case noListenerNeeded(redirectURI: URL, callback: Callback)
+        case noListenerNeeded(callback: Callback)
         /// The listen step failed (no plan, no listener).
         case listenFailed(WebAuthenticationSessionError)
         /// The present step ended with the page open.
@@ -98,6 +106,8 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     package private(set) var state: State = .idle(waiters: [])
     /// The rule every offered URL goes through; listeners answer requests by it too.
     package private(set) var acceptance: CallbackAcceptance
+    /// The callback a listener was last told was accepted (``decide(_:)``), until it is offered.
+    private var kept: ReceivedCallback?
 
     package init(callback: Callback) {
         self.acceptance = CallbackAcceptance(callback: callback)
@@ -155,8 +165,8 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
         switch state {
         case .idle(let waiters):
             switch event {
-            case .start(let test):
-                acceptance = CallbackAcceptance(callback: acceptance.callback, test: test)
+            case .start(let test, let receivedTest):
+                acceptance = CallbackAcceptance(callback: acceptance.callback, test: test, receivedTest: receivedTest)
                 state = .listening(waiters: waiters)
                 return .listen
             case .cancel:
@@ -168,10 +178,10 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
 
         case .listening(let waiters):
             switch event {
-            case .listenerReady(let listener, let redirectURI, let callback):
-                return present(listener: listener, redirectURI: redirectURI, callback: callback, waiters: waiters)
-            case .noListenerNeeded(let redirectURI, let callback):
-                return present(listener: nil, redirectURI: redirectURI, callback: callback, waiters: waiters)
+            case .listenerReady(let listener, let callback):
+                return present(listener: listener, callback: callback, waiters: waiters)
+            case .noListenerNeeded(let callback):
+                return present(listener: nil, callback: callback, waiters: waiters)
             case .listenFailed(let error):
                 return close(.failure(error), redirectURI: nil, stepUnderWay: false, waiters: waiters)
             case .cancel, .timedOut:
@@ -189,9 +199,14 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
             case .presentFailed(let error):
                 return close(.failure(error), redirectURI: redirectURI, close: listener, waiters: waiters)
             case .callbackOffered(let url):
-                guard let received = received(url, redirectURI: redirectURI) else { return rejection(url) }
-                return close(
-                    .success(received), redirectURI: redirectURI, close: listener, stepUnderWay: true, waiters: waiters)
+                switch verdict(offered: url, redirectURI: redirectURI) {
+                case .accepted(let received):
+                    return close(
+                        .success(received), redirectURI: redirectURI, close: listener, stepUnderWay: true,
+                        waiters: waiters)
+                case .refused(let why):
+                    return .reject(why)
+                }
             case .cancel, .timedOut:
                 return close(
                     ending(event), redirectURI: redirectURI, close: listener, stepUnderWay: true, waiters: waiters)
@@ -203,8 +218,10 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
             let outcome: Outcome
             switch event {
             case .callbackOffered(let url):
-                guard let received = received(url, redirectURI: redirectURI) else { return rejection(url) }
-                outcome = .success(received)
+                switch verdict(offered: url, redirectURI: redirectURI) {
+                case .accepted(let received): outcome = .success(received)
+                case .refused(let why): return .reject(why)
+                }
             case .closedByUser, .browserFailed, .cancel, .timedOut:
                 outcome = ending(event)
             default:
@@ -215,7 +232,7 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
 
         case .closing(let outcome, let redirectURI, let stepUnderWay, let waiters):
             switch event {
-            case .listenerReady(let late, _, _) where stepUnderWay:
+            case .listenerReady(let late, _) where stepUnderWay:
                 state = .closing(outcome, redirectURI: redirectURI, stepUnderWay: false, waiters: waiters)
                 return .tearDown(close: late, dismiss: nil)
             case .presentationReady(let late) where stepUnderWay:
@@ -235,29 +252,45 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
         case .finished, .cancelledBeforeStart:
             // Defensive: a resource that still turns up is handed back to be released.
             switch event {
-            case .listenerReady(let late, _, _): return .tearDown(close: late, dismiss: nil)
+            case .listenerReady(let late, _): return .tearDown(close: late, dismiss: nil)
             case .presentationReady(let late): return .tearDown(close: nil, dismiss: late)
             default: return .none
             }
         }
     }
 
-    /// Enters `presenting`: from now on callbacks must match `callback` as bound.
-    private mutating func present(
-        listener: Listener?, redirectURI: URL, callback: Callback, waiters: [Waiter]
-    ) -> Action {
-        acceptance.callback = callback
+    /// Enters `presenting`: from now on callbacks must match `callback` as bound, and the
+    /// redirect URI is the one it describes.
+    private mutating func present(listener: Listener?, callback: Callback, waiters: [Waiter]) -> Action {
+        acceptance = acceptance.pinned(to: callback)
+        let redirectURI = callback.redirectURI
         state = .presenting(listener: listener, redirectURI: redirectURI, waiters: waiters)
         return .present(redirectURI: redirectURI, callback: callback, watching: listener)
     }
 
-    /// The received callback, if `url` is accepted.
-    private func received(_ url: URL, redirectURI: URL) -> ReceivedCallback? {
-        acceptance.verdict(url) == nil ? ReceivedCallback(url: url, redirectURI: redirectURI) : nil
+    /// Decides `url` for a listener that received it, by the rule pinned to the listener's
+    /// redirect URI. The machine keeps an accepted callback: when the listener then offers the
+    /// URL (``Event/callbackOffered(_:)``), that verdict is taken, not made again. Before the
+    /// listener is ready, and once the session has ended, every URL is refused.
+    package mutating func decide(_ url: URL) -> CallbackVerdict {
+        let redirectURI: URL
+        switch state {
+        case .presenting(_, let uri, _), .waiting(_, _, let uri, _): redirectURI = uri
+        default: return .refused(.callbackMismatch("the session is not waiting for a callback"))
+        }
+        let verdict = acceptance.verdict(url, redirectURI: redirectURI)
+        if case .accepted(let received) = verdict { kept = received }
+        return verdict
     }
 
-    private func rejection(_ url: URL) -> Action {
-        .reject(acceptance.verdict(url) ?? .callbackMismatch("the callback was not accepted"))
+    /// The verdict on an offered URL: the kept one when a listener was told it is accepted,
+    /// else the rule's.
+    private mutating func verdict(offered url: URL, redirectURI: URL) -> CallbackVerdict {
+        if let kept, kept.url == url {
+            self.kept = nil
+            return .accepted(kept)
+        }
+        return acceptance.verdict(url, redirectURI: redirectURI)
     }
 
     /// The failure an ending event stands for.

@@ -54,6 +54,7 @@ public final class WebAuthSession: Sendable {
         var requiredCapabilities: BrowserCapabilities = []
         var timeout: Duration? = nil
         var acceptsCallback: (@Sendable (URL) -> Bool)? = nil
+        var acceptsReceivedCallback: (@Sendable (ReceivedCallback) -> Bool)? = nil
         var progressHandler: (@Sendable (SessionProgress) -> Void)? = nil
         var logger = Logger.webAuthSilent
     }
@@ -187,6 +188,14 @@ public final class WebAuthSession: Sendable {
         set { core.withLock { $0.settings.acceptsCallback = newValue } }
     }
 
+    /// The same as ``acceptsCallback``, on the callback with its parameters already read: an
+    /// OAuth client checks the `state` without parsing the URL again. Both must pass when both
+    /// are set.
+    package var acceptsReceivedCallback: (@Sendable (ReceivedCallback) -> Bool)? {
+        get { core.withLock { $0.settings.acceptsReceivedCallback } }
+        set { core.withLock { $0.settings.acceptsReceivedCallback = newValue } }
+    }
+
     /// Called as the session moves through its steps, for showing progress. Called on an
     /// arbitrary task; return quickly.
     public var progressHandler: (@Sendable (SessionProgress) -> Void)? {
@@ -215,36 +224,22 @@ public final class WebAuthSession: Sendable {
     ///   cancelled. The result arrives in the completion handler, or from ``authenticate()``.
     @discardableResult
     public func start() -> Bool {
-        switch start(refusingUnplannable: false) {
-        case .success(let started): started
-        case .failure: true
-        }
+        guard let launch = prepareLaunch() else { return false }
+        run(launch)
+        return true
     }
 
-    /// Starts the session, deciding at once its browser and how the callback will come back.
+    /// Starts the session, deciding at once its browser and how the callback will come back;
+    /// when the session cannot run (a missing requirement, a callback nothing here can
+    /// receive, a receiver already taken), ends it without calling the completion handler and
+    /// returns why — for callers such as Apple's API whose `start()` says `false`.
     ///
-    /// - Parameter refusingUnplannable: When the session cannot run (a missing requirement, a
-    ///   callback nothing here can receive, a receiver already taken), end it without calling
-    ///   the completion handler and return why — for callers such as Apple's API whose `start()`
-    ///   says `false`. Otherwise the failure is delivered like any other.
     /// - Returns: Whether the session started (`false`: already started or cancelled), or why
     ///   it was refused.
-    package func start(refusingUnplannable: Bool) -> Result<Bool, WebAuthenticationSessionError> {
-        let (events, continuation) = AsyncStream.makeStream(of: Machine.Event.self)
-        let settings: Settings? = core.withLock { core in
-            guard case .listen = core.machine.handle(.start(acceptsCallback: core.settings.acceptsCallback)) else {
-                return nil
-            }
-            core.events = continuation
-            return core.settings
-        }
-        guard let settings else {
-            continuation.finish()
-            return .success(false)
-        }
-        let (browser, plan) = plan(settings)
-        if refusingUnplannable, case .failure(let refusal) = plan {
-            continuation.finish()
+    package func startRefusingUnplannable() -> Result<Bool, WebAuthenticationSessionError> {
+        guard let launch = prepareLaunch() else { return .success(false) }
+        if case .failure(let refusal) = launch.plan {
+            launch.continuation.finish()
             let action = core.withLock { core in
                 core.events = nil
                 return core.machine.handle(.listenFailed(refusal))
@@ -254,12 +249,46 @@ public final class WebAuthSession: Sendable {
             }
             return .failure(refusal)
         }
+        run(launch)
+        return .success(true)
+    }
+
+    /// What a started session runs with, decided when it starts.
+    private struct Launch {
+        let settings: Settings
+        let browser: any Browser
+        let plan: Result<SessionPlan, WebAuthenticationSessionError>
+        let events: AsyncStream<Machine.Event>
+        let continuation: AsyncStream<Machine.Event>.Continuation
+    }
+
+    /// Takes the start event and decides the browser and the plan; `nil` when the session had
+    /// already been started or cancelled.
+    private func prepareLaunch() -> Launch? {
+        let (events, continuation) = AsyncStream.makeStream(of: Machine.Event.self)
+        let settings: Settings? = core.withLock { core in
+            let start = Machine.Event.start(
+                acceptsCallback: core.settings.acceptsCallback, acceptsReceived: core.settings.acceptsReceivedCallback)
+            guard case .listen = core.machine.handle(start) else { return nil }
+            core.events = continuation
+            return core.settings
+        }
+        guard let settings else {
+            continuation.finish()
+            return nil
+        }
+        let (browser, plan) = plan(settings)
+        return Launch(settings: settings, browser: browser, plan: plan, events: events, continuation: continuation)
+    }
+
+    /// Runs a launched session in a task of its own.
+    private func run(_ launch: Launch) {
         // The task holds `self` until the session has completed: the session keeps itself alive.
         Task {
             await self.run(
-                settings: settings, browser: browser, plan: plan, events: events, continuation: continuation)
+                settings: launch.settings, browser: launch.browser, plan: launch.plan, events: launch.events,
+                continuation: launch.continuation)
         }
-        return .success(true)
     }
 
     /// Cancels the session.
@@ -305,19 +334,17 @@ public final class WebAuthSession: Sendable {
     /// The browser for this session and how the callback will come back, decided once.
     private func plan(_ settings: Settings) -> (any Browser, Result<SessionPlan, WebAuthenticationSessionError>) {
         let receiversAccepting = environment.receivers.map { $0.canReceive(callback) }
-        let browser = environment.browser(
-            for: BrowserNeeds(
-                callback: callback, prefersEphemeralSession: settings.prefersEphemeral,
-                hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty,
-                requiredCapabilities: settings.requiredCapabilities,
-                callbackIsReceivable: receiversAccepting.contains(true)))
+        let needs = BrowserNeeds(
+            callback: callback, prefersEphemeralSession: settings.prefersEphemeral,
+            hasAdditionalHeaderFields: !(settings.additionalHeaderFields ?? [:]).isEmpty,
+            requiredCapabilities: settings.requiredCapabilities,
+            callbackIsReceivable: receiversAccepting.contains(true))
+        let browser = environment.browser(for: needs)
         var plan = SessionPlan.make(
-            callback: callback,
+            needs: needs,
             browserName: browser.name,
             browserCapabilities: browser.capabilities,
             receiversAccepting: receiversAccepting,
-            required: settings.requiredCapabilities,
-            prefersEphemeral: settings.prefersEphemeral,
             additionalHeaderFields: settings.additionalHeaderFields ?? [:]
         )
         if case .success(let planned) = plan, let index = planned.receiverIndex,
@@ -339,7 +366,6 @@ public final class WebAuthSession: Sendable {
     ) async {
         let logger = settings.logger
         let report = settings.progressHandler ?? { _ in }
-        let acceptance = core.withLock { $0.machine.acceptance }
         logger.debug("session starting", metadata: ["callback": "\(callback)", "browser": "\(browser.name)"])
 
         await withTaskGroup(of: Void.self) { group in
@@ -362,18 +388,22 @@ public final class WebAuthSession: Sendable {
                 if let index = plan.receiverIndex {
                     let receiver = environment.receivers[index]
                     let callback = callback
+                    // The listener asks the machine, whose rule is pinned once the listener is
+                    // ready: one rule, one verdict per URL.
+                    let deciding: @Sendable (URL) -> CallbackVerdict = { [weak self] url in
+                        self?.core.withLock { $0.machine.decide(url) }
+                            ?? .refused(.callbackMismatch("the session is over"))
+                    }
                     group.addTask {
                         do throws(WebAuthenticationSessionError) {
-                            let listener = try await receiver.listen(for: callback, accepting: acceptance.accepts)
-                            continuation.yield(
-                                .listenerReady(listener, redirectURI: listener.redirectURI, callback: listener.callback)
-                            )
+                            let listener = try await receiver.listen(for: callback, deciding: deciding)
+                            continuation.yield(.listenerReady(listener, callback: listener.callback))
                         } catch {
                             continuation.yield(.listenFailed(error))
                         }
                     }
                 } else {
-                    continuation.yield(.noListenerNeeded(redirectURI: callback.redirectURI, callback: callback))
+                    continuation.yield(.noListenerNeeded(callback: callback))
                 }
             }
 

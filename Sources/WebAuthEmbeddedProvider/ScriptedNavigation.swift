@@ -205,13 +205,10 @@ struct ScriptedNavigation: Sendable {
 
     // MARK: - Addresses
 
-    /// Whether `url` is `http` on `127.0.0.1`, `[::1]` or `localhost`, with a port.
+    /// Whether `url` is `http` on a loopback host (`LoopbackName`), with a port.
     static func isLoopbackHTTP(_ url: URL) -> Bool {
-        guard url.scheme?.lowercased() == "http", url.port != nil, var host = url.host?.lowercased() else {
-            return false
-        }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return ["127.0.0.1", "::1", "localhost"].contains(host)
+        guard url.scheme?.lowercased() == "http", url.port != nil, let host = url.host else { return false }
+        return LoopbackName.isLoopback(host)
     }
 
     /// The URL without its query and fragment (which may carry codes or tokens).

@@ -34,7 +34,7 @@ final class LoopbackListener: CallbackListener {
     static func start(
         callback: Callback,
         endpoint: (host: LoopbackHost, port: Int, path: String),
-        accepting: @escaping @Sendable (URL) -> Bool,
+        rule: ListenerCore.Rule,
         configuration: LoopbackReceiver.Configuration,
         peerSockets: any PeerSocketOwnerLookup,
         eventLoop: any EventLoop,
@@ -49,7 +49,7 @@ final class LoopbackListener: CallbackListener {
         }
         let (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
         let settings = ListenerCore.Settings(
-            configuration: configuration, accepting: accepting, peerSockets: peerSockets, ourUID: UInt32(geteuid()),
+            configuration: configuration, rule: rule, peerSockets: peerSockets, ourUID: UInt32(geteuid()),
             continuation: continuation, logger: logger, eventLoop: eventLoop)
 
         let core: NIOLoopBound<ListenerCore>
@@ -91,10 +91,7 @@ final class LoopbackListener: CallbackListener {
             throw .listenerFailed(
                 port: requestedPort, Self.describe(error, address: endpoint.host, port: endpoint.port))
         }
-        guard let redirectURI = router.redirectURI else {
-            _ = try? await eventLoop.flatSubmit { core.value.shutdown() }.get()
-            throw .invalidCallback("the loopback callback path does not form a URL")
-        }
+        let redirectURI = router.callback.redirectURI
         logger.debug("loopback listener bound", metadata: ["redirect_uri": "\(redirectURI.redactedForLogs)"])
         return LoopbackListener(
             redirectURI: redirectURI, callback: router.callback, callbacks: callbacks, eventLoop: eventLoop, core: core)
@@ -144,10 +141,17 @@ private enum ListenerStartError: Error {
 /// lingering for the client to close, by admission). One timer per listener, set for the
 /// earliest deadline, closes the connections whose deadline has passed.
 final class ListenerCore {
+    /// How the session decides a callback request: its verdict (asked once), or a plain test
+    /// (``LoopbackReceiver/listen(for:accepting:)``).
+    enum Rule: Sendable {
+        case verdict(@Sendable (URL) -> CallbackVerdict)
+        case test(@Sendable (URL) -> Bool)
+    }
+
     /// What the core is told once, at creation.
     struct Settings: Sendable {
         let configuration: LoopbackReceiver.Configuration
-        let accepting: @Sendable (URL) -> Bool
+        let rule: Rule
         /// Who owns the client's end of a connection.
         let peerSockets: any PeerSocketOwnerLookup
         /// The user the listener runs as (its effective user id).
@@ -306,7 +310,7 @@ final class ListenerCore {
                 connection.respond(plainAnswer(.forbidden, includeBody: includeBody))
                 return
             }
-            guard settings.accepting(url) else {
+            guard let received = verdict(url, redirectURI: router.callback.redirectURI).accepted else {
                 logger.debug(
                     "loopback listener received a callback the session did not accept",
                     metadata: ["url": "\(url.redactedForLogs)"])
@@ -315,7 +319,7 @@ final class ListenerCore {
             }
             logger.debug("loopback listener received the callback", metadata: ["url": "\(url.redactedForLogs)"])
             let response: LoopbackResponse =
-                if let failure = LoopbackRequestRouter.authorizationError(in: url) {
+                if let failure = LoopbackRequestRouter.authorizationError(in: received.parameters) {
                     .authorizationError(
                         configuration.failurePage, error: failure.error, description: failure.description)
                 } else {
@@ -327,6 +331,17 @@ final class ListenerCore {
             settings.continuation.yield(url)
             settings.continuation.finish()
             closeEverything()
+        }
+    }
+
+    /// The session's verdict on `url`: asked once. A plain test's acceptance is read here.
+    private func verdict(_ url: URL, redirectURI: URL) -> CallbackVerdict {
+        switch settings.rule {
+        case .verdict(let decide):
+            return decide(url)
+        case .test(let accepts):
+            guard accepts(url) else { return .refused(.callbackMismatch("the callback was not accepted")) }
+            return .accepted(ReceivedCallback(url: url, redirectURI: redirectURI))
         }
     }
 

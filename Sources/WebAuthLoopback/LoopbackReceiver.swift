@@ -185,6 +185,25 @@ public struct LoopbackReceiver: CallbackReceiver {
         for callback: Callback,
         accepting: @escaping @Sendable (URL) -> Bool
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
+        try await listen(for: callback, rule: .test(accepting))
+    }
+
+    /// Binds the callback's loopback address and port and starts answering requests, each
+    /// callback request by the session's verdict, asked once; the failure page for an OAuth
+    /// `error` reads it from the accepted callback's parameters.
+    ///
+    /// - Returns: As ``listen(for:accepting:)``.
+    /// - Throws: As ``listen(for:accepting:)``.
+    public func listen(
+        for callback: Callback,
+        deciding: @escaping @Sendable (URL) -> CallbackVerdict
+    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
+        try await listen(for: callback, rule: .verdict(deciding))
+    }
+
+    private func listen(
+        for callback: Callback, rule: ListenerCore.Rule
+    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
         guard let endpoint = callback.loopbackEndpoint else {
             throw .invalidCallback("\(callback) is not a loopback callback")
         }
@@ -195,7 +214,7 @@ public struct LoopbackReceiver: CallbackReceiver {
             throw .invalidCallback("a loopback callback port must be in 0…65535, not \(endpoint.port)")
         }
         return try await LoopbackListener.start(
-            callback: callback, endpoint: endpoint, accepting: accepting,
+            callback: callback, endpoint: endpoint, rule: rule,
             configuration: configuration, peerSockets: peerSockets, eventLoop: eventLoopGroup.next(), logger: logger)
     }
 }

@@ -11,7 +11,10 @@ import WebAuthCore
 ///    or `localhost:PORT`), else 400: a page on another origin that a DNS-rebinding attack
 ///    points at 127.0.0.1 sends its own host name;
 /// 4. the path, before `?`, is exactly the callback's path, else 404;
-/// 5. the redirect base plus the target parses as a URL that matches the callback, else 400.
+/// 5. the listener's origin plus the target parses as a URL, else 400.
+///
+/// Whether that URL is *the* callback (and carries the right `state`) is the session's verdict,
+/// asked once by the listener; the router does not match it again.
 ///
 /// A `HEAD` request for the callback path is a ``Route/probe``: it is answered but never taken
 /// as the callback, since a browser following a redirect always sends `GET`.
@@ -22,7 +25,7 @@ package struct LoopbackRequestRouter: Sendable {
         case reject(HTTPStatus, reason: String)
         /// A `HEAD` request for the callback path.
         case probe
-        /// A `GET` of the callback path; the URL is the redirect base plus the request target.
+        /// A `GET` of the callback path; the URL is the listener's origin plus the request target.
         case callback(URL)
     }
 
@@ -44,12 +47,6 @@ package struct LoopbackRequestRouter: Sendable {
         self.path = endpoint.path
     }
 
-    /// `http://127.0.0.1:PORT` or `http://[::1]:PORT`.
-    var redirectBase: String { "http://\(host.uriHost):\(port)" }
-
-    /// The redirect URI: the base followed by the callback path.
-    var redirectURI: URL? { URL(string: redirectBase + path) }
-
     /// What `head` is.
     package func route(_ head: HTTPRequestHead) -> Route {
         guard head.method == "GET" || head.method == "HEAD" else {
@@ -63,31 +60,38 @@ package struct LoopbackRequestRouter: Sendable {
         guard isAllowedHost(hostValue) else { return .reject(.badRequest, reason: "Host field names another host") }
         guard head.path == path else { return .reject(.notFound, reason: "not the callback path") }
         if head.method == "HEAD" { return .probe }
-        guard let url = URL(string: redirectBase + head.target), callback.matchesURL(url) else {
+        guard let url = URL(string: host.origin(port: port) + head.target) else {
             return .reject(.badRequest, reason: "callback URL does not parse")
         }
         return .callback(url)
     }
 
     /// Whether a `Host` field value names this listener: the bound address literal or
-    /// `localhost`, each with the bound port (which may be left out only when it is 80, as
-    /// browsers do for the default port).
+    /// `localhost` (``LoopbackName``), each with the bound port (which may be left out only
+    /// when it is 80, as browsers do for the default port). Another loopback address is not
+    /// this listener, and an IPv6 address must be in brackets.
     func isAllowedHost(_ value: String) -> Bool {
-        let lowered = value.lowercased()
-        let names = [host.uriHost, "localhost"]
-        if names.contains(where: { lowered == "\($0):\(port)" }) { return true }
-        return port == 80 && names.contains(lowered)
+        var name = Substring(value)
+        if let colon = value.lastIndex(of: ":"), !value.hasSuffix("]") {
+            guard value[value.index(after: colon)...] == String(port) else { return false }
+            name = value[..<colon]
+        } else if port != 80 {
+            return false
+        }
+        guard !name.contains(":") || name.hasPrefix("[") else { return false }
+        switch LoopbackName(host: String(name)) {
+        case .localhost: return true
+        case .ipv4(let address): return address == host.address
+        case .ipv6: return host == .ipv6
+        case nil: return false
+        }
     }
 
-    /// The OAuth error of a callback URL (RFC 6749 §4.1.2.1): `error` and `error_description`,
-    /// decoded as `application/x-www-form-urlencoded`; `nil` without an `error` parameter.
-    package static func authorizationError(in url: URL) -> (error: String, description: String?)? {
-        guard let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery else {
-            return nil
-        }
-        let items = FormEncoding.decode(query)
-        let error = items.first { $0.0 == "error" }?.1
-        let description = items.first { $0.0 == "error_description" }?.1
-        return error.map { ($0, description) }
+    /// The OAuth error of a callback (RFC 6749 §4.1.2.1): `error` and `error_description` from
+    /// its query; `nil` without an `error` parameter.
+    package static func authorizationError(in parameters: CallbackParameters) -> (
+        error: String, description: String?
+    )? {
+        parameters.query["error"].map { ($0, parameters.query["error_description"]) }
     }
 }

@@ -14,7 +14,7 @@ struct SessionStateMachineTests {
     private func listening(_ machine: inout Machine, accepting test: (@Sendable (URL) -> Bool)? = nil) -> Machine.Action
     {
         _ = machine.handle(.start(acceptsCallback: test))
-        return machine.handle(.listenerReady("listener", redirectURI: redirect, callback: callback))
+        return machine.handle(.listenerReady("listener", callback: callback))
     }
 
     private func waitingMachine(accepting test: (@Sendable (URL) -> Bool)? = nil) -> Machine {
@@ -57,7 +57,7 @@ struct SessionStateMachineTests {
             Issue.record("a second start did something")
             return
         }
-        let present = machine.handle(.listenerReady("listener", redirectURI: redirect, callback: callback))
+        let present = machine.handle(.listenerReady("listener", callback: callback))
         guard case .present(let redirectURI, let bound, let watching) = present else {
             Issue.record("a ready listener did not lead to presenting")
             return
@@ -133,7 +133,7 @@ struct SessionStateMachineTests {
             Issue.record("delivered while the listener was still being made")
             return
         }
-        let late = machine.handle(.listenerReady("late listener", redirectURI: redirect, callback: callback))
+        let late = machine.handle(.listenerReady("late listener", callback: callback))
         let (outcome, waiters) = try #require(
             delivered(after: late, in: &machine, closing: "late listener", dismissing: nil))
         #expect(outcome.failureCode == .canceledLogin)
@@ -320,5 +320,22 @@ struct HeaderFieldPolicyTests {
             return
         }
         #expect(error.code == .invalidHeaderField)
+    }
+}
+
+extension SessionPlan {
+    /// The plan for a session with these settings, as the session makes it: from the needs its
+    /// browser was chosen for.
+    fileprivate static func make(
+        callback: Callback, browserName: String, browserCapabilities: BrowserCapabilities, receiversAccepting: [Bool],
+        required: BrowserCapabilities, prefersEphemeral: Bool, additionalHeaderFields: [String: String]
+    ) -> Result<SessionPlan, WebAuthenticationSessionError> {
+        make(
+            needs: BrowserNeeds(
+                callback: callback, prefersEphemeralSession: prefersEphemeral,
+                hasAdditionalHeaderFields: !additionalHeaderFields.isEmpty, requiredCapabilities: required,
+                callbackIsReceivable: receiversAccepting.contains(true)),
+            browserName: browserName, browserCapabilities: browserCapabilities, receiversAccepting: receiversAccepting,
+            additionalHeaderFields: additionalHeaderFields)
     }
 }

@@ -110,7 +110,7 @@ struct WebAuthSessionTests {
         let refusing = session(browser: browser, receiver: receiver) { _ in
             Issue.record("a refused session called its completion handler")
         }
-        #expect(throws: taken) { try refusing.start(refusingUnplannable: true).get() }
+        #expect(throws: taken) { try refusing.startRefusingUnplannable().get() }
         #expect(!refusing.canStart)
         await #expect(throws: taken) { try await refusing.authenticate() }
 

@@ -57,10 +57,11 @@ struct LoopbackPagesAndRoutingTests {
     @Test func authorizationErrorExtraction() throws {
         let url = try #require(
             URL(string: "http://127.0.0.1:5/callback?state=s&error=access_denied&error_description=Nope+%3Cb%3E"))
-        let failure = try #require(LoopbackRequestRouter.authorizationError(in: url))
+        let failure = try #require(LoopbackRequestRouter.authorizationError(in: CallbackParameters(url)))
         #expect(failure.error == "access_denied")
         #expect(failure.description == "Nope <b>")
-        #expect(LoopbackRequestRouter.authorizationError(in: URL(string: "http://127.0.0.1:5/callback?code=1")!) == nil)
+        let success = try #require(URL(string: "http://127.0.0.1:5/callback?code=1"))
+        #expect(LoopbackRequestRouter.authorizationError(in: CallbackParameters(success)) == nil)
     }
 
     private func head(
@@ -74,7 +75,7 @@ struct LoopbackPagesAndRoutingTests {
 
     @Test func routing() throws {
         let router = try #require(LoopbackRequestRouter(callback: .loopback(path: "/callback", port: 4321)))
-        #expect(router.redirectURI?.absoluteString == "http://127.0.0.1:4321/callback")
+        #expect(router.callback.redirectURI.absoluteString == "http://127.0.0.1:4321/callback")
         guard case .callback(let url) = router.route(head("/callback?code=1&state=2", host: "127.0.0.1:4321")) else {
             Issue.record("not routed as the callback")
             return
@@ -114,7 +115,7 @@ struct LoopbackPagesAndRoutingTests {
 
     @Test func routingIPv6() throws {
         let router = try #require(LoopbackRequestRouter(callback: .loopback(path: "/cb", port: 80, host: .ipv6)))
-        #expect(router.redirectURI?.absoluteString == "http://[::1]:80/cb")
+        #expect(router.callback.redirectURI.absoluteString == "http://[::1]:80/cb")
         #expect(router.isAllowedHost("[::1]:80"))
         #expect(router.isAllowedHost("[::1]"))  // the default port may be left out
         #expect(router.isAllowedHost("localhost:80"))

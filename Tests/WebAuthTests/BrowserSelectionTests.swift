@@ -77,6 +77,20 @@ struct BrowserSelectionTests {
         #expect(chosen.browser(for: shared).name == "terminal")
     }
 
+    @Test func choosingOnceGivesTheBrowserAndWhetherItIsTheTerminalFallback() throws {
+        let (directory, path) = try path(with: ["xdg-open", "chromium"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let headless = BrowserSelection(environment: ["PATH": path]).choose(for: ephemeral)
+        #expect(headless.browser is TerminalPresenter)
+        #expect(headless.fallsBackToTerminal)
+        let asked = BrowserSelection(choice: .terminal, environment: ["PATH": path]).choose(for: shared)
+        #expect(asked.browser is TerminalPresenter)
+        #expect(!asked.fallsBackToTerminal, "asked for, the terminal is a choice, not a fallback")
+        let desktop = BrowserSelection(environment: ["PATH": path, "DISPLAY": ":0"]).choose(for: shared)
+        #expect(!(desktop.browser is TerminalPresenter))
+        #expect(!desktop.fallsBackToTerminal)
+    }
+
     @Test func theBrowserVariableIsAnExplicitChoice() throws {
         let (directory, path) = try path(with: ["my-browser", "chromium"])
         defer { try? FileManager.default.removeItem(at: directory) }

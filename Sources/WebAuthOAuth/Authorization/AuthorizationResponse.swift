@@ -38,23 +38,42 @@ public struct AuthorizationResponseValidator: Sendable {
     /// Whether `callbackURL` answers this request at all (its `state` is right). A session
     /// uses it to ignore forged callbacks instead of ending on them.
     public func answersRequest(_ callbackURL: URL) -> Bool {
-        !expectedState.isEmpty && parameters(of: callbackURL)["state"] == expectedState
+        answersRequest(CallbackParameters(callbackURL))
+    }
+
+    /// Whether a callback with these parameters answers this request at all (its `state` is
+    /// right), without reading the URL again.
+    public func answersRequest(_ parameters: CallbackParameters) -> Bool {
+        !expectedState.isEmpty && response(parameters)["state"] == expectedState
     }
 
     /// Validates `callbackURL` and returns the grant it carries.
+    ///
+    /// - Throws: As validating the URL's parameters (`CallbackParameters`) does.
+    public func validate(_ callbackURL: URL) throws(OAuthError) -> AuthorizationGrant {
+        try validate(CallbackParameters(callbackURL))
+    }
+
+    /// Validates the callback's parameters, already read (`ReceivedCallback.parameters`),
+    /// and returns the grant they carry.
     ///
     /// - Throws: ``OAuthError`` with ``OAuthError/Code/tokenInQuery``,
     ///   ``OAuthError/Code/stateMismatch``, ``OAuthError/Code/issuerMismatch``,
     ///   ``OAuthError/Code/issuerMissing``, ``OAuthError/Code/server`` (an error response) or
     ///   ``OAuthError/Code/invalidCallback``.
-    public func validate(_ callbackURL: URL) throws(OAuthError) -> AuthorizationGrant {
-        let query = queryParameters(of: callbackURL)
-        if query["access_token"] != nil {
+    public func validate(_ parameters: CallbackParameters) throws(OAuthError) -> AuthorizationGrant {
+        try validate(parameters, answersRequest: answersRequest(parameters))
+    }
+
+    /// Validates the parameters, whose `state` has been compared already (`answersRequest`):
+    /// each rule is applied once.
+    func validate(_ callback: CallbackParameters, answersRequest: Bool) throws(OAuthError) -> AuthorizationGrant {
+        if callback.query["access_token"] != nil {
             throw OAuthError(
                 code: .tokenInQuery, message: "the redirect carried an access token in its query; it was not used")
         }
-        let parameters = parameters(of: callbackURL)
-        guard let state = parameters["state"], !expectedState.isEmpty, state == expectedState else {
+        let parameters = response(callback)
+        guard answersRequest else {
             throw OAuthError(
                 code: .stateMismatch,
                 message: parameters["state"] == nil
@@ -95,32 +114,9 @@ public struct AuthorizationResponseValidator: Sendable {
         }
     }
 
-    /// The response parameters: the fragment for the implicit flow, else the query.
-    private func parameters(of url: URL) -> [String: String] {
-        responseType == .token ? fragmentParameters(of: url) : queryParameters(of: url)
-    }
-
-    private func queryParameters(of url: URL) -> [String: String] {
-        firstValues(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
-    }
-
-    /// The fragment's parameters. Some providers put `?` before them (`#?access_token=…`) or a
-    /// query-looking string after the fragment mark; both read the same.
-    private func fragmentParameters(of url: URL) -> [String: String] {
-        guard var fragment = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedFragment else {
-            return [:]
-        }
-        if fragment.hasPrefix("?") { fragment.removeFirst() }
-        return firstValues(fragment)
-    }
-
-    private func firstValues(_ encoded: String?) -> [String: String] {
-        guard let encoded else { return [:] }
-        var values: [String: String] = [:]
-        for (name, value) in FormEncoding.decode(encoded) where values[name] == nil {
-            values[name] = value
-        }
-        return values
+    /// The response's parameters: the fragment for the implicit flow, else the query.
+    private func response(_ parameters: CallbackParameters) -> [String: String] {
+        responseType == .token ? parameters.fragment : parameters.query
     }
 }
 

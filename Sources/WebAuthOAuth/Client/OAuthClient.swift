@@ -111,6 +111,10 @@ public final class OAuthClient: Sendable {
         configureSession: (WebAuthSession) -> Void = { _ in }
     ) async throws(OAuthError) -> TokenSet {
         let authorization = try await prepareAuthorization()
+        // The keys that will check the ID token are fetched while the person signs in, not
+        // after the callback; a prefetch still under way when the sign-in ends is cancelled.
+        let keysAhead = await prefetchKeys()
+        defer { keysAhead?.cancel() }
         // A push that fails ends the session; its own error is the one reported.
         let pushFailure = PushFailure()
         let session = WebAuthSession(
@@ -124,7 +128,7 @@ public final class OAuthClient: Sendable {
                 }
             })
         let validator = authorization.validator
-        session.acceptsCallback = { url in validator.answersRequest(url) }
+        session.acceptsReceivedCallback = { received in validator.answersRequest(received.parameters) }
         session.logger = logger
         configureSession(session)
         let received: ReceivedCallback
@@ -173,6 +177,9 @@ public final class OAuthClient: Sendable {
 
     /// Checks the authorization response and, for the code flow, exchanges the code.
     ///
+    /// The response is read from the callback's parameters as the session read them
+    /// (`ReceivedCallback.parameters`); the URL is not parsed again.
+    ///
     /// - Parameters:
     ///   - authorization: What ``prepareAuthorization()`` returned for this sign-in.
     ///   - received: The redirect the browser was sent to and the `redirect_uri` the
@@ -180,16 +187,17 @@ public final class OAuthClient: Sendable {
     public func completeAuthorization(
         _ authorization: PreparedAuthorization, received: ReceivedCallback
     ) async throws(OAuthError) -> TokenSet {
-        let callbackURL = received.url
+        let parameters = received.parameters
+        let answersRequest = authorization.validator.answersRequest(parameters)
         // A state is good for one response: a replayed or second redirect is refused.
-        if authorization.validator.answersRequest(callbackURL), !authorization.takeAnswer() {
+        if answersRequest, !authorization.takeAnswer() {
             logger.info("authorization response rejected", metadata: ["reason": "stateAlreadyUsed"])
             throw OAuthError(
                 code: .stateMismatch, message: "this sign-in's state was already used by an earlier response")
         }
         let grant: AuthorizationGrant
         do {
-            grant = try authorization.validator.validate(callbackURL)
+            grant = try authorization.validator.validate(parameters, answersRequest: answersRequest)
         } catch {
             logger.info("authorization response rejected", metadata: ["reason": "\(error.code)"])
             throw error
@@ -349,6 +357,14 @@ public final class OAuthClient: Sendable {
         }
         if let dpop, tokens.isDPoPBound { tokens.dpopKey = dpop.key }
         return tokens
+    }
+
+    /// Starts fetching the provider's key set for an OpenID Connect sign-in, when it is not
+    /// cached; the fetch, to cancel when the sign-in ends, or `nil`. A failure is not reported
+    /// here: the ID token check fetches again.
+    func prefetchKeys() async -> Task<[JWKSCache.SigningKey], any Error>? {
+        guard configuration.isOpenIDConnect, let metadata = await state.metadata else { return nil }
+        return await state.keys(at: metadata.jwksURI, client: endpoints)?.prefetch()
     }
 
     func validateIDToken(_ idToken: String, nonce: String?, original: IDTokenClaims?) async throws(OAuthError)

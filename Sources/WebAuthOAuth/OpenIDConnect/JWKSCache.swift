@@ -4,6 +4,11 @@ import JWTKit
 /// The provider's JSON Web Key Set, fetched on first use and kept for a day at most; fetched
 /// again once when a token names a key it does not have (the provider rotated its keys).
 /// Callers that need the set while a fetch is under way share that fetch.
+///
+/// A sign-in fetches the set ahead (``prefetch()``) while the person is in the browser, so that
+/// only the token request stands between the callback and the result. The first key lookup
+/// takes what that fetch brought; a prefetch that failed or was cancelled is forgotten and the
+/// set is fetched again as if none had been made.
 actor JWKSCache {
     /// How long a fetched set is trusted: a key the provider withdraws stops being accepted
     /// after this, even in a long-lived client.
@@ -14,6 +19,8 @@ actor JWKSCache {
     private var keys: [SigningKey]?
     private var fetchedAt: ContinuousClock.Instant?
     private var fetching: Task<[SigningKey], any Error>?
+    /// A fetch made ahead of need, until a lookup takes its result.
+    private var prefetching: Task<[SigningKey], any Error>?
 
     init(url: URL, client: EndpointClient) {
         self.url = url
@@ -23,6 +30,16 @@ actor JWKSCache {
     /// The key for a token with this `kid` (or none) and `alg`: from the cached set, else from
     /// one fresh fetch. `nil` when neither has it.
     func key(kid: String?, algorithm: String) async throws(OAuthError) -> JWK? {
+        if let prefetched = prefetching {
+            let fresh = try? await prefetched.value
+            if prefetching == prefetched {
+                prefetching = nil
+                if let fresh {
+                    keys = fresh
+                    fetchedAt = .now
+                }
+            }
+        }
         if let fetchedAt, ContinuousClock.now - fetchedAt > Self.maximumAge { keys = nil }
         if let keys, let key = Self.select(from: keys, kid: kid, algorithm: algorithm) { return key }
         // A token with no kid can only name "the single key"; a fetch will not change what
@@ -30,6 +47,18 @@ actor JWKSCache {
         if keys != nil, kid == nil { return nil }
         let fresh = try await sharedFetch()
         return Self.select(from: fresh, kid: kid, algorithm: algorithm)
+    }
+
+    /// Starts fetching the set now, unless a fresh one is cached or a fetch is under way.
+    ///
+    /// - Returns: The fetch, for the caller to cancel once the set can no longer be needed
+    ///   (the sign-in ended); `nil` when none was started.
+    func prefetch() -> Task<[SigningKey], any Error>? {
+        if let fetchedAt, keys != nil, ContinuousClock.now - fetchedAt <= Self.maximumAge { return nil }
+        guard fetching == nil, prefetching == nil else { return nil }
+        let task = Task { try await self.fetch() }
+        prefetching = task
+        return task
     }
 
     /// The fetch under way, or a new one; its result replaces the cached set.

@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import WebAuthCore
+
+/// The machine with plain values for its resources.
+private typealias Machine = SessionStateMachine<String, String, String>
+
+@Suite("Callback verdict")
+struct CallbackVerdictTests {
+    let bound = Callback.loopback().boundToPort(5000)
+    let redirect = URL(string: "http://127.0.0.1:5000/callback")!
+
+    @Test func anAcceptedVerdictCarriesTheCallbackWithItsParametersRead() throws {
+        let acceptance = CallbackAcceptance(callback: bound, receivedTest: { $0.parameters.query["state"] == "s" })
+        let url = try #require(URL(string: "http://127.0.0.1:5000/callback?code=a%2Bb&state=s&code=second"))
+        let received = try #require(acceptance.verdict(url, redirectURI: redirect).accepted)
+        #expect(received.url == url)
+        #expect(received.redirectURI == redirect)
+        #expect(received.parameters.query == ["code": "a+b", "state": "s"])
+        #expect(received == ReceivedCallback(url: url, redirectURI: redirect))
+    }
+
+    @Test func aRefusedVerdictSaysWhyWithoutTheQuery() throws {
+        let acceptance = CallbackAcceptance(callback: bound, test: { $0.query?.contains("state=s") == true })
+        let otherPort = try #require(URL(string: "http://127.0.0.1:5001/callback?code=secret&state=s"))
+        guard case .refused(let mismatch) = acceptance.verdict(otherPort, redirectURI: redirect) else {
+            Issue.record("a URL on another port was accepted")
+            return
+        }
+        #expect(mismatch.code == .callbackMismatch)
+        #expect(!mismatch.message.contains("secret"))
+        let forged = try #require(URL(string: "http://127.0.0.1:5000/callback?code=secret&state=forged"))
+        #expect(!acceptance.verdict(forged, redirectURI: redirect).isAccepted)
+    }
+
+    @Test func fragmentParametersAreReadWithOrWithoutAQuestionMark() throws {
+        let plain = CallbackParameters(try #require(URL(string: "com.example.app:/cb#access_token=t&state=s")))
+        let marked = CallbackParameters(try #require(URL(string: "com.example.app:/cb#?access_token=t&state=s")))
+        #expect(plain.fragment == ["access_token": "t", "state": "s"])
+        #expect(marked == plain)
+        #expect(plain.query.isEmpty)
+    }
+
+    @Test func theMachineDecidesAListenersURLOnceAndKeepsTheVerdict() throws {
+        let asked = Mutex(0)
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(
+            .start(
+                acceptsCallback: nil,
+                acceptsReceived: { received in
+                    asked.withLock { $0 += 1 }
+                    return received.parameters.query["state"] == "good"
+                }))
+        _ = machine.handle(.listenerReady("listener", callback: bound))
+        _ = machine.handle(.presentationReady("page"))
+        #expect(machine.addWaiter("caller") == nil)
+
+        let forged = try #require(URL(string: "http://127.0.0.1:5000/callback?code=evil&state=wrong"))
+        #expect(!machine.decide(forged).isAccepted)
+        #expect(!machine.isFinished, "a refused URL does not end the session")
+
+        let real = try #require(URL(string: "http://127.0.0.1:5000/callback?code=1&state=good"))
+        let verdict = machine.decide(real)
+        #expect(verdict.accepted?.redirectURI == redirect)
+        #expect(asked.withLock { $0 } == 2)
+
+        guard case .tearDown = machine.handle(.callbackOffered(real)) else {
+            Issue.record("the accepted callback did not end the session")
+            return
+        }
+        #expect(asked.withLock { $0 } == 2, "the offered URL took the kept verdict; it was not decided again")
+        guard case .deliver(.success(let received), _) = machine.handle(.tornDown) else {
+            Issue.record("the callback was not delivered")
+            return
+        }
+        #expect(received == verdict.accepted)
+    }
+
+    @Test func nothingIsAcceptedBeforeTheListenerIsReadyOrAfterTheEnd() throws {
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: nil))
+        let url = try #require(URL(string: "http://127.0.0.1:5000/callback?code=1"))
+        #expect(!machine.decide(url).isAccepted, "the rule is not pinned before the listener is ready")
+        _ = machine.handle(.listenerReady("listener", callback: bound))
+        #expect(machine.decide(url).isAccepted)
+        _ = machine.handle(.cancel)
+        #expect(!machine.decide(url).isAccepted)
+    }
+
+    @Test func theRuleIsTheOnePinnedToTheListenersPort() throws {
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: nil))
+        _ = machine.handle(.listenerReady("listener", callback: bound))
+        #expect(machine.redirectURI == redirect)
+        let elsewhere = try #require(URL(string: "http://127.0.0.1:5001/callback?code=1"))
+        #expect(!machine.decide(elsewhere).isAccepted)
+        guard case .reject = machine.handle(.callbackOffered(elsewhere)) else {
+            Issue.record("a URL on another port was taken")
+            return
+        }
+    }
+}
