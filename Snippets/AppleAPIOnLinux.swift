@@ -7,7 +7,7 @@ final class SignIn: NSObject, ASWebAuthenticationPresentationContextProviding {
 
     func start() {
         let session = ASWebAuthenticationSession(
-            url: URL(string: "https://example.com/auth")!, callbackURLScheme: "exampleauth"
+            url: URL(string: "https://example.com/auth")!, callback: .customScheme("exampleauth")
         ) { callbackURL, error in
             guard let callbackURL else { return print(error.map(String.init(describing:)) ?? "") }
             print(callbackURL)  // exampleauth://…?code=…

@@ -5,7 +5,7 @@ struct SignInView {  // a SwiftUI View on Apple platforms; any struct or class o
 
     func signIn() async throws -> URL {
         try await webAuthenticationSession.authenticate(
-            using: URL(string: "https://example.com/auth")!, callbackURLScheme: "exampleauth",
-            preferredBrowserSession: .ephemeral)
+            using: URL(string: "https://example.com/auth")!, callback: .customScheme("exampleauth"),
+            preferredBrowserSession: .ephemeral, additionalHeaderFields: [:])
     }
 }

@@ -9,7 +9,7 @@
     /// `import AuthenticationServices`:
     ///
     /// ```swift
-    /// let session = ASWebAuthenticationSession(url: authURL, callbackURLScheme: "exampleauth") { callbackURL, error in
+    /// let session = ASWebAuthenticationSession(url: authURL, callback: .customScheme("exampleauth")) { callbackURL, error in
     ///     guard error == nil, let callbackURL else { return }
     ///     let token = URLComponents(string: callbackURL.absoluteString)?.queryItems?.first { $0.name == "token" }?.value
     /// }
@@ -95,11 +95,18 @@
         /// Creates a session for the authentication page at `url` whose service calls back with
         /// `callbackURLScheme`.
         ///
+        /// Deprecated, as with Apple's 27.0 SDKs: use ``init(url:callback:completionHandler:)``
+        /// with ``Callback/customScheme(_:)``, which behaves the same for a given scheme.
+        ///
         /// - Parameters:
         ///   - url: The authentication page: `https`, or `http` to a loopback address.
         ///   - callbackURLScheme: The callback's custom scheme (the part before `:` of a whole
         ///     URL), or `nil` for the scheme registered for this program.
         ///   - completionHandler: Called once with the callback URL or an error.
+        @available(
+            *, deprecated, renamed: "init(url:callback:completionHandler:)",
+            message: "Use init(url:callback:completionHandler:) with .customScheme(_:)"
+        )
         public init(url: URL, callbackURLScheme: String?, completionHandler: @escaping CompletionHandler) {
             self.url = url
             self.requested = .scheme(callbackURLScheme)
@@ -109,9 +116,30 @@
 
         /// Creates a session for the authentication page at `url` whose service calls back to
         /// `callback`.
+        ///
+        /// - Parameters:
+        ///   - url: The authentication page: `https`, or `http` to a loopback address.
+        ///   - callback: Where the service sends the browser at the end: ``Callback/customScheme(_:)``
+        ///     or ``Callback/https(host:path:)``.
+        ///   - completionHandler: Called once with the callback URL or an error.
         public init(url: URL, callback: Callback, completionHandler: @escaping CompletionHandler) {
             self.url = url
             self.requested = .callback(callback)
+            self.completionHandler = completionHandler
+            super.init()
+        }
+
+        /// A session for the scheme registered for this program (`webauth scheme register
+        /// --app`): what `nil` as `callbackURLScheme` means, without the deprecated initializer.
+        static func forRegisteredScheme(url: URL, completionHandler: @escaping CompletionHandler)
+            -> ASWebAuthenticationSession
+        {
+            ASWebAuthenticationSession(url: url, requested: .scheme(nil), completionHandler: completionHandler)
+        }
+
+        private init(url: URL, requested: Requested, completionHandler: @escaping CompletionHandler) {
+            self.url = url
+            self.requested = requested
             self.completionHandler = completionHandler
             super.init()
         }

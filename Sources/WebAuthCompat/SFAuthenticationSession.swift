@@ -96,14 +96,20 @@
         /// Creates a session for the page at `url` whose service calls back with
         /// `callbackURLScheme` (`nil`: the scheme registered for this program).
         public init(url: URL, callbackURLScheme: String?, completionHandler: @escaping CompletionHandler) {
-            session = ASWebAuthenticationSession(url: url, callbackURLScheme: callbackURLScheme) {
-                callbackURL, error in
+            let completion: ASWebAuthenticationSession.CompletionHandler = { callbackURL, error in
                 let reported = (error as? ASWebAuthenticationSessionError).map { error in
                     error.webAuthenticationError.map { SFAuthenticationError($0) }
                         ?? SFAuthenticationError(.canceledLogin)
                 }
                 completionHandler(callbackURL, reported ?? error)
             }
+            session =
+                if let callbackURLScheme {
+                    ASWebAuthenticationSession(
+                        url: url, callback: .customScheme(callbackURLScheme), completionHandler: completion)
+                } else {
+                    ASWebAuthenticationSession.forRegisteredScheme(url: url, completionHandler: completion)
+                }
             super.init()
             session.presentationContextProvider = context
         }

@@ -19,8 +19,9 @@
     ///     func signIn() async throws -> URL {
     ///         try await webAuthenticationSession.authenticate(
     ///             using: URL(string: "https://example.com/auth")!,
-    ///             callbackURLScheme: "exampleauth",
-    ///             preferredBrowserSession: .ephemeral)
+    ///             callback: .customScheme("exampleauth"),
+    ///             preferredBrowserSession: .ephemeral,
+    ///             additionalHeaderFields: [:])
     ///     }
     /// }
     /// ```
@@ -80,6 +81,10 @@
 
         /// Signs in at `url` and returns the URL the service called back with.
         ///
+        /// Deprecated, as with Apple's 27.0 SDKs: use
+        /// ``authenticate(using:callback:preferredBrowserSession:additionalHeaderFields:)`` with
+        /// `.customScheme(_:)`, which behaves the same.
+        ///
         /// - Parameters:
         ///   - url: The authentication page: `https`, or `http` to a loopback address.
         ///   - callbackURLScheme: The callback's custom scheme, such as `exampleauth`.
@@ -87,13 +92,18 @@
         ///     `nil` means shared, as on Apple platforms.
         /// - Returns: The callback URL.
         /// - Throws: ``ASWebAuthenticationSessionError``.
+        @available(
+            *, deprecated, renamed: "authenticate(using:callback:preferredBrowserSession:additionalHeaderFields:)",
+            message:
+                "Use authenticate(using:callback:preferredBrowserSession:additionalHeaderFields:) with .customScheme(_:)"
+        )
         public func authenticate(
             using url: URL, callbackURLScheme: String,
             preferredBrowserSession: WebAuthenticationSession.BrowserSession? = nil
         ) async throws -> URL {
             try await Self.run(preferredBrowserSession, nil) { completion in
                 ASWebAuthenticationSession(
-                    url: url, callbackURLScheme: callbackURLScheme, completionHandler: completion)
+                    url: url, callback: .customScheme(callbackURLScheme), completionHandler: completion)
             }
         }
 

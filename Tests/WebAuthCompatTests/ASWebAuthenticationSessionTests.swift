@@ -101,6 +101,30 @@
         }
     }
 
+    /// The scheme initializer, deprecated since Apple's 27.0 SDKs and still supported. Tests of its
+    /// behaviour reach it through this protocol, which keeps the build free of deprecation
+    /// warnings while the initializer itself stays marked.
+    protocol SchemeInitializer: Sendable {
+        func session(
+            url: URL, callbackURLScheme: String?,
+            completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler
+        ) -> ASWebAuthenticationSession
+    }
+
+    struct DeprecatedSchemeInitializer: SchemeInitializer {
+        @available(*, deprecated, message: "calls init(url:callbackURLScheme:completionHandler:)")
+        func session(
+            url: URL, callbackURLScheme: String?,
+            completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler
+        ) -> ASWebAuthenticationSession {
+            ASWebAuthenticationSession(
+                url: url, callbackURLScheme: callbackURLScheme, completionHandler: completionHandler)
+        }
+    }
+
+    /// The deprecated initializer, for the tests of what it accepts.
+    let schemeInitializer: any SchemeInitializer = DeprecatedSchemeInitializer()
+
     /// Starting, cancelling and keeping alive, with a "browser" that opens nothing (the desktop or
     /// the test delivers the callback) in a temporary desktop.
     extension CompatIntegrationTests {
@@ -126,7 +150,7 @@
                 defer { setup.remove() }
                 let received = Mailbox<Completion>()
                 let session = ASWebAuthenticationSession(
-                    url: URL(string: "http://127.0.0.1:9/")!, callbackURLScheme: "com.example.noprovider"
+                    url: URL(string: "http://127.0.0.1:9/")!, callback: .customScheme("com.example.noprovider")
                 ) {
                     url, error in received.put(Completion(url: url, error: error))
                 }
@@ -150,7 +174,7 @@
                 let provider = Anchors()
                 weak var weakSession: ASWebAuthenticationSession?
                 do {
-                    let session = ASWebAuthenticationSession(
+                    let session = schemeInitializer.session(
                         url: URL(string: "http://127.0.0.1:9/")!, callbackURLScheme: "fairese-nae://anilist-auth"
                     ) { url, error in received.put(Completion(url: url, error: error)) }
                     session.presentationContextProvider = provider
@@ -178,7 +202,7 @@
                 var held: HeldByTheHandler? = HeldByTheHandler()
                 weak let handlerWitness = held
                 let session = ASWebAuthenticationSession(
-                    url: URL(string: "http://127.0.0.1:9/")!, callbackURLScheme: "com.example.cancel"
+                    url: URL(string: "http://127.0.0.1:9/")!, callback: .customScheme("com.example.cancel")
                 ) { [held] url, error in
                     withExtendedLifetime(held) { received.put(Completion(url: url, error: error)) }
                 }
@@ -199,7 +223,7 @@
                 let provider = Anchors()
                 func attempt(_ scheme: String?) async throws -> Completion {
                     let received = Mailbox<Completion>()
-                    let session = ASWebAuthenticationSession(
+                    let session = schemeInitializer.session(
                         url: URL(string: "http://127.0.0.1:9/")!, callbackURLScheme: scheme
                     ) {
                         url, error in received.put(Completion(url: url, error: error))

@@ -85,7 +85,13 @@
         var expiresIn: String
     }
 
-    class SignInViewModel: NSObject, ObservableObject, ASWebAuthenticationPresentationContextProviding {
+    /// test: what the tests ask of the view model, reached through a protocol so that calling the
+    /// deprecated `signIn()` adds no deprecation warning to the build.
+    protocol Seed000SignIn {
+        func signIn()
+    }
+
+    class SignInViewModel: NSObject, ObservableObject, ASWebAuthenticationPresentationContextProviding, Seed000SignIn {
         var subscriptions = Set<AnyCancellable>()
         let configurationBundle: Bundle  // test
         let storedTokens = Mailbox<StoredToken>()  // test
@@ -101,6 +107,8 @@
             return ASPresentationAnchor()
         }
 
+        // test: the seed calls the scheme initializer, deprecated since 27.0
+        @available(*, deprecated, message: "seed 000 uses the scheme initializer")
         func signIn() {
             let signInPromise = Future<URL, Error> { completion in
                 let apiData = AnilistAPIConfigurations.load(from: self.configurationBundle)  // test: `from:`
@@ -204,7 +212,7 @@
                     let viewModel = SignInViewModel(
                         configurationBundle: try configurationBundle(in: setup.desktop, server: server.baseURL))
                     ASWebAuthenticationSession.$environment.withValue(setup.environment(browser: browser)) {
-                        viewModel.signIn()
+                        (viewModel as any Seed000SignIn).signIn()
                     }
                     let stored = await viewModel.storedTokens.next(orFailureIn: viewModel.failures)
                     if stored == nil {
@@ -232,7 +240,7 @@
                         in: setup.desktop, server: URL(string: "http://127.0.0.1:9")!))
                 ASWebAuthenticationSession.$environment.withValue(setup.environment(browser: SeedDesktop.silentBrowser))
                 {
-                    viewModel.signIn()
+                    (viewModel as any Seed000SignIn).signIn()
                 }
                 let failure = try #require(await viewModel.failures.next(within: .seconds(10)))
                 #expect(failure.domain == ASWebAuthenticationSessionErrorDomain)

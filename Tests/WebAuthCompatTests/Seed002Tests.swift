@@ -18,12 +18,20 @@
         var window: ASPresentationAnchor?
     }
 
-    final class ViewController: NSObject {
+    /// test: what the tests ask of the view controller, reached through a protocol so that
+    /// calling the deprecated `signIn(authURLString:)` adds no deprecation warning to the build.
+    protocol Seed002SignIn {
+        func signIn(authURLString: String)
+    }
+
+    final class ViewController: NSObject, Seed002SignIn {
         let view = View()
         let tokens = Mailbox<String?>()  // test: where "handle the callback" puts its result
         let errors = Mailbox<Completion>()  // test
         var session: ASWebAuthenticationSession?
 
+        // test: the seed calls the scheme initializer, deprecated since 27.0
+        @available(*, deprecated, message: "seed 002 uses the scheme initializer")
         func signIn(authURLString: String) {
             // Use the URL and callback scheme specified by the authorization provider.
             guard let authURL = URL(string: authURLString) else { return }
@@ -82,7 +90,8 @@
                     ASWebAuthenticationSession.$environment.withValue(
                         setup.environment(browser: SeedDesktop.silentBrowser)
                     ) {
-                        viewController.signIn(authURLString: server.baseURL.absoluteString + "/auth")
+                        (viewController as any Seed002SignIn).signIn(
+                            authURLString: server.baseURL.absoluteString + "/auth")
                     }
                     let completion = await viewController.errors.next()
                     if completion == nil { Issue.record("no completion; Chromium said:\n\(launcher.logTails())") }
@@ -108,7 +117,7 @@
                 viewController.view.window = ASPresentationAnchor(browser: SeedDesktop.silentBrowser)
                 ASWebAuthenticationSession.$environment.withValue(setup.environment(browser: SeedDesktop.silentBrowser))
                 {
-                    viewController.signIn(authURLString: "http://127.0.0.1:9/auth")
+                    (viewController as any Seed002SignIn).signIn(authURLString: "http://127.0.0.1:9/auth")
                 }
                 #expect(await eventually { setup.socketExists(forScheme: "exampleauth") })
                 viewController.cancelSignIn()

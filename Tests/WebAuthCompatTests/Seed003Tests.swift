@@ -24,8 +24,14 @@
         }
     }
 
+    /// test: what the tests ask of the screen, reached through a protocol so that calling the
+    /// deprecated `loginTapped(authURL:scheme:)` adds no deprecation warning to the build.
+    protocol Seed003Login {
+        func loginTapped(authURL: URL, scheme: String)
+    }
+
     /// The login screen: opens the sign-in page and waits for the notification.
-    final class LoginViewController: NSObject, ASWebAuthenticationPresentationContextProviding {
+    final class LoginViewController: NSObject, ASWebAuthenticationPresentationContextProviding, Seed003Login {
         let appDelegate: AppDelegate
         let codes = Mailbox<String>()  // test: where the code goes
         let completions = Mailbox<Completion>()  // test
@@ -54,6 +60,8 @@
         }
 
         /// The button's action: opens the sign-in page.
+        // test: the seed calls the scheme initializer, deprecated since 27.0
+        @available(*, deprecated, message: "seed 003 uses the scheme initializer")
         func loginTapped(authURL: URL, scheme: String) {
             let appDelegate = self.appDelegate
             let completions = self.completions  // test
@@ -96,7 +104,7 @@
                         let authURL = server.authorizationURL(
                             redirectURI: URL(string: "\(scheme)://authorize")!, state: state)
                         ASWebAuthenticationSession.$environment.withValue(setup.environment(browser: browser)) {
-                            screen.loginTapped(authURL: authURL, scheme: scheme)
+                            (screen as any Seed003Login).loginTapped(authURL: authURL, scheme: scheme)
                         }
                         let completion = await screen.completions.next()
                         if completion == nil { Issue.record("no completion; Chromium said:\n\(launcher.logTails())") }

@@ -12,7 +12,10 @@
     struct SignInView {
         @Environment(\.webAuthenticationSession) private var webAuthenticationSession
 
+        /// The scheme form, deprecated since Apple's 27.0 SDKs: reached through
+        /// ``SchemeSignIn`` so that the build stays free of deprecation warnings.
         @MainActor
+        @available(*, deprecated, message: "calls authenticate(using:callbackURLScheme:preferredBrowserSession:)")
         func signIn(at url: URL, scheme: String, browserSession: WebAuthenticationSession.BrowserSession?)
             async throws -> URL
         {
@@ -29,6 +32,15 @@
                 additionalHeaderFields: headers)
         }
     }
+
+    /// What the tests ask of the scheme form (see ``SignInView``).
+    protocol SchemeSignIn {
+        @MainActor
+        func signIn(at url: URL, scheme: String, browserSession: WebAuthenticationSession.BrowserSession?)
+            async throws -> URL
+    }
+
+    extension SignInView: SchemeSignIn {}
 
     extension CompatIntegrationTests {
         @Suite("SwiftUI's WebAuthenticationSession on Linux", .serialized, TestFixture.chromium.required)
@@ -59,7 +71,8 @@
             ) -> Task<URL, any Error> {
                 Task { @MainActor in
                     try await ASWebAuthenticationSession.$environment.withValue(environment) {
-                        try await SignInView().signIn(at: url, scheme: scheme, browserSession: browserSession)
+                        try await (SignInView() as any SchemeSignIn).signIn(
+                            at: url, scheme: scheme, browserSession: browserSession)
                     }
                 }
             }
@@ -178,7 +191,8 @@
                 let task = Task { @MainActor in
                     withUnsafeCurrentTask { $0?.cancel() }
                     return try await SignInView().signIn(
-                        at: URL(string: "http://127.0.0.1:9/never")!, scheme: Self.scheme, browserSession: nil)
+                        at: URL(string: "http://127.0.0.1:9/never")!, callback: .customScheme(Self.scheme), headers: [:]
+                    )
                 }
                 let error = await failure(of: task) as? ASWebAuthenticationSessionError
                 #expect(error != nil, "the session ended with an error of Apple's type")
