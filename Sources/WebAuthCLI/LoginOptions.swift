@@ -46,8 +46,12 @@ struct LoginOptions: ParsableArguments {
         help: ArgumentHelp("The registered redirect URI (default http://127.0.0.1/callback).", valueName: "URI"))
     var redirectURI: String?
 
-    @Option(help: ArgumentHelp("The tenant, for --preset microsoft.", valueName: "ID"))
-    var tenant: String?
+    @Option(
+        name: .customLong("tenant"),
+        help: ArgumentHelp(
+            "A tenant whose accounts may sign in, for a multi-tenant issuer such as Microsoft's (repeatable). With --preset microsoft, one tenant ID signs in to that tenant alone; common, organizations or consumers names the alias, and the other values are the allowed tenants.",
+            valueName: "ID"))
+    var tenants: [String] = []
 
     @Option(
         help: ArgumentHelp(
@@ -113,8 +117,13 @@ struct LoginOptions: ParsableArguments {
             if let clientID { configuration.clientID = clientID }
             if let secret { configuration.clientSecret = secret }
         } else if let preset {
+            if !tenants.isEmpty, preset.lowercased() != "microsoft" {
+                throw ValidationError("--tenant applies to --preset microsoft, or to a multi-tenant --issuer")
+            }
+            let tenancy = try Self.microsoftTenancy(tenants)
             configuration = try ClientConfiguration.preset(
-                named: preset, clientID: clientID ?? "", clientSecret: secret, tenant: tenant, redirectURI: redirect)
+                named: preset, clientID: clientID ?? "", clientSecret: secret, tenant: tenancy.tenant,
+                allowedTenants: tenancy.allowed, redirectURI: redirect)
         } else {
             configuration = ClientConfiguration(
                 issuer: issuer.flatMap(URL.init(string:)), clientID: clientID ?? "", clientSecret: secret,
@@ -122,11 +131,32 @@ struct LoginOptions: ParsableArguments {
         }
         let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
         if !requested.isEmpty { configuration.scopes = requested }
+        if preset == nil, !tenants.isEmpty { configuration.allowedTenants = Set(tenants) }
         if let redirect { configuration.redirectURI = redirect }
         // Stored with the profile, so token, request, logout and the helpers use them too.
         if let par { configuration.usePushedAuthorization = par }
         if dpop { configuration.dpop = .persistent }
         return try configuration.validated()
+    }
+
+    /// `--tenant` values for `--preset microsoft`: the tenant in the issuer and the allowed
+    /// tenants. One tenant ID is that tenant alone; an alias (`common`, `organizations`,
+    /// `consumers`) is the issuer's tenant and the other values are the allowed ones; several
+    /// tenant IDs without an alias sign in through `common`, allowing exactly those.
+    static func microsoftTenancy(_ values: [String]) throws -> (tenant: String?, allowed: Set<String>?) {
+        let aliases = values.filter { ClientConfiguration.microsoftTenantAliases.contains($0.lowercased()) }
+        let others = Set(values.filter { !ClientConfiguration.microsoftTenantAliases.contains($0.lowercased()) })
+        switch (aliases.count, others.count) {
+        case (0, 0): return (nil, nil)
+        case (0, 1): return (others.first, nil)
+        case (0, _): return ("common", others)
+        case (1, 0): return (aliases[0].lowercased(), nil)
+        case (1, _): return (aliases[0].lowercased(), others)
+        default:
+            throw ValidationError(
+                "--tenant names more than one of common, organizations and consumers; give one, then the allowed tenants"
+            )
+        }
     }
 
     /// The options as command-line arguments that parse back to these options, for a command
@@ -144,7 +174,7 @@ struct LoginOptions: ParsableArguments {
         add("--client-id", clientID)
         for scope in scopes { add("--scope", scope) }
         add("--redirect-uri", redirectURI)
-        add("--tenant", tenant)
+        for tenant in tenants { add("--tenant", tenant) }
         add("--browser", browser)
         if ephemeral { arguments.append("--ephemeral") }
         if device { arguments.append("--device") }

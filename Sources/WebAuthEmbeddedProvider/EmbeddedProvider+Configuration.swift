@@ -194,6 +194,8 @@ extension EmbeddedProvider {
         /// delay waits. Default ``Clock/system``; a test that steps its own clock sees things
         /// expire without waiting for them.
         public var clock: Clock
+        /// The multi-tenant shape (see ``MultiTenant``); `nil` (the default) for one issuer.
+        public var multiTenant: MultiTenant? = nil
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(
@@ -282,6 +284,13 @@ extension EmbeddedProvider {
                 }
                 guard usernames.insert(user.username).inserted else {
                     throw invalid("the username '\(user.username)' is used twice")
+                }
+            }
+            if let multiTenant {
+                guard MultiTenant.isSegment(multiTenant.alias), MultiTenant.isSegment(multiTenant.tenant),
+                    multiTenant.alias != multiTenant.tenant
+                else {
+                    throw invalid("the multi-tenant alias and tenant must be different single path segments")
                 }
             }
             var clientIDs = Set<String>()

@@ -158,6 +158,8 @@ extension EmbeddedProvider {
         public var authorizedParty: String?
         /// `nonce` instead of the one the client sent.
         public var nonce: String?
+        /// `tid` instead of the tenant (or added, for a provider that is not multi-tenant).
+        public var tenantID: String?
         /// `exp` as `iat` plus this (negative: the token has already expired), instead of the
         /// configured ID token lifetime.
         public var lifetime: Duration?
@@ -171,9 +173,10 @@ extension EmbeddedProvider {
         public init(
             issuer: String? = nil, subject: String? = nil, audience: [String]? = nil, authorizedParty: String? = nil,
             nonce: String? = nil, lifetime: Duration? = nil, issuedAtOffset: Duration? = nil,
-            removedClaims: Set<String> = []
+            removedClaims: Set<String> = [], tenantID: String? = nil
         ) {
             self.issuer = issuer
+            self.tenantID = tenantID
             self.subject = subject
             self.audience = audience
             self.authorizedParty = authorizedParty

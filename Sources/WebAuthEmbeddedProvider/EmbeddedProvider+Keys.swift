@@ -146,15 +146,18 @@ struct IDTokenPayload: Encodable, Sendable {
     var preferredUsername: String?
     var email: String?
     var emailVerified: Bool?
+    /// `tid`, for a multi-tenant provider.
+    var tid: String?
     /// Claims to leave out.
     var removed: Set<String> = []
 
     /// The claims for `grant` issued to `clientID` at `now`.
     init(
         issuer: String, grant: TokenGrant, user: EmbeddedProvider.User?, nonce: String?, now: Date,
-        lifetime: Duration
+        lifetime: Duration, tenant: String? = nil
     ) {
         iss = issuer
+        tid = tenant
         sub = grant.subject
         aud = [grant.clientID]
         iat = Int(now.timeIntervalSince1970)
@@ -181,6 +184,7 @@ struct IDTokenPayload: Encodable, Sendable {
         if let audience = overrides.audience { payload.aud = audience }
         if let party = overrides.authorizedParty { payload.azp = party }
         if let nonce = overrides.nonce { payload.nonce = nonce }
+        if let tenantID = overrides.tenantID { payload.tid = tenantID }
         if let offset = overrides.issuedAtOffset {
             payload.iat = Int(now.timeIntervalSince1970) + Int(offset.components.seconds)
         }
@@ -222,5 +226,6 @@ struct IDTokenPayload: Encodable, Sendable {
         try put("preferred_username", preferredUsername)
         try put("email", email)
         try put("email_verified", emailVerified)
+        try put("tid", tid)
     }
 }

@@ -95,8 +95,9 @@ extension ProviderEngine {
             let (key, overrides) = state.withLock { ($0.keys.current, $0.claimOverrides) }
             let forgery = forgeries.withLock { $0.idTokenSignature }
             let payload = IDTokenPayload(
-                issuer: issuer, grant: grant, user: configuration.user(subject: grant.subject), nonce: issue.nonce,
-                now: now, lifetime: configuration.idTokenLifetime
+                issuer: tokenIssuer, grant: grant, user: configuration.user(subject: grant.subject),
+                nonce: issue.nonce, now: now, lifetime: configuration.idTokenLifetime,
+                tenant: configuration.multiTenant?.tenant
             ).applying(overrides, now: now)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

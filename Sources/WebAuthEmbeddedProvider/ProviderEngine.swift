@@ -53,7 +53,7 @@ final class ProviderEngine: Sendable {
     func handle(_ request: ServerRequest) async -> ServerResponse {
         let receivedAt = clock.now()
         if let server = server.withLock({ $0 }) { await server.clearRequests() }
-        let endpoint = EmbeddedProvider.Endpoint(rawValue: request.path)
+        let endpoint = endpoint(at: request.path)
         let fault = state.withLock { $0.takeFault(for: endpoint) }
         if let delay = fault?.delay, delay > .zero {
             do {
@@ -173,7 +173,7 @@ final class ProviderEngine: Sendable {
     /// provider is, unless a test forges them.
     func responseParameters(state: String?) -> [(String, String?)] {
         let overrides = forgeries.withLock { $0.authorizationResponse }
-        return (overrides ?? .init()).parameters(state: state, issuer: issuer)
+        return (overrides ?? .init()).parameters(state: state, issuer: tokenIssuer)
     }
 
     /// A JSON error answer.
@@ -190,7 +190,7 @@ final class ProviderEngine: Sendable {
         for client in configuration.clients { scopes.formUnion(client.allowedScopes) }
         let authMethods = ["none", "client_secret_basic", "client_secret_post"]
         return MetadataDocument(
-            issuer: issuer,
+            issuer: metadataIssuer,
             authorizationEndpoint: issuer + EmbeddedProvider.Endpoint.authorization.path,
             tokenEndpoint: issuer + EmbeddedProvider.Endpoint.token.path,
             userinfoEndpoint: issuer + EmbeddedProvider.Endpoint.userInfo.path,
@@ -215,7 +215,7 @@ final class ProviderEngine: Sendable {
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "name", "preferred_username", "email",
                 "email_verified",
-            ])
+            ] + (configuration.multiTenant == nil ? [] : ["tid"]))
     }
 
     /// The device flow's grant type (RFC 8628 §3.4).

@@ -36,7 +36,7 @@ package enum SignInOptionSyntax {
     /// Every sign-in option the fast path knows, by name.
     package static let options: [String: Arity] = [
         "--issuer": .value, "--preset": .value, "--config": .value, "--client-id": .value, "--scope": .repeatable,
-        "--redirect-uri": .value, "--tenant": .value, "--browser": .value, "--ephemeral": .flag, "--device": .flag,
+        "--redirect-uri": .value, "--tenant": .repeatable, "--browser": .value, "--ephemeral": .flag, "--device": .flag,
         "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag,
     ]
 

@@ -88,7 +88,7 @@ package struct CachedEntry: Sendable, Hashable {
     package static func reads(_ key: TokenEntryFormat.ClaimKey) -> Bool {
         switch key {
         case .issuer, .subject, .audience, .expiresAt, .issuedAt, .nonce, .authorizedParty, .authenticatedAt, .email,
-            .emailVerified, .name, .preferredUsername:
+            .emailVerified, .name, .preferredUsername, .tenantID:
             true
         }
     }
@@ -101,7 +101,7 @@ package struct CachedEntry: Sendable, Hashable {
         case .issuer, .clientID, .clientSecret, .name, .scopes, .redirectURI, .clientAuthentication, .responseType,
             .idTokenSigningAlgorithms, .additionalAuthorizationParameters, .authorizationEndpoint, .tokenEndpoint,
             .revocationEndpoint, .userInfoEndpoint, .deviceAuthorizationEndpoint, .jwksURI,
-            .pushedAuthorizationRequestEndpoint, .usePushedAuthorization:
+            .pushedAuthorizationRequestEndpoint, .usePushedAuthorization, .allowedTenants:
             true
         case .dpop, .allowsDPoPDowngrade, .id, .secret, .redirectURL: false
         }

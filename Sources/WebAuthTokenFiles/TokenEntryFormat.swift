@@ -49,7 +49,7 @@ package enum TokenEntryFormat {
     /// The keys of the tokens' `idTokenClaims` (`IDTokenClaims`).
     package enum ClaimKey: String, CodingKey, CaseIterable, Sendable {
         case issuer, subject, audience, expiresAt, issuedAt, nonce, authorizedParty, authenticatedAt, email
-        case emailVerified, name, preferredUsername
+        case emailVerified, name, preferredUsername, tenantID
     }
 
     /// The keys of an entry's `configuration` (`ClientConfiguration`), in the full form its
@@ -59,7 +59,7 @@ package enum TokenEntryFormat {
         case idTokenSigningAlgorithms, additionalAuthorizationParameters
         case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
         case deviceAuthorizationEndpoint, jwksURI, pushedAuthorizationRequestEndpoint
-        case usePushedAuthorization, dpop, allowsDPoPDowngrade
+        case usePushedAuthorization, dpop, allowsDPoPDowngrade, allowedTenants
         // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
         case id, secret, redirectURL
     }

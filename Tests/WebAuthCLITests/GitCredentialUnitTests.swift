@@ -61,7 +61,8 @@ struct GitCredentialUnitTests {
     static let everyLoginOption = [
         "--issuer", "https://id.example/tenant one", "--preset", "github", "--config", "relative/client.json",
         "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
-        "http://127.0.0.1/callback", "--tenant", "t", "--browser", "/opt/my browser", "--ephemeral", "--device",
+        "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--browser", "/opt/my browser", "--ephemeral",
+        "--device",
         "--no-browser", "--par", "always", "--dpop", "--timeout", "90.5",
     ]
 
@@ -75,7 +76,7 @@ struct GitCredentialUnitTests {
         options.clientID = "it's-me"
         options.scopes = ["openid offline_access", "email"]
         options.redirectURI = "http://127.0.0.1/callback"
-        options.tenant = "t"
+        options.tenants = ["t", "u"]
         options.browser = "/opt/my browser"
         options.ephemeral = true
         options.device = true

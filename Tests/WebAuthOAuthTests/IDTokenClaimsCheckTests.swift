@@ -7,7 +7,7 @@ import Testing
 struct IDTokenClaimsCheckTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let check = IDTokenClaimsCheck(
-        issuer: "https://issuer.example", clientID: "client", nonce: "n-1", leeway: .seconds(60), original: nil)
+        issuer: .exact("https://issuer.example"), clientID: "client", nonce: "n-1", leeway: .seconds(60), original: nil)
 
     private func payload(_ edit: (inout RawIDTokenPayload) -> Void = { _ in }) throws -> RawIDTokenPayload {
         let json = """
@@ -104,7 +104,7 @@ struct IDTokenClaimsCheckTests {
         #expect(problem(try payload(), check: refresh) == nil)
         #expect(problem(try payload { $0.sub = "user-2" }, check: refresh) == .identityChanged)
         var otherIssuer = refresh
-        otherIssuer.issuer = "https://issuer2.example"
+        otherIssuer.issuer = .exact("https://issuer2.example")
         #expect(problem(try payload { $0.iss = "https://issuer2.example" }, check: otherIssuer) == .identityChanged)
     }
 

@@ -17,8 +17,11 @@ public struct AuthorizationResponseValidator: Sendable {
     /// The `state` sent.
     public var expectedState: String
     /// The issuer the response must name in `iss` when it has one (RFC 9207), compared as an
-    /// exact string.
+    /// exact string — unless it is a multi-tenant template with `{tenantid}`, which `iss` must
+    /// fit with one of ``allowedTenants`` (any tenant when that is `nil`).
     public var expectedIssuer: String?
+    /// For a multi-tenant issuer template: the tenants accepted (``ClientConfiguration/allowedTenants``).
+    public var allowedTenants: Set<String>?
     /// Whether `iss` must be present: the server's metadata says
     /// `authorization_response_iss_parameter_supported`.
     public var issuerRequired: Bool
@@ -27,12 +30,14 @@ public struct AuthorizationResponseValidator: Sendable {
 
     /// Creates a validator.
     public init(
-        expectedState: String, expectedIssuer: String?, issuerRequired: Bool, responseType: ResponseType = .code
+        expectedState: String, expectedIssuer: String?, issuerRequired: Bool, responseType: ResponseType = .code,
+        allowedTenants: Set<String>? = nil
     ) {
         self.expectedState = expectedState
         self.expectedIssuer = expectedIssuer
         self.issuerRequired = issuerRequired
         self.responseType = responseType
+        self.allowedTenants = allowedTenants
     }
 
     /// Whether `callbackURL` answers this request at all (its `state` is right). A session
@@ -80,7 +85,10 @@ public struct AuthorizationResponseValidator: Sendable {
                     ? "the authorization response has no state" : "the authorization response's state is not ours")
         }
         if let issuer = parameters["iss"] {
-            if let expectedIssuer, issuer != expectedIssuer {
+            if let expectedIssuer,
+                !IssuerRule.accepted(issuer: expectedIssuer, allowedTenants: allowedTenants).admits(
+                    responseIssuer: issuer)
+            {
                 throw OAuthError(
                     code: .issuerMismatch,
                     message:

@@ -86,6 +86,12 @@ public final class OAuthClient: Sendable {
             metadata = ProviderMetadata()
         }
         metadata = metadata.overriding(with: configuration.endpoints)
+        if configuration.allowedTenants != nil, TenantIssuerTemplate(accepted: metadata.issuer ?? "") == nil {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message:
+                    "allowed tenants are set, but the provider's issuer is not a multi-tenant template with {tenantid}")
+        }
         await state.setMetadata(metadata)
         return metadata
     }
@@ -172,7 +178,7 @@ public final class OAuthClient: Sendable {
             validator: AuthorizationResponseValidator(
                 expectedState: request.state, expectedIssuer: metadata.issuer,
                 issuerRequired: metadata.authorizationResponseIssParameterSupported == true,
-                responseType: configuration.responseType))
+                responseType: configuration.responseType, allowedTenants: configuration.allowedTenants))
     }
 
     /// Checks the authorization response and, for the code flow, exchanges the code.
@@ -379,7 +385,8 @@ public final class OAuthClient: Sendable {
         let validator = IDTokenValidator(
             algorithms: configuration.idTokenSigningAlgorithms, clientSecret: configuration.clientSecret, keys: keys,
             claims: IDTokenClaimsCheck(
-                issuer: issuer, clientID: configuration.clientID, nonce: nonce, leeway: leeway, original: original))
+                issuer: .accepted(issuer: issuer, allowedTenants: configuration.allowedTenants),
+                clientID: configuration.clientID, nonce: nonce, leeway: leeway, original: original))
         do {
             return try await validator.validate(idToken, now: clock.now())
         } catch {

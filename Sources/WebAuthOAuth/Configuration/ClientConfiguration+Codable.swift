@@ -57,7 +57,8 @@ extension ClientConfiguration: Codable {
                 PushedAuthorizationUse.self, forKey: .usePushedAuthorization)
                 ?? .automatic,
             dpop: try container.decodeIfPresent(DPoPKey.Storage.self, forKey: .dpop),
-            allowsDPoPDowngrade: try container.decodeIfPresent(Bool.self, forKey: .allowsDPoPDowngrade) ?? false)
+            allowsDPoPDowngrade: try container.decodeIfPresent(Bool.self, forKey: .allowsDPoPDowngrade) ?? false,
+            allowedTenants: try container.decodeIfPresent(Set<String>.self, forKey: .allowedTenants))
     }
 
     /// Encodes the full form.
@@ -87,5 +88,6 @@ extension ClientConfiguration: Codable {
         }
         try container.encodeIfPresent(dpop, forKey: .dpop)
         if allowsDPoPDowngrade { try container.encode(allowsDPoPDowngrade, forKey: .allowsDPoPDowngrade) }
+        if let allowedTenants { try container.encode(allowedTenants.sorted(), forKey: .allowedTenants) }
     }
 }

@@ -52,19 +52,34 @@ extension ClientConfiguration {
         ClientConfiguration(issuer: instance, clientID: clientID, name: "GitLab", scopes: scopes)
     }
 
-    /// Microsoft identity platform (Entra ID) for one tenant (OpenID Connect, v2.0 endpoints).
+    /// Microsoft identity platform (Entra ID), OpenID Connect with the v2.0 endpoints.
     ///
-    /// Quirks: give your tenant ID (a GUID). The multi-tenant aliases `common`,
-    /// `organizations` and `consumers` publish an issuer template (`{tenantid}`) instead of an
-    /// issuer, so their ID tokens cannot be checked by exact issuer and are not supported here.
-    /// `offline_access` is needed for a refresh token. There is no revocation endpoint.
+    /// `tenant` is a tenant ID (a GUID, or a verified domain) for one organization's accounts, or
+    /// one of the multi-tenant aliases: `common` (work, school and personal accounts),
+    /// `organizations` (work and school) or `consumers` (personal). An alias's discovery document
+    /// names the issuer template `https://login.microsoftonline.com/{tenantid}/v2.0`: an ID token
+    /// is then accepted when its `iss` is that template with the token's own `tid`, and, when
+    /// `allowedTenants` is given, when `tid` is one of them. A refreshed token must keep its tenant.
+    ///
+    /// Quirks: `offline_access` is needed for a refresh token. There is no revocation endpoint.
+    ///
+    /// ```swift
+    /// let anyone = ClientConfiguration.microsoft(clientID: "…", tenant: "common")
+    /// let twoOrganizations = ClientConfiguration.microsoft(
+    ///     clientID: "…", tenant: "organizations", allowedTenants: ["0f1e…", "9a8b…"])
+    /// ```
     public static func microsoft(
-        clientID: String, tenant: String, scopes: [String] = ["openid", "profile", "email", "offline_access"]
+        clientID: String, tenant: String, allowedTenants: Set<String>? = nil,
+        scopes: [String] = ["openid", "profile", "email", "offline_access"]
     ) -> ClientConfiguration {
         ClientConfiguration(
             issuer: URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0"), clientID: clientID,
-            name: "Microsoft", scopes: scopes)
+            name: "Microsoft", scopes: scopes, allowedTenants: allowedTenants)
     }
+
+    /// Microsoft's multi-tenant aliases: their issuer is a template (see
+    /// ``microsoft(clientID:tenant:allowedTenants:scopes:)``).
+    public static let microsoftTenantAliases: Set<String> = ["common", "organizations", "consumers"]
 
     /// AniList (the implicit flow, as AniList offers for apps without a server).
     ///
@@ -82,10 +97,11 @@ extension ClientConfiguration {
     }
 
     /// The preset named `name` (`github`, `google`, `gitlab`, `microsoft`, `anilist`), for
-    /// command-line tools. `tenant` is required for `microsoft`; `redirectURI` for `anilist`.
+    /// command-line tools. `tenant` is required for `microsoft` (with `allowedTenants`, as in
+    /// ``microsoft(clientID:tenant:allowedTenants:scopes:)``); `redirectURI` for `anilist`.
     public static func preset(
         named name: String, clientID: String, clientSecret: String? = nil, tenant: String? = nil,
-        redirectURI: URL? = nil
+        allowedTenants: Set<String>? = nil, redirectURI: URL? = nil
     ) throws(OAuthError) -> ClientConfiguration {
         switch name.lowercased() {
         case "github": return github(clientID: clientID, clientSecret: clientSecret)
@@ -95,7 +111,11 @@ extension ClientConfiguration {
             guard let tenant else {
                 throw OAuthError(code: .invalidConfiguration, message: "the microsoft preset needs a tenant ID")
             }
-            return microsoft(clientID: clientID, tenant: tenant)
+            guard TenantIssuerTemplate.isTenantSegment(Substring(tenant)) else {
+                throw OAuthError(
+                    code: .invalidConfiguration, message: "'\(tenant.safeForDisplay)' is not a Microsoft tenant")
+            }
+            return microsoft(clientID: clientID, tenant: tenant, allowedTenants: allowedTenants)
         case "anilist":
             guard let redirectURI else {
                 throw OAuthError(
@@ -109,6 +129,6 @@ extension ClientConfiguration {
         }
     }
 
-    /// The names ``preset(named:clientID:clientSecret:tenant:redirectURI:)`` knows.
+    /// The names ``preset(named:clientID:clientSecret:tenant:allowedTenants:redirectURI:)`` knows.
     public static let presetNames = ["github", "google", "gitlab", "microsoft", "anilist"]
 }

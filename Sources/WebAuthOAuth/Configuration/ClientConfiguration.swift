@@ -74,6 +74,12 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// token is then used as a bearer token). Default `false`: such a downgrade fails with
     /// ``OAuthError/Code/dpopDowngraded``.
     public var allowsDPoPDowngrade: Bool
+    /// For a multi-tenant provider (discovery names an issuer template with `{tenantid}`, as
+    /// Microsoft's `common`, `organizations` and `consumers` do): the tenants whose ID tokens are
+    /// accepted, by their `tid`. `nil` (the default) accepts any tenant the template fits. Set
+    /// for a provider with a plain issuer, it makes sign-in fail with
+    /// ``OAuthError/Code/invalidConfiguration`` rather than be silently ignored.
+    public var allowedTenants: Set<String>?
 
     /// Creates a configuration.
     public init(
@@ -90,7 +96,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         additionalAuthorizationParameters: [String: String] = [:],
         usePushedAuthorization: PushedAuthorizationUse = .automatic,
         dpop: DPoPKey.Storage? = nil,
-        allowsDPoPDowngrade: Bool = false
+        allowsDPoPDowngrade: Bool = false,
+        allowedTenants: Set<String>? = nil
     ) {
         self.issuer = issuer
         self.endpoints = endpoints
@@ -106,6 +113,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.usePushedAuthorization = usePushedAuthorization
         self.dpop = dpop
         self.allowsDPoPDowngrade = allowsDPoPDowngrade
+        self.allowedTenants = allowedTenants
     }
 
     /// `http://127.0.0.1/callback`: a loopback redirect on a port chosen at sign-in.

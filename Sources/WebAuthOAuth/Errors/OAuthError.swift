@@ -148,4 +148,8 @@ public struct IDTokenProblem: RawRepresentable, Sendable, Hashable, CustomString
     public static let wrongNonce = IDTokenProblem(rawValue: "wrongNonce")
     /// A refreshed ID token's `iss` or `sub` differs from the original's.
     public static let identityChanged = IDTokenProblem(rawValue: "identityChanged")
+    /// The provider is multi-tenant and the token carries no usable `tid`.
+    public static let missingTenant = IDTokenProblem(rawValue: "missingTenant")
+    /// The token's `tid` is not one of ``ClientConfiguration/allowedTenants``.
+    public static let tenantNotAllowed = IDTokenProblem(rawValue: "tenantNotAllowed")
 }

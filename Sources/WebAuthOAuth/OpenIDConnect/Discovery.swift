@@ -3,7 +3,9 @@ import Foundation
 /// Finds a provider's metadata from its issuer: OpenID Connect Discovery
 /// (`{issuer}/.well-known/openid-configuration`), then RFC 8414
 /// (`/.well-known/oauth-authorization-server{path}`). The document's `issuer` must equal the
-/// configured issuer exactly, and every endpoint must be `https` (or loopback `http`).
+/// configured issuer exactly — or, for a multi-tenant provider, be it with one path segment
+/// replaced by `{tenantid}` (``IssuerRule``) — and every endpoint must be `https` (or loopback
+/// `http`).
 enum Discovery {
     static func metadata(for issuer: URL, client: EndpointClient) async throws(OAuthError) -> ProviderMetadata {
         var lastError: OAuthError?
@@ -40,7 +42,9 @@ enum Discovery {
     }
 
     static func checked(_ metadata: ProviderMetadata, issuer: URL) throws(OAuthError) -> ProviderMetadata {
-        guard let documentIssuer = metadata.issuer, documentIssuer == issuer.absoluteString else {
+        guard let documentIssuer = metadata.issuer,
+            IssuerRule.discovered(documentIssuer: documentIssuer, configured: issuer, allowedTenants: nil) != nil
+        else {
             throw OAuthError(
                 code: .invalidMetadata,
                 message:

@@ -28,12 +28,15 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
     public var name: String?
     /// `preferred_username`, if present.
     public var preferredUsername: String?
+    /// `tid`, the tenant, if present: always present and checked against the issuer for a
+    /// multi-tenant provider (see ``ClientConfiguration/allowedTenants``).
+    public var tenantID: String?
 
     /// Creates claims.
     public init(
         issuer: String, subject: String, audience: [String], expiresAt: Date, issuedAt: Date, nonce: String? = nil,
         authorizedParty: String? = nil, authenticatedAt: Date? = nil, email: String? = nil,
-        emailVerified: Bool? = nil, name: String? = nil, preferredUsername: String? = nil
+        emailVerified: Bool? = nil, name: String? = nil, preferredUsername: String? = nil, tenantID: String? = nil
     ) {
         self.issuer = issuer
         self.subject = subject
@@ -47,6 +50,7 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         self.emailVerified = emailVerified
         self.name = name
         self.preferredUsername = preferredUsername
+        self.tenantID = tenantID
     }
 
     /// The stored entry's keys (``TokenEntryFormat``), shared with the fast path's reader.
@@ -69,9 +73,10 @@ struct RawIDTokenPayload: JWTPayload {
     var emailVerified: Bool?
     var name: String?
     var preferredUsername: String?
+    var tid: String?
 
     private enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nbf, nonce, azp, email, name
+        case iss, sub, aud, exp, iat, nbf, nonce, azp, email, name, tid
         case authTime = "auth_time"
         case emailVerified = "email_verified"
         case preferredUsername = "preferred_username"

@@ -3,8 +3,8 @@ import Foundation
 /// The claim checks of OpenID Connect Core §3.1.3.7 (and §12.2 for refreshed tokens), as a
 /// pure function of the payload, the expectations and the time.
 struct IDTokenClaimsCheck: Sendable {
-    /// The issuer the token must name exactly.
-    var issuer: String
+    /// The issuer the token must name: exactly, or as the template with its own tenant.
+    var issuer: IssuerRule
     /// The client ID that must be in `aud` (and be `azp` when there are other audiences).
     var clientID: String
     /// The nonce sent, if one was: the token must carry the same one.
@@ -19,8 +19,28 @@ struct IDTokenClaimsCheck: Sendable {
             OAuthError(code: .invalidIDToken, message: "ID token rejected: \(message)", idTokenProblem: problem)
         }
         let slack = leeway.timeInterval
-        guard let iss = payload.iss, iss == issuer else {
-            throw reject(.wrongIssuer, "iss is '\((payload.iss ?? "missing").safeForDisplay)', expected '\(issuer)'")
+        guard let iss = payload.iss else { throw reject(.wrongIssuer, "iss is missing") }
+        var tenantID = payload.tid
+        switch issuer {
+        case .exact(let expected):
+            guard iss == expected else {
+                throw reject(.wrongIssuer, "iss is '\(iss.safeForDisplay)', expected '\(expected)'")
+            }
+        case .tenant(let template, let allowed):
+            // The tenant comes from `tid`, never from `iss`: the issuer the token names must be
+            // the one its own tenant has.
+            guard let tid = payload.tid, let expected = template.issuer(forTenant: tid) else {
+                throw reject(
+                    .missingTenant, payload.tid == nil ? "tid is missing" : "tid is not a tenant identifier")
+            }
+            guard iss == expected else {
+                throw reject(
+                    .wrongIssuer, "iss is '\(iss.safeForDisplay)', expected '\(expected)' for tenant '\(tid)'")
+            }
+            if let allowed, !allowed.contains(tid) {
+                throw reject(.tenantNotAllowed, "tenant '\(tid)' is not one of the allowed tenants")
+            }
+            tenantID = tid
         }
         guard let audience = payload.aud?.values, audience.contains(clientID) else {
             throw reject(.wrongAudience, "aud does not contain this client's ID")
@@ -56,13 +76,17 @@ struct IDTokenClaimsCheck: Sendable {
         if let nonce, payload.nonce != nonce {
             throw reject(.wrongNonce, payload.nonce == nil ? "nonce is missing" : "nonce is not the one sent")
         }
-        if let original, original.issuer != iss || original.subject != sub {
-            throw reject(.identityChanged, "the refreshed ID token names a different issuer or subject")
+        if let original,
+            original.issuer != iss || original.subject != sub
+                || (original.tenantID != nil && original.tenantID != tenantID)
+        {
+            throw reject(.identityChanged, "the refreshed ID token names a different issuer, tenant or subject")
         }
         return IDTokenClaims(
             issuer: iss, subject: sub, audience: audience, expiresAt: expiresAt, issuedAt: issuedAt,
             nonce: payload.nonce, authorizedParty: payload.azp,
             authenticatedAt: authenticatedAt, email: payload.email,
-            emailVerified: payload.emailVerified, name: payload.name, preferredUsername: payload.preferredUsername)
+            emailVerified: payload.emailVerified, name: payload.name, preferredUsername: payload.preferredUsername,
+            tenantID: tenantID)
     }
 }
