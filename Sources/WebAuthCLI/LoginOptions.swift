@@ -82,6 +82,13 @@ struct LoginOptions: ParsableArguments {
     @Flag(help: "Bind the tokens to a key stored with them (DPoP, RFC 9449), so a copied token is useless.")
     var dpop = false
 
+    @Flag(
+        name: .customLong("client-credentials"),
+        help:
+            "Sign the client in as itself, with no person or browser (RFC 6749 §4.4; a confidential client). The profile asks again when its token expires."
+    )
+    var clientCredentials = false
+
     /// `--timeout` when it is not given.
     static let defaultTimeout: Double = 600
 
@@ -94,7 +101,7 @@ struct LoginOptions: ParsableArguments {
         let given = SignInOptionSyntax.Given(
             issuer: issuer, preset: preset, config: configFile, clientID: clientID, redirectURI: redirectURI,
             browser: browser, par: par?.rawValue, timeout: timeout, device: device, noBrowser: noBrowser,
-            ephemeral: ephemeral)
+            ephemeral: ephemeral, clientCredentials: clientCredentials)
         // The fast path's check, so that the two programs take exactly the same options.
         if let refusal = SignInOptionSyntax.refusal(given) { throw ValidationError(refusal.message) }
     }
@@ -136,6 +143,7 @@ struct LoginOptions: ParsableArguments {
         // Stored with the profile, so token, request, logout and the helpers use them too.
         if let par { configuration.usePushedAuthorization = par }
         if dpop { configuration.dpop = .persistent }
+        if clientCredentials { configuration.grant = .clientCredentials }
         return try configuration.validated()
     }
 
@@ -181,6 +189,7 @@ struct LoginOptions: ParsableArguments {
         if noBrowser { arguments.append("--no-browser") }
         add("--par", par?.rawValue)
         if dpop { arguments.append("--dpop") }
+        if clientCredentials { arguments.append("--client-credentials") }
         if timeout != Self.defaultTimeout {
             add("--timeout", timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout))
         }

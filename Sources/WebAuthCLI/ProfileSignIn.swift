@@ -52,14 +52,20 @@ struct ProfileSignIn {
         // person signs in, not after.
         let store = try await stores.storeForSaving()
 
-        var selection = BrowserSelection.fromEnvironment(environment)
-        if let browser = options.browser, let choice = BrowserChoice(browser) { selection.choice = choice }
-        selection.logger = logger
-        // The browser is chosen once, for this sign-in's needs, and handed to the session.
-        let chosen = selection.choose(for: browserNeeds(configuration))
+        // The browser is chosen once, for this sign-in's needs, and handed to the session; a
+        // client signing in as itself needs none.
+        let chosen: (browser: any Browser, fallsBackToTerminal: Bool)?
+        if configuration.grant == .clientCredentials {
+            chosen = nil
+        } else {
+            var selection = BrowserSelection.fromEnvironment(environment)
+            if let browser = options.browser, let choice = BrowserChoice(browser) { selection.choice = choice }
+            selection.logger = logger
+            chosen = selection.choose(for: browserNeeds(configuration))
+        }
         var situation = SignInPlan.Situation(
-            deviceRequested: options.device, noBrowserRequested: options.noBrowser,
-            opensBrowser: !chosen.fallsBackToTerminal)
+            clientCredentials: configuration.grant == .clientCredentials, deviceRequested: options.device,
+            noBrowserRequested: options.noBrowser, opensBrowser: chosen.map { !$0.fallsBackToTerminal } ?? false)
         if SignInPlan.needsProviderMetadata(situation) {
             situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
         }
@@ -68,12 +74,15 @@ struct ProfileSignIn {
 
         let flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
         let tokens: TokenSet
-        switch plan.method {
-        case .device:
+        switch (plan.method, chosen) {
+        case (.clientCredentials, _):
+            tokens = try await client.clientCredentials()
+        case (.device, _):
             tokens = try await flow.device()
-        case .browser, .pastedRedirect:
-            let browser = plan.method == .pastedRedirect ? TerminalPresenter() : chosen.browser
-            tokens = try await flow.browser(browser, ephemeral: options.ephemeral)
+        case (.browser, let chosen?):
+            tokens = try await flow.browser(chosen.browser, ephemeral: options.ephemeral)
+        case (.browser, nil), (.pastedRedirect, _):
+            tokens = try await flow.browser(TerminalPresenter(), ephemeral: options.ephemeral)
         }
 
         var entry = StoredTokens(tokens: tokens, configuration: configuration)

@@ -8,6 +8,8 @@ struct SignInPlan: Equatable, Sendable {
         case pastedRedirect = "pasted-redirect"
         /// The device authorization grant (RFC 8628): a code to confirm on another device.
         case device
+        /// The client credentials grant (RFC 6749 §4.4): the client as itself, no person.
+        case clientCredentials = "client-credentials"
     }
 
     /// The way chosen.
@@ -17,6 +19,8 @@ struct SignInPlan: Equatable, Sendable {
 
     /// What the decision needs to know.
     struct Situation: Equatable, Sendable {
+        /// The configuration's grant is the client credentials grant (`--client-credentials`).
+        var clientCredentials = false
         /// `--device`.
         var deviceRequested = false
         /// `--no-browser`.
@@ -33,13 +37,15 @@ struct SignInPlan: Equatable, Sendable {
     /// Whether ``choose(_:)`` would use ``Situation/providerOffersDevice``: only when no flag
     /// decides and no browser would open.
     static func needsProviderMetadata(_ situation: Situation) -> Bool {
-        !situation.deviceRequested && !situation.noBrowserRequested && !situation.opensBrowser
+        !situation.clientCredentials && !situation.deviceRequested && !situation.noBrowserRequested
+            && !situation.opensBrowser
     }
 
-    /// `--device` → the device flow; `--no-browser` → the pasted redirect; a browser that opens
+    /// The client credentials grant → that grant, with no browser; `--device` → the device flow; `--no-browser` → the pasted redirect; a browser that opens
     /// → the browser; otherwise the device flow when the provider offers it, else the pasted
     /// redirect.
     static func choose(_ situation: Situation) -> SignInPlan {
+        if situation.clientCredentials { return SignInPlan(method: .clientCredentials) }
         if situation.deviceRequested { return SignInPlan(method: .device) }
         if situation.noBrowserRequested { return SignInPlan(method: .pastedRedirect) }
         guard needsProviderMetadata(situation) else { return SignInPlan(method: .browser) }

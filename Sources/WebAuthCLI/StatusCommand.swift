@@ -99,6 +99,7 @@ struct StatusCommand: AsyncParsableCommand {
         add("scopes", entry.tokens.scopes.isEmpty ? "(none listed)" : entry.tokens.scopes.joined(separator: " "))
         add("access token", EntryDescription.expiry(entry.tokens.expiresAt, now: now))
         add("refresh token", entry.tokens.refreshToken == nil ? "none" : "held")
+        if entry.configuration?.grant == .clientCredentials { add("grant", "client credentials: asks again") }
         if entry.configuration == nil { add("note", "saved without its client configuration: cannot refresh") }
         return lines.joined(separator: "\n")
     }
@@ -114,7 +115,8 @@ struct StatusCommand: AsyncParsableCommand {
             object["expires_at"] = entry.tokens.expiresAt.map(JSONDate.string) ?? NSNull()
             object["expired"] = entry.tokens.isExpired(at: now)
             object["has_refresh_token"] = entry.tokens.refreshToken != nil
-            object["can_refresh"] = entry.tokens.refreshToken != nil && entry.configuration != nil
+            object["can_refresh"] =
+                entry.configuration.map { $0.grant == .clientCredentials || entry.tokens.refreshToken != nil } ?? false
             object["saved_at"] = JSONDate.string(entry.savedAt)
         }
         if let problem = row.problem {

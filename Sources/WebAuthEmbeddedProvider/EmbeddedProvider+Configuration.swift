@@ -62,6 +62,10 @@ extension EmbeddedProvider {
         public var redirectURIs: [URL]
         /// The scopes the client may ask for; asking for another is `invalid_scope`.
         public var allowedScopes: Set<String>
+        /// Whether the client may ask for tokens for itself with the client credentials grant
+        /// (RFC 6749 §4.4). Only a confidential client can. Default `false`: the token endpoint
+        /// answers `unauthorized_client`.
+        public var allowsClientCredentials = false
 
         /// Creates a client.
         public init(
@@ -302,7 +306,10 @@ extension EmbeddedProvider {
                 if let secret = client.secret, secret.isEmpty {
                     throw invalid("client '\(client.id)' has an empty secret; use nil for a public client")
                 }
-                guard !client.redirectURIs.isEmpty else {
+                if client.allowsClientCredentials, !client.isConfidential {
+                    throw invalid("client '\(client.id)' is public and cannot use the client credentials grant")
+                }
+                guard !client.redirectURIs.isEmpty || client.allowsClientCredentials else {
                     throw invalid("client '\(client.id)' has no redirect URI")
                 }
                 for uri in client.redirectURIs where uri.scheme == nil || uri.fragment != nil {

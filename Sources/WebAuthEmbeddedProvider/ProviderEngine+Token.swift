@@ -21,7 +21,9 @@ struct TokenResponseBody: Encodable {
 
 extension ProviderEngine {
     /// The grant types the token endpoint knows, as the log names them.
-    static let knownGrantTypes: Set<String> = ["authorization_code", "refresh_token", deviceCodeGrantType]
+    static let knownGrantTypes: Set<String> = [
+        "authorization_code", "refresh_token", deviceCodeGrantType, clientCredentialsGrantType,
+    ]
 
     /// The form's `grant_type` when it is one of ``knownGrantTypes``, for the request log.
     static func loggedGrantType(_ form: [(name: String, value: String)]) -> String? {
@@ -67,6 +69,8 @@ extension ProviderEngine {
             outcome = refresh(fields, client: client, now: now, proof: proof?.thumbprint)
         case Self.deviceCodeGrantType:
             outcome = redeemDeviceCode(fields, client: client, now: now, binding: binding)
+        case Self.clientCredentialsGrantType:
+            outcome = issueToClient(fields, client: client, now: now, binding: binding)
         default:
             return fail(ProtocolError(code: "unsupported_grant_type", description: "unsupported grant_type"))
         }

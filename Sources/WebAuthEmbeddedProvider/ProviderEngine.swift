@@ -204,7 +204,10 @@ final class ProviderEngine: Sendable {
             scopesSupported: scopes.sorted(),
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token", ProviderEngine.deviceCodeGrantType],
+            grantTypesSupported: [
+                "authorization_code", "refresh_token", ProviderEngine.deviceCodeGrantType,
+                ProviderEngine.clientCredentialsGrantType,
+            ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256"],
             tokenEndpointAuthMethodsSupported: authMethods,

@@ -73,16 +73,17 @@ struct TokenLedger: Sendable {
         var grant: TokenGrant
     }
 
-    /// Records a new family for `grant` with its first access and refresh tokens.
-    mutating func issue(_ grant: TokenGrant, accessToken: String, refreshToken: String, now: Date) -> Issued {
+    /// Records a new family for `grant` with its first access token and refresh token (none for
+    /// the client credentials grant).
+    mutating func issue(_ grant: TokenGrant, accessToken: String, refreshToken: String?, now: Date) -> Issued {
         makeRoom(now: now)
         let family = nextFamily
         nextFamily += 1
         let accessExpiry = now.adding(policy.accessTokenLifetime)
-        let refreshExpiry = now.adding(policy.refreshTokenLifetime)
+        let refreshExpiry = refreshToken == nil ? accessExpiry : now.adding(policy.refreshTokenLifetime)
         families[family] = Family(grant: grant, expiresAt: max(accessExpiry, refreshExpiry))
         addAccessToken(accessToken, to: family, expiresAt: accessExpiry)
-        addRefreshToken(refreshToken, to: family, expiresAt: refreshExpiry)
+        if let refreshToken { addRefreshToken(refreshToken, to: family, expiresAt: refreshExpiry) }
         return Issued(
             family: family, accessToken: accessToken, accessTokenExpiresAt: accessExpiry, refreshToken: refreshToken,
             grant: grant)

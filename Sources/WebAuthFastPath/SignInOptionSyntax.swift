@@ -37,7 +37,7 @@ package enum SignInOptionSyntax {
     package static let options: [String: Arity] = [
         "--issuer": .value, "--preset": .value, "--config": .value, "--client-id": .value, "--scope": .repeatable,
         "--redirect-uri": .value, "--tenant": .repeatable, "--browser": .value, "--ephemeral": .flag, "--device": .flag,
-        "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag,
+        "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag, "--client-credentials": .flag,
     ]
 
     /// The `--browser` values besides a path (anything with a `/`), in lower case.
@@ -113,12 +113,14 @@ package enum SignInOptionSyntax {
         package var device = false
         package var noBrowser = false
         package var ephemeral = false
+        /// `--client-credentials`: the client signs in as itself, with no person.
+        package var clientCredentials = false
 
         /// Options with the values given here.
         package init(
             issuer: String? = nil, preset: String? = nil, config: String? = nil, clientID: String? = nil,
             redirectURI: String? = nil, browser: String? = nil, par: String? = nil, timeout: Double? = nil,
-            device: Bool = false, noBrowser: Bool = false, ephemeral: Bool = false
+            device: Bool = false, noBrowser: Bool = false, ephemeral: Bool = false, clientCredentials: Bool = false
         ) {
             self.issuer = issuer
             self.preset = preset
@@ -131,6 +133,7 @@ package enum SignInOptionSyntax {
             self.device = device
             self.noBrowser = noBrowser
             self.ephemeral = ephemeral
+            self.clientCredentials = clientCredentials
         }
     }
 
@@ -154,6 +157,8 @@ package enum SignInOptionSyntax {
         case deviceWithBrowser
         /// `--no-browser` with `--browser`.
         case noBrowserWithBrowser
+        /// `--client-credentials` with a way for a person to sign in.
+        case clientCredentialsWithPerson
 
         /// The sentence the full program prints.
         package var message: String {
@@ -171,6 +176,9 @@ package enum SignInOptionSyntax {
             case .pushedAuthorization: "--par must be auto, always or never."
             case .deviceWithBrowser: "--device uses no browser here: leave out --no-browser, --browser and --ephemeral."
             case .noBrowserWithBrowser: "Give --no-browser or --browser, not both."
+            case .clientCredentialsWithPerson:
+                "--client-credentials signs the client in as itself, with no person: leave out --device, --no-browser, "
+                    + "--browser and --ephemeral."
             }
         }
     }
@@ -187,6 +195,9 @@ package enum SignInOptionSyntax {
         if let timeout = given.timeout, !SecondsRule.isValid(timeout, allowsZero: false) { return .timeout }
         if let browser = given.browser, !isBrowser(browser) { return .browser }
         if let par = given.par, !pushedAuthorizationValues.contains(par) { return .pushedAuthorization }
+        if given.clientCredentials, given.device || given.noBrowser || given.browser != nil || given.ephemeral {
+            return .clientCredentialsWithPerson
+        }
         if given.device, given.noBrowser || given.browser != nil || given.ephemeral { return .deviceWithBrowser }
         if given.noBrowser, given.browser != nil { return .noBrowserWithBrowser }
         return nil
@@ -216,7 +227,8 @@ package enum SignInOptionSyntax {
             issuer: value("--issuer"), preset: value("--preset"), config: value("--config"),
             clientID: value("--client-id"), redirectURI: value("--redirect-uri"), browser: value("--browser"),
             par: value("--par"), timeout: timeout, device: given["--device"] != nil,
-            noBrowser: given["--no-browser"] != nil, ephemeral: given["--ephemeral"] != nil)
+            noBrowser: given["--no-browser"] != nil, ephemeral: given["--ephemeral"] != nil,
+            clientCredentials: given["--client-credentials"] != nil)
         return refusal(options) == nil
     }
 }

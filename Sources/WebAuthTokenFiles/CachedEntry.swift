@@ -101,7 +101,7 @@ package struct CachedEntry: Sendable, Hashable {
         case .issuer, .clientID, .clientSecret, .name, .scopes, .redirectURI, .clientAuthentication, .responseType,
             .idTokenSigningAlgorithms, .additionalAuthorizationParameters, .authorizationEndpoint, .tokenEndpoint,
             .revocationEndpoint, .userInfoEndpoint, .deviceAuthorizationEndpoint, .jwksURI,
-            .pushedAuthorizationRequestEndpoint, .usePushedAuthorization, .allowedTenants:
+            .pushedAuthorizationRequestEndpoint, .usePushedAuthorization, .allowedTenants, .grant:
             true
         case .dpop, .allowsDPoPDowngrade, .id, .secret, .redirectURL: false
         }

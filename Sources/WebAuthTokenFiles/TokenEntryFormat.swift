@@ -59,7 +59,7 @@ package enum TokenEntryFormat {
         case idTokenSigningAlgorithms, additionalAuthorizationParameters
         case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
         case deviceAuthorizationEndpoint, jwksURI, pushedAuthorizationRequestEndpoint
-        case usePushedAuthorization, dpop, allowsDPoPDowngrade, allowedTenants
+        case usePushedAuthorization, dpop, allowsDPoPDowngrade, allowedTenants, grant
         // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
         case id, secret, redirectURL
     }

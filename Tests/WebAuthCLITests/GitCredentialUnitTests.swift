@@ -63,7 +63,7 @@ struct GitCredentialUnitTests {
         "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
         "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--browser", "/opt/my browser", "--ephemeral",
         "--device",
-        "--no-browser", "--par", "always", "--dpop", "--timeout", "90.5",
+        "--no-browser", "--par", "always", "--dpop", "--client-credentials", "--timeout", "90.5",
     ]
 
     @Test func loginOptionsBecomeArgumentsThatParseBackToThem() throws {
@@ -84,6 +84,7 @@ struct GitCredentialUnitTests {
         options.timeout = 90.5
         options.par = .always
         options.dpop = true
+        options.clientCredentials = true
         options.clientSecret = "never-written"
         let arguments = options.arguments
         #expect(!arguments.contains("--client-secret") && !arguments.contains("never-written"))

@@ -157,3 +157,48 @@ struct IndependentProviderEndToEndTests {
         }
     }
 }
+
+/// The client credentials grant at django-oauth-toolkit, with a confidential client registered
+/// for that grant only.
+@Suite("Client credentials at an independent provider", TestFixture.djangoProvider.required)
+struct IndependentProviderClientCredentialsTests {
+    @Test(arguments: [ClientAuthenticationMethod.clientSecretBasic, .clientSecretPost])
+    func theMachineClientGetsATokenTheProviderAccepts(authentication: ClientAuthenticationMethod) async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try OAuthClient(
+                configuration: ClientConfiguration(
+                    issuer: provider.issuer, clientID: provider.machineClientID,
+                    clientSecret: provider.machineClientSecret, scopes: ["profile"],
+                    clientAuthentication: authentication, grant: .clientCredentials),
+                requestTimeout: .seconds(20))
+            let tokens = try await client.clientCredentials()
+            #expect(tokens.refreshToken == nil)
+            #expect(tokens.scopes == ["profile"])
+            let again = try await client.refresh(tokens)
+            #expect(again.accessToken != tokens.accessToken)
+
+            // The provider's introspection (RFC 7662), asked by the machine client itself.
+            let introspection = try await provider.introspect(
+                again.accessToken, clientID: provider.machineClientID, secret: provider.machineClientSecret)
+            #expect(introspection["active"] as? Bool == true)
+            #expect(introspection["client_id"] as? String == provider.machineClientID)
+        }
+    }
+
+    @Test func aClientNotRegisteredForTheGrantIsRefused() async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try OAuthClient(
+                configuration: ClientConfiguration(
+                    issuer: provider.issuer, clientID: provider.confidentialClientID,
+                    clientSecret: provider.confidentialClientSecret, scopes: ["profile"], grant: .clientCredentials),
+                requestTimeout: .seconds(20))
+            do throws(OAuthError) {
+                _ = try await client.clientCredentials()
+                Issue.record("a client registered for the code grant got client credentials")
+            } catch {
+                #expect(error.code == .server)
+                #expect(error.serverError?.code.rawValue == "unauthorized_client")
+            }
+        }
+    }
+}

@@ -57,6 +57,10 @@ public final class IndependentProvider: Sendable {
     public let confidentialClientSecret: String
     /// A public client for the device authorization grant.
     public let deviceClientID: String
+    /// A confidential client for the client credentials grant (RFC 6749 §4.4) only.
+    public let machineClientID: String
+    /// The plain secret of ``machineClientID``.
+    public let machineClientSecret: String
     /// The redirect URI both authorization-code clients are registered with. The provider
     /// accepts it with any port (RFC 8252 §7.3), so `http://127.0.0.1:{any}/callback` works;
     /// other paths, `localhost`, or an added query do not.
@@ -124,6 +128,8 @@ public final class IndependentProvider: Sendable {
         self.confidentialClientID = fixture.confidentialClientID
         self.confidentialClientSecret = fixture.confidentialClientSecret
         self.deviceClientID = fixture.deviceClientID
+        self.machineClientID = fixture.machineClientID
+        self.machineClientSecret = fixture.machineClientSecret
         self.registeredRedirectURI = URL(string: fixture.redirectURI)!
         self.dataDirectory = dataDirectory
         self.server = server
@@ -463,6 +469,8 @@ public final class IndependentProvider: Sendable {
         var confidentialClientID: String
         var confidentialClientSecret: String
         var deviceClientID: String
+        var machineClientID: String
+        var machineClientSecret: String
 
         enum CodingKeys: String, CodingKey {
             case username, password
@@ -471,6 +479,8 @@ public final class IndependentProvider: Sendable {
             case confidentialClientID = "confidential_client_id"
             case confidentialClientSecret = "confidential_client_secret"
             case deviceClientID = "device_client_id"
+            case machineClientID = "machine_client_id"
+            case machineClientSecret = "machine_client_secret"
         }
     }
 

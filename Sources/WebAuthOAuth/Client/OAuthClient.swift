@@ -252,11 +252,16 @@ public final class OAuthClient: Sendable {
 
     /// Refreshes the tokens (RFC 6749 §6). A rotated refresh token replaces the old one; when
     /// the server sends none, the old one is kept. A new ID token must name the same issuer and
-    /// subject (OpenID Connect Core §12.2).
+    /// subject (OpenID Connect Core §12.2). For a ``ClientGrant/clientCredentials``
+    /// configuration, which has no refresh token, it asks again for the same scopes
+    /// (``clientCredentials(scopes:)``).
     ///
     /// - Throws: ``OAuthError/Code/noRefreshToken``; ``OAuthError/Code/server`` with
     ///   ``OAuthServerError/Code/invalidGrant`` when the refresh token is no longer valid.
     public func refresh(_ tokens: TokenSet) async throws(OAuthError) -> TokenSet {
+        if configuration.grant == .clientCredentials {
+            return try await clientCredentials(scopes: tokens.scopes.isEmpty ? nil : tokens.scopes)
+        }
         guard let refreshToken = tokens.refreshToken else {
             throw OAuthError(code: .noRefreshToken, message: "there is no refresh token; sign in again")
         }
@@ -342,7 +347,7 @@ public final class OAuthClient: Sendable {
     /// claims carried over from `previous` when the response has none.
     func tokenSet(
         from response: TokenResponse, nonce: String?, original: IDTokenClaims?, previous: TokenSet?,
-        dpop: DPoPProofing? = nil, requireIDToken: Bool = false
+        dpop: DPoPProofing? = nil, requireIDToken: Bool = false, requestedScopes: [String]? = nil
     ) async throws(OAuthError) -> TokenSet {
         try checkTokenType(response, dpop: dpop)
         var claims: IDTokenClaims?
@@ -353,7 +358,8 @@ public final class OAuthClient: Sendable {
                 code: .invalidResponse, message: "the token response has no id_token for an openid request")
         }
         var tokens = try response.tokenSet(
-            requestedScopes: previous?.scopes ?? configuration.scopes, claims: claims, now: clock.now())
+            requestedScopes: requestedScopes ?? previous?.scopes ?? configuration.scopes, claims: claims,
+            now: clock.now())
         if let previous {
             tokens.refreshToken = tokens.refreshToken ?? previous.refreshToken
             if tokens.idToken == nil {

@@ -58,7 +58,8 @@ extension ClientConfiguration: Codable {
                 ?? .automatic,
             dpop: try container.decodeIfPresent(DPoPKey.Storage.self, forKey: .dpop),
             allowsDPoPDowngrade: try container.decodeIfPresent(Bool.self, forKey: .allowsDPoPDowngrade) ?? false,
-            allowedTenants: try container.decodeIfPresent(Set<String>.self, forKey: .allowedTenants))
+            allowedTenants: try container.decodeIfPresent(Set<String>.self, forKey: .allowedTenants),
+            grant: try container.decodeIfPresent(ClientGrant.self, forKey: .grant) ?? .person)
     }
 
     /// Encodes the full form.
@@ -89,5 +90,6 @@ extension ClientConfiguration: Codable {
         try container.encodeIfPresent(dpop, forKey: .dpop)
         if allowsDPoPDowngrade { try container.encode(allowsDPoPDowngrade, forKey: .allowsDPoPDowngrade) }
         if let allowedTenants { try container.encode(allowedTenants.sorted(), forKey: .allowedTenants) }
+        if grant != .person { try container.encode(grant, forKey: .grant) }
     }
 }

@@ -80,6 +80,9 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// for a provider with a plain issuer, it makes sign-in fail with
     /// ``OAuthError/Code/invalidConfiguration`` rather than be silently ignored.
     public var allowedTenants: Set<String>?
+    /// Who the tokens are for: ``ClientGrant/person`` (the default) or the client itself
+    /// (``ClientGrant/clientCredentials``), which decides how they are obtained again.
+    public var grant: ClientGrant
 
     /// Creates a configuration.
     public init(
@@ -97,7 +100,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         usePushedAuthorization: PushedAuthorizationUse = .automatic,
         dpop: DPoPKey.Storage? = nil,
         allowsDPoPDowngrade: Bool = false,
-        allowedTenants: Set<String>? = nil
+        allowedTenants: Set<String>? = nil,
+        grant: ClientGrant = .person
     ) {
         self.issuer = issuer
         self.endpoints = endpoints
@@ -114,6 +118,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.dpop = dpop
         self.allowsDPoPDowngrade = allowsDPoPDowngrade
         self.allowedTenants = allowedTenants
+        self.grant = grant
     }
 
     /// `http://127.0.0.1/callback`: a loopback redirect on a port chosen at sign-in.
@@ -192,6 +197,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         guard
             issuer != nil || (endpoints.authorization != nil && endpoints.token != nil)
                 || (responseType == .token && endpoints.authorization != nil)
+                || (grant == .clientCredentials && endpoints.token != nil)
         else {
             throw OAuthError(
                 code: .invalidConfiguration,
@@ -215,6 +221,11 @@ public struct ClientConfiguration: Sendable, Hashable {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message: "client authentication \(effectiveClientAuthentication) needs a client secret")
+        }
+        if grant == .clientCredentials, effectiveClientAuthentication == .none {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "the client credentials grant needs a confidential client: give its client secret")
         }
         return self
     }

@@ -78,6 +78,12 @@ class Command(BaseCommand):
             Application.GRANT_DEVICE_CODE,
             "",
         )
+        machine, machine_secret = make(
+            "webauth machine client",
+            Application.CLIENT_CONFIDENTIAL,
+            Application.GRANT_CLIENT_CREDENTIALS,
+            "",
+        )
 
         self.stdout.write(
             json.dumps(
@@ -90,6 +96,8 @@ class Command(BaseCommand):
                     "confidential_client_id": confidential.client_id,
                     "confidential_client_secret": confidential_secret,
                     "device_client_id": device.client_id,
+                    "machine_client_id": machine.client_id,
+                    "machine_client_secret": machine_secret,
                 }
             )
         )
