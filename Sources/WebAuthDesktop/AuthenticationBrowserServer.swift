@@ -105,7 +105,7 @@ public final class AuthenticationBrowserServer: Sendable {
         do {
             try DesktopSocketCalls.rename(pending, to: path)
         } catch {
-            server.requestClose()
+            Task { await server.closeUnserved() }
             DesktopSocketCalls.removeFile(pending)
             throw .fileSystem(error.description)
         }

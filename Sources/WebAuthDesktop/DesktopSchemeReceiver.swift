@@ -173,7 +173,7 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         do {
             try DesktopSocketCalls.rename(pendingPath, to: socketPath)
         } catch {
-            await listening.close()
+            await listening.closeUnserved()
             DesktopSocketCalls.removeFile(pendingPath)
             DesktopSocketCalls.close(lock)
             throw failure(error.description)

@@ -93,12 +93,15 @@ final class UnixSocketServer: Sendable {
         }
     }
 
-    /// Stops accepting and closes the listening socket (it does not remove the socket's file).
-    func close() async {
+    /// For a server that never ran: stops accepting and closes the connections accepted
+    /// meanwhile, unserved.
+    func closeUnserved() async {
         try? await listener.close()
+        for await connection in connections { try? await connection.channel.close() }
     }
 
-    /// Stops accepting, without waiting.
+    /// Stops accepting and closes the listening socket, without waiting (it does not remove the
+    /// socket's file); ``run(cancellingConnectionsAtClose:serve:)`` then returns.
     func requestClose() {
         listener.close(promise: nil)
     }

@@ -99,11 +99,20 @@
                 // SwiftNIO's shared event loops open their descriptors once, on first use.
                 try await withEchoServer { path, _ in #expect(await exchange(path, "warm\n") == "got warm") }
                 let before = try openDescriptorCount()
-                try await withEchoServer { path, _ in
-                    let idle = try DesktopSocketCalls.makeConnection(to: path)
-                    defer { DesktopSocketCalls.close(idle) }
+                let idle = Mutex<Int32?>(nil)
+                let started = ContinuousClock.now
+                try await withEchoServer(firstLineTimeout: .seconds(60)) { path, _ in
+                    // A connection that never sends anything, still open when the server closes.
+                    let connection = try DesktopSocketCalls.makeConnection(to: path)
+                    idle.withLock { $0 = connection }
                     #expect(await exchange(path, "x\n") == "got x")
                 }
+                #expect(ContinuousClock.now - started < .seconds(20), "closing did not wait for the idle connection")
+                let connection = try #require(idle.withLock { $0 })
+                #expect(
+                    DesktopSocketCalls.readLine(connection, limit: 16, deadline: .now + .seconds(1)) == .endOfInput([]),
+                    "the server closed it")
+                DesktopSocketCalls.close(connection)
                 #expect(await eventually(within: .seconds(10)) { (try? openDescriptorCount()) == before })
             }
 
@@ -158,11 +167,11 @@
                 do {
                     try await body(path, seen)
                 } catch {
-                    await server.close()
+                    server.requestClose()
                     await running.value
                     throw error
                 }
-                await server.close()
+                server.requestClose()
                 await running.value
             }
 
