@@ -75,15 +75,24 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
-        // Custom URL schemes on the Linux desktop: registration and the handler's socket.
+        // What both ends of the desktop's Unix sockets share, without SwiftNIO: the private
+        // socket directory, the scheme socket's wire protocol, the blocking client calls and the
+        // forwarder the scheme handler runs. Every system call of the desktop code is here.
+        .target(name: "WebAuthDesktopSocket", dependencies: ["WebAuthCore"]),
+        // Custom URL schemes on the Linux desktop: registration and the sessions' socket
+        // servers, on SwiftNIO (re-exports WebAuthDesktopSocket).
         .target(
             name: "WebAuthDesktop",
             dependencies: [
-                "WebAuthProcess", "WebAuthCore", .product(name: "Logging", package: "swift-log"),
+                "WebAuthProcess", "WebAuthCore", "WebAuthDesktopSocket",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The tiny program the desktop runs for a registered scheme: forwards the URL and exits.
-        .executableTarget(name: "webauth-scheme-handler", dependencies: ["WebAuthDesktop"]),
+        // It depends on the socket target alone, so that SwiftNIO is not linked into it.
+        .executableTarget(name: "webauth-scheme-handler", dependencies: ["WebAuthDesktopSocket"]),
         // The umbrella users import: re-exports the above and wires the standard environment.
         .target(
             name: "WebAuth",
@@ -218,7 +227,10 @@ let package = Package(
             name: "FuzzBiDiMessage", dependencies: ["FuzzHarness", "WebAuthControlledBrowsers"],
             path: "Fuzz/FuzzBiDiMessage"),
         .executableTarget(
-            name: "FuzzSchemeSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
+            name: "FuzzSchemeSocket",
+            dependencies: [
+                "FuzzHarness", "WebAuthDesktop", "WebAuthCore", .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Fuzz/FuzzSchemeSocket"),
         .executableTarget(
             name: "FuzzBrowserSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
@@ -262,7 +274,10 @@ let package = Package(
             name: "WebAuthControlledBrowsersTests",
             dependencies: ["WebAuthProcess", "WebAuthControlledBrowsers", "WebAuthTestSupport"]
         ),
-        .testTarget(name: "WebAuthDesktopTests", dependencies: ["WebAuthDesktop", "WebAuthTestSupport"]),
+        .testTarget(
+            name: "WebAuthDesktopTests",
+            dependencies: ["WebAuthDesktop", "WebAuthTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         .testTarget(
             name: "WebAuthCompatTests",
             dependencies: [

@@ -1,40 +1,33 @@
 import Foundation
 import FuzzHarness
+import NIOCore
 import WebAuthCore
 import WebAuthDesktop
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What `webauth-scheme-handler` (or anyone who can reach the socket) sends to a session
-/// waiting for a custom scheme: a line read from the socket, then checked as a URL for the
-/// callback.
+/// waiting for a custom scheme: the bytes, framed into a line as the socket server's pipeline
+/// frames them, then checked as a URL for the callback.
 ///
-/// Input: the bytes the peer sends before closing. Checks: an accepted URL is absolute, has no
-/// control characters or spaces, and is within the size limit.
+/// Input: the bytes the peer sends before closing. Checks: the framing never yields a line over
+/// the limit or one with a newline; an accepted URL is absolute, has no control characters or
+/// spaces, and is within the size limit.
 @main
 enum FuzzSchemeSocket {
     static let callback = Callback.customScheme("com.example.app")
 
     static func main() {
         FuzzHarness.run { bytes in
-            var descriptors: [Int32] = [0, 0]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else {
-                fatalError("no socket pair")
+            let frames = frames(of: Array(bytes), limit: CallbackSocketProtocol.maximumURLLength)
+            for case .line(let line) in frames {
+                FuzzHarness.require(
+                    line.count <= CallbackSocketProtocol.maximumURLLength && !line.contains(UInt8(ascii: "\n")),
+                    "a framed line over the limit or with a newline")
             }
-            defer { close(descriptors[0]) }
-            // The whole input fits the socket's buffer: fuzz inputs are far smaller than it.
-            let written = bytes.withUnsafeBytes { send(descriptors[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            close(descriptors[1])
-            guard written == bytes.count else { return }
-
+            // The server reads only the first frame of a connection.
             let line: [UInt8]
-            switch UnixSocket.readLine(
-                descriptors[0], limit: CallbackSocketProtocol.maximumURLLength, deadline: .now + .seconds(1))
-            {
+            switch frames.first {
             case .line(let received), .endOfInput(let received): line = received
-            case .tooLong, .timedOut, .failed: return
+            case .tooLong, nil: return
             }
             guard case .success(let url) = CallbackSocketProtocol.parseURL(line) else { return }
             FuzzHarness.require(url.scheme?.isEmpty == false, "an accepted URL without a scheme")
@@ -43,5 +36,15 @@ enum FuzzSchemeSocket {
                 "an accepted URL with spaces, control characters or too long")
             _ = callback.matchesURL(url)
         }
+    }
+
+    /// Every frame of `bytes` followed by the end of input: what a connection that sends
+    /// `bytes` and stops yields.
+    static func frames(of bytes: [UInt8], limit: Int) -> [SocketLine] {
+        var decoder = LineFrameDecoder(limit: limit)
+        var buffer = ByteBuffer(bytes: bytes)
+        var frames: [SocketLine] = []
+        while let frame = decoder.nextFrame(in: &buffer, atEnd: true) { frames.append(frame) }
+        return frames
     }
 }

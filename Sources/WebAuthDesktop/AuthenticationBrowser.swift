@@ -1,15 +1,8 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthDesktopSocket
 import WebAuthProcess
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The person's web-authentication browser as a ``Browser``: a session presents by handing its
 /// request to the registered program (see ``AuthenticationBrowserRegistry``) over that program's
@@ -96,8 +89,12 @@ public struct AuthenticationBrowser: Browser {
         case .failure(let error): throw .browserLaunchFailed("\(name): \(error.message)")
         }
         logger.debug("handed the request to \(name)", metadata: ["url": "\(request.url.redactedForLogs)"])
-        return AuthenticationBrowserPresentation(
-            descriptor: descriptor, request: handOff, browserName: name)
+        do {
+            return try await AuthenticationBrowserPresentation.start(
+                descriptor: descriptor, request: handOff, browserName: name)
+        } catch {
+            throw .browserLaunchFailed("\(name): cannot read its answer: \(error)")
+        }
     }
 
     /// Connects to the program's socket (starting the program first if nothing listens) and
@@ -105,8 +102,8 @@ public struct AuthenticationBrowser: Browser {
     private func connect(sending line: [UInt8]) -> Result<Int32, AuthenticationBrowserError> {
         switch connect() {
         case .success(let descriptor):
-            guard UnixSocket.writeAll(descriptor, line, deadline: .now + .seconds(5)) else {
-                close(descriptor)
+            guard DesktopSocketCalls.writeAll(descriptor, line, deadline: .now + .seconds(5)) else {
+                DesktopSocketCalls.close(descriptor)
                 return .failure(.launchFailed("it did not take the request"))
             }
             return .success(descriptor)
@@ -140,7 +137,7 @@ public struct AuthenticationBrowser: Browser {
             if program.hasExited {
                 return .failure(.launchFailed("\(registration.executablePath) exited before it listened for requests"))
             }
-            usleep(25_000)
+            Thread.sleep(forTimeInterval: 0.025)
         }
         return .failure(
             .launchFailed("\(registration.executablePath) did not listen for requests within \(launchTimeout)"))
@@ -148,9 +145,9 @@ public struct AuthenticationBrowser: Browser {
 
     /// A connection to `path` whose listener is this user, or `nil`.
     private func connectAsOwner(_ path: String) -> Int32? {
-        guard let descriptor = try? UnixSocket.makeConnection(to: path) else { return nil }
-        guard UnixSocket.peerUserID(descriptor) == geteuid() else {
-            close(descriptor)
+        guard let descriptor = try? DesktopSocketCalls.makeConnection(to: path) else { return nil }
+        guard DesktopSocketCalls.peerUserID(descriptor) == DesktopSocketCalls.effectiveUserID else {
+            DesktopSocketCalls.close(descriptor)
             return nil
         }
         return descriptor

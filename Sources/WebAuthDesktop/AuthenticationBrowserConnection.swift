@@ -1,24 +1,17 @@
 import Foundation
+import NIOCore
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// One request a session handed to this program, from the web-authentication browser's side:
 /// answer it once with ``complete(withCallbackURL:)`` or ``cancel(code:message:)``.
 ///
-/// `Sendable`: the descriptor is a plain integer owned by the server's reader thread, which
-/// closes it under the lock after marking the state `closed`; answers write to it only under
-/// that lock and only before `closed`.
+/// `Sendable`: the connection is a NIO channel, which may be written from any thread; the
+/// server closes it once the session has gone (marking the state `closed` under the lock
+/// first), and an answer is written only under that lock and only before `closed`.
 public final class AuthenticationBrowserConnection: Sendable {
     /// The request.
     public let request: AuthenticationBrowserRequest
-    private let descriptor: Int32
+    private let channel: any Channel
     private let state = Mutex(State())
 
     private struct State {
@@ -26,8 +19,8 @@ public final class AuthenticationBrowserConnection: Sendable {
         var closed = false
     }
 
-    init(descriptor: Int32, request: AuthenticationBrowserRequest) {
-        self.descriptor = descriptor
+    init(channel: any Channel, request: AuthenticationBrowserRequest) {
+        self.channel = channel
         self.request = request
     }
 
@@ -54,19 +47,22 @@ public final class AuthenticationBrowserConnection: Sendable {
     private func answer(_ message: AuthenticationBrowserMessage) -> Bool {
         state.withLock { state in
             guard !state.answered, !state.closed else { return false }
+            guard channel.isActive else { return false }
             state.answered = true
-            let sent = UnixSocket.writeAll(descriptor, message.line, deadline: .now + .seconds(2))
-            shutdown(descriptor, Int32(SHUT_WR))
-            return sent
+            // The answer is the last thing this side sends: its output ends after it.
+            let channel = channel
+            channel.writeAndFlush(ByteBuffer(bytes: message.line)).whenComplete { _ in
+                channel.close(mode: .output, promise: nil)
+            }
+            return true
         }
     }
 
-    /// Marks the connection closed and closes the descriptor. Returns whether the request was
+    /// Marks the connection closed (the server then closes it). Returns whether the request was
     /// still unanswered (so the session went away first).
     func closeConnection() -> Bool {
         state.withLock { state in
             state.closed = true
-            close(descriptor)
             return !state.answered
         }
     }

@@ -1,15 +1,9 @@
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthDesktopSocket
 
 /// The web-authentication browser's side of the socket: listens on
 /// ``CallbackSocketDirectory/authenticationBrowserSocketPath`` (mode 0600, in the private socket
@@ -18,8 +12,8 @@ import WebAuthCore
 ///
 /// One request per connection (see `AuthenticationBrowserMessage` for the protocol). A
 /// connection from another user is refused; one that sends no valid request within 5 seconds
-/// is closed. The accept loop and each connection run on threads of their own, so the handler
-/// is called on an arbitrary thread.
+/// is closed. The server runs on SwiftNIO and serves each connection in a task of its own, so
+/// the handler is called on an arbitrary thread.
 ///
 /// ```swift
 /// let server = try AuthenticationBrowserServer.start(handler: .init(
@@ -27,9 +21,8 @@ import WebAuthCore
 ///     cancel: { connection in close the page for connection.request.uuid }))
 /// ```
 ///
-/// `Sendable`: the listening descriptor and wake-up pipe are owned by the accept thread, which
-/// alone closes them after marking the state `exited` under the lock; the pipe is written only
-/// under that lock before `exited`.
+/// `Sendable`: its stored properties are immutable `Sendable` values; whether it is stopping is
+/// in a `Mutex`, so the socket file is removed and the listener closed once.
 public final class AuthenticationBrowserServer: Sendable {
     /// What the program does with requests.
     public struct Handler: Sendable {
@@ -53,26 +46,22 @@ public final class AuthenticationBrowserServer: Sendable {
 
     /// The socket's path.
     public let socketPath: String
-    private let descriptor: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let server: UnixSocketServer
     private let handler: Handler
     private let logger: Logger
-    private let state = Mutex(State())
-
-    private struct State {
-        var stopping = false
-        var exited = false
-    }
+    private let stopping = Mutex(false)
 
     /// The most connections served at once; more are closed at once.
     static let maximumConnections = 32
 
-    private init(socketPath: String, descriptor: Int32, wake: [Int32], handler: Handler, logger: Logger) {
+    /// The bounds a connection gets: its request within 5 seconds, lines of the protocol's size.
+    static let limits = UnixSocketServer.Limits(
+        maximumConnections: maximumConnections, maximumLineLength: AuthenticationBrowserMessage.maximumLineLength,
+        firstLineTimeout: .seconds(5))
+
+    private init(socketPath: String, server: UnixSocketServer, handler: Handler, logger: Logger) {
         self.socketPath = socketPath
-        self.descriptor = descriptor
-        self.wakeRead = wake[0]
-        self.wakeWrite = wake[1]
+        self.server = server
         self.handler = handler
         self.logger = logger
     }
@@ -93,109 +82,82 @@ public final class AuthenticationBrowserServer: Sendable {
             throw .fileSystem(error.description)
         }
         let path = directory.authenticationBrowserSocketPath
-        if let live = try? UnixSocket.makeConnection(to: path) {
-            close(live)
+        if let live = try? DesktopSocketCalls.makeConnection(to: path) {
+            DesktopSocketCalls.close(live)
             throw .alreadyListening("another program already listens for web authentication requests at \(path)")
         }
-        unlink(path)  // a socket left by a program that ended without removing it
+        DesktopSocketCalls.removeFile(path)  // a socket left by a program that ended without removing it
         // Made under a name of this process's and renamed once it listens, so the path exists
         // only while something accepts, and two programs starting at once never clobber a
         // half-made socket.
-        let pending = path + ".\(getpid()).new"
-        unlink(pending)
-        let descriptor: Int32
+        let pending = path + ".\(DesktopSocketCalls.processID).new"
+        DesktopSocketCalls.removeFile(pending)
+        let server: UnixSocketServer
         do {
-            descriptor = try UnixSocket.makeListeningSocket(at: pending)
+            let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pending)
+            // Synchronous, as Apple's `sessionHandler` setter that starts it is: binding on the
+            // event loop takes a moment.
+            server = try UnixSocketServer.start(descriptor: descriptor, limits: limits, logger: logger).wait()
         } catch {
+            DesktopSocketCalls.removeFile(pending)
+            throw .fileSystem("cannot listen on \(pending): \(error)")
+        }
+        do {
+            try DesktopSocketCalls.rename(pending, to: path)
+        } catch {
+            Task { await server.closeUnserved() }
+            DesktopSocketCalls.removeFile(pending)
             throw .fileSystem(error.description)
         }
-        var wake: [Int32] = [0, 0]
-        guard pipe(&wake) == 0 else {
-            close(descriptor)
-            unlink(pending)
-            throw .fileSystem("cannot create a pipe")
+        let started = AuthenticationBrowserServer(socketPath: path, server: server, handler: handler, logger: logger)
+        Task {
+            await server.run(cancellingConnectionsAtClose: false) { connection in await started.serve(connection) }
         }
-        for end in wake {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        guard rename(pending, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            unlink(pending)
-            for end in wake { close(end) }
-            throw .fileSystem("cannot move the socket into place at \(path): \(reason)")
-        }
-        let server = AuthenticationBrowserServer(
-            socketPath: path, descriptor: descriptor, wake: wake, handler: handler, logger: logger)
-        Thread.detachNewThread { server.acceptLoop() }
         logger.debug("listening for web authentication requests", metadata: ["socket": "\(path)"])
-        return server
+        return started
     }
 
     /// Stops listening and removes the socket, without waiting. Requests under way keep their
     /// connections.
     public func stop() {
-        state.withLock { state in
-            guard !state.exited, !state.stopping else { return }
-            state.stopping = true
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+        let first = stopping.withLock { stopping in
+            defer { stopping = true }
+            return !stopping
         }
-    }
-
-    private func acceptLoop() {
-        UnixSocket.acceptConnections(
-            on: descriptor, wake: wakeRead, maximumConnections: Self.maximumConnections,
-            isStopping: { state.withLock { $0.stopping } }, serve: { self.serve($0) })
-        state.withLock { state in
-            state.exited = true
-            unlink(socketPath)
-            close(descriptor)
-            close(wakeRead)
-            close(wakeWrite)
-        }
+        guard first else { return }
+        DesktopSocketCalls.removeFile(socketPath)
+        server.requestClose()
     }
 
     /// Reads the request, hands it to the handler, then waits for the session's cancellation
     /// or for the connection to end.
-    private func serve(_ descriptor: Int32) {
-        guard UnixSocket.peerUserID(descriptor) == geteuid() else {
-            logger.debug("refused a connection from another user")
-            close(descriptor)
-            return
-        }
-        let first = UnixSocket.readLine(
-            descriptor, limit: AuthenticationBrowserMessage.maximumLineLength, deadline: .now + .seconds(5))
-        guard case .line(let bytes) = first else {
-            close(descriptor)
-            return
-        }
-        let request: AuthenticationBrowserRequest
-        do throws(AuthenticationBrowserError) {
-            guard case .begin(let begun) = try AuthenticationBrowserMessage.parse(bytes) else {
-                throw .protocolViolation("the first message must be begin")
+    private func serve(_ connection: UnixSocketServer.Connection) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var lines = inbound.makeAsyncIterator()
+            guard case .line(let bytes) = try await lines.next() else { return }
+            let request: AuthenticationBrowserRequest
+            do throws(AuthenticationBrowserError) {
+                guard case .begin(let begun) = try AuthenticationBrowserMessage.parse(bytes) else {
+                    throw .protocolViolation("the first message must be begin")
+                }
+                request = begun
+            } catch {
+                logger.debug("refused a request", metadata: ["reason": "\(error)"])
+                let refusal = AuthenticationBrowserMessage.canceled(
+                    UUID(), code: 3, message: "the request was refused: \(error.message)")
+                try await outbound.write(ByteBuffer(bytes: refusal.line))
+                return
             }
-            request = begun
-        } catch {
-            logger.debug("refused a request", metadata: ["reason": "\(error)"])
-            let refusal = AuthenticationBrowserMessage.canceled(
-                UUID(), code: 3, message: "the request was refused: \(error.message)")
-            UnixSocket.writeAll(descriptor, refusal.line, deadline: .now + .seconds(1))
-            close(descriptor)
-            return
-        }
-        let connection = AuthenticationBrowserConnection(descriptor: descriptor, request: request)
-        logger.debug("request", metadata: ["uuid": "\(request.uuid)", "url": "\(request.url.redactedForLogs)"])
-        handler.begin(connection)
-        // The session sends nothing more but `cancel`; that, anything else (which breaks the
-        // protocol) or the end of the connection means the session no longer waits.
-        while case .timedOut = UnixSocket.readLine(
-            descriptor, limit: AuthenticationBrowserMessage.maximumLineLength, deadline: .now + .seconds(3600))
-        {}
-        if connection.closeConnection() {
-            logger.debug("the session cancelled", metadata: ["uuid": "\(request.uuid)"])
-            handler.cancel(connection)
+            let answering = AuthenticationBrowserConnection(channel: connection.channel, request: request)
+            logger.debug("request", metadata: ["uuid": "\(request.uuid)", "url": "\(request.url.redactedForLogs)"])
+            handler.begin(answering)
+            // The session sends nothing more but `cancel`; that, anything else (which breaks the
+            // protocol) or the end of the connection means the session no longer waits.
+            _ = try? await lines.next()
+            if answering.closeConnection() {
+                logger.debug("the session cancelled", metadata: ["uuid": "\(request.uuid)"])
+                handler.cancel(answering)
+            }
         }
     }
 }

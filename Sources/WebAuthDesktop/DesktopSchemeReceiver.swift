@@ -1,14 +1,7 @@
 import Foundation
 import Logging
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthDesktopSocket
 
 /// Receives custom-scheme callbacks through the Linux desktop: the browser hands
 /// `com.example.app:/…` to the desktop, the desktop runs `webauth-scheme-handler` (registered
@@ -94,9 +87,9 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
     /// is what decides, this only tells early.
     public func isWaiting(forScheme scheme: String) -> Bool {
         guard (try? socketDirectory.check()) != nil,
-            let connection = try? UnixSocket.makeConnection(to: socketDirectory.socketPath(forScheme: scheme))
+            let connection = try? DesktopSocketCalls.makeConnection(to: socketDirectory.socketPath(forScheme: scheme))
         else { return false }
-        close(connection)
+        DesktopSocketCalls.close(connection)
         return true
     }
 
@@ -146,47 +139,48 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         }
 
         let lockPath = socketDirectory.lockPath(forScheme: scheme)
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard lock >= 0 else {
-            throw failure("cannot open \(lockPath): \(String(cString: strerror(errno)))")
-        }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = String(cString: strerror(errno))
-            close(lock)
-            if busy {
-                throw failure(
-                    "another sign-in is already waiting for \(scheme): callbacks (one waiting session per scheme "
-                        + "and user); finish or cancel it first")
-            }
-            throw failure("cannot lock \(lockPath): \(reason)")
+        let lock: Int32
+        switch DesktopSocketCalls.lockExclusively(lockPath) {
+        case .success(let descriptor): lock = descriptor
+        case .failure(.busy):
+            throw failure(
+                "another sign-in is already waiting for \(scheme): callbacks (one waiting session per scheme "
+                    + "and user); finish or cancel it first")
+        case .failure(.failed(let reason)):
+            throw failure(reason.description)
         }
 
         // Holding the lock, whatever socket file is there is stale: its session has ended.
         let socketPath = socketDirectory.socketPath(forScheme: scheme)
         let pendingPath = socketDirectory.pendingSocketPath(forScheme: scheme)
-        if unlink(socketPath) == 0 {
+        if DesktopSocketCalls.removeFile(socketPath) {
             logger.debug("removed a stale callback socket", metadata: ["path": "\(socketPath)"])
         }
-        unlink(pendingPath)
-        let server: SchemeSocketServer
-        do throws(UnixSocket.Failure) {
+        DesktopSocketCalls.removeFile(pendingPath)
+        let listening: UnixSocketServer
+        do {
             // Made under another name and renamed once it listens: a handler that finds the
             // path can connect.
-            let descriptor = try UnixSocket.makeListeningSocket(at: pendingPath)
-            guard rename(pendingPath, socketPath) == 0 else {
-                let renaming = UnixSocket.Failure("cannot rename \(pendingPath) to \(socketPath)")
-                close(descriptor)
-                unlink(pendingPath)
-                throw renaming
-            }
-            server = try SchemeSocketServer(
-                descriptor: descriptor, lock: lock, socketPath: socketPath, callback: callback,
-                accepting: accepting, configuration: configuration, logger: logger)
+            let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pendingPath)
+            listening = try await UnixSocketServer.start(
+                descriptor: descriptor, limits: SchemeSocketServer.limits(configuration), logger: logger
+            ).get()
         } catch {
-            close(lock)
+            DesktopSocketCalls.removeFile(pendingPath)
+            DesktopSocketCalls.close(lock)
+            throw failure("\(error)")
+        }
+        do {
+            try DesktopSocketCalls.rename(pendingPath, to: socketPath)
+        } catch {
+            await listening.closeUnserved()
+            DesktopSocketCalls.removeFile(pendingPath)
+            DesktopSocketCalls.close(lock)
             throw failure(error.description)
         }
+        let server = SchemeSocketServer(
+            server: listening, lock: lock, socketPath: socketPath, callback: callback, accepting: accepting,
+            logger: logger)
         server.start()
         logger.debug("waiting for callbacks", metadata: ["scheme": "\(scheme)", "socket": "\(socketPath)"])
         return SchemeCallbackListener(

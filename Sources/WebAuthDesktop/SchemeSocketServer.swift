@@ -1,36 +1,25 @@
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 import WebAuthCore
+import WebAuthDesktopSocket
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The accept loop of one scheme's callback socket, on a thread of its own, with one short-lived
-/// thread per connection.
+/// One scheme's callback socket, on a ``UnixSocketServer``: each connection sends one URL and
+/// gets one answer line (see `CallbackSocketProtocol`).
 ///
-/// It is `Sendable` because its stored properties are immutable `Sendable` values (descriptors
-/// are plain integers) and its mutable state is in a `Mutex`. The descriptors are owned by the
-/// accept thread, which alone closes them, after marking the state `stopping` under the lock;
-/// the wake-up pipe is written only under that lock and only before `stopping`, so no descriptor
-/// is used after it is closed. `exited` is set last, once the socket is removed and the lock
-/// released, and is what ``stop()`` waits for.
+/// It is `Sendable` because its stored properties are immutable `Sendable` values (the lock's
+/// descriptor is a plain integer) and its mutable state is in a `Mutex`. The lock is closed only
+/// by the serving task, once the listener is closed, its connections have ended and the socket
+/// file is removed; `exited` is set after that and is what ``stop()`` waits for.
 final class SchemeSocketServer: Sendable {
     let callbacks: AsyncStream<URL>
     private let continuation: AsyncStream<URL>.Continuation
-    private let descriptor: Int32
+    private let server: UnixSocketServer
     private let lock: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
     private let socketPath: String
     private let callback: Callback
     private let accepting: @Sendable (URL) -> Bool
-    private let configuration: DesktopSchemeReceiver.Configuration
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -41,51 +30,46 @@ final class SchemeSocketServer: Sendable {
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Takes ownership of the listening `descriptor` and the held `lock`.
+    /// The bounds a scheme socket's connections get from `configuration`.
+    static func limits(_ configuration: DesktopSchemeReceiver.Configuration) -> UnixSocketServer.Limits {
+        UnixSocketServer.Limits(
+            maximumConnections: configuration.maxConnections,
+            maximumLineLength: CallbackSocketProtocol.maximumURLLength, firstLineTimeout: configuration.readTimeout)
+    }
+
+    /// Takes ownership of the listening `server` and the held `lock`; ``start()`` serves.
     init(
-        descriptor: Int32, lock: Int32, socketPath: String, callback: Callback,
-        accepting: @escaping @Sendable (URL) -> Bool, configuration: DesktopSchemeReceiver.Configuration,
-        logger: Logger
-    ) throws(UnixSocket.Failure) {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            let failure = UnixSocket.Failure("cannot create a pipe")
-            close(descriptor)
-            unlink(socketPath)
-            throw failure
-        }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
+        server: UnixSocketServer, lock: Int32, socketPath: String, callback: Callback,
+        accepting: @escaping @Sendable (URL) -> Bool, logger: Logger
+    ) {
         (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
-        self.descriptor = descriptor
+        self.server = server
         self.lock = lock
-        self.wakeRead = pipeEnds[0]
-        self.wakeWrite = pipeEnds[1]
         self.socketPath = socketPath
         self.callback = callback
         self.accepting = accepting
-        self.configuration = configuration
         self.logger = logger
     }
 
-    /// Starts the accept thread, which keeps the server alive until it stops.
+    /// Starts serving connections, in a task that keeps the server alive until it stops.
     func start() {
-        Thread.detachNewThread { self.acceptLoop() }
-    }
-
-    /// Asks the accept thread to stop, without waiting.
-    func requestStop() {
-        state.withLock { state in
-            guard !state.exited, !state.stopping else { return }
-            state.stopping = true
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+        Task {
+            await server.run(cancellingConnectionsAtClose: true) { connection in await self.serve(connection) }
+            shutDown()
         }
     }
 
-    /// Stops the accept thread and waits until the socket is removed and the lock released.
+    /// Stops accepting, without waiting.
+    func requestStop() {
+        let first = state.withLock { state in
+            guard !state.exited, !state.stopping else { return false }
+            state.stopping = true
+            return true
+        }
+        if first { server.requestClose() }
+    }
+
+    /// Stops accepting and waits until the socket is removed and the lock released.
     func stop() async {
         requestStop()
         await withCheckedContinuation { continuation in
@@ -98,25 +82,13 @@ final class SchemeSocketServer: Sendable {
         }
     }
 
-    private func acceptLoop() {
-        UnixSocket.acceptConnections(
-            on: descriptor, wake: wakeRead, maximumConnections: configuration.maxConnections,
-            isStopping: { state.withLock { $0.stopping } }, serve: { self.serve($0) })
-        shutDown()
-    }
-
     /// Removes the socket (while still holding the lock, so that a successor's socket is never
-    /// removed), then releases the lock and closes everything.
+    /// removed), then releases the lock. The listener is closed and every connection has ended.
     private func shutDown() {
-        // Once stopping is set, nobody writes to the wake-up pipe any more (requestStop checks
-        // it under the lock), so the pipe can be closed.
         state.withLock { $0.stopping = true }
         continuation.finish()
-        close(descriptor)
-        unlink(socketPath)
-        close(lock)
-        close(wakeRead)
-        close(wakeWrite)
+        DesktopSocketCalls.removeFile(socketPath)
+        DesktopSocketCalls.close(lock)
         logger.debug("stopped waiting for callbacks", metadata: ["socket": "\(socketPath)"])
         // Only now is the server exited, and `stop()` returns: the socket is gone and the lock
         // released, so a new session for the scheme can start at once.
@@ -129,40 +101,34 @@ final class SchemeSocketServer: Sendable {
     }
 
     /// Reads one URL from `connection`, answers, and closes it.
-    private func serve(_ connection: Int32) {
-        defer { close(connection) }
-        let deadline = ContinuousClock.now + configuration.readTimeout
-        guard UnixSocket.peerUserID(connection) == geteuid() else {
-            logger.debug("refused a connection from another user")
-            return
-        }
-        let verdict: Verdict
-        switch UnixSocket.readLine(connection, limit: CallbackSocketProtocol.maximumURLLength, deadline: deadline) {
-        case .line(let bytes), .endOfInput(let bytes):
-            verdict = offer(bytes)
-        case .tooLong:
-            verdict = .reply(
-                CallbackSocketProtocol.rejectedPrefix
-                    + "the URL is longer than \(CallbackSocketProtocol.maximumURLLength / 1024) KiB")
-        case .timedOut:
-            logger.debug("a connection sent no URL in time")
-            return
-        case .failed:
-            return
-        }
-        switch verdict {
-        case .reply(let reply):
-            UnixSocket.writeAll(connection, Array((reply + "\n").utf8), deadline: ContinuousClock.now + .seconds(1))
-        case .accepted(let url):
-            // Answer first: once the session has the URL its program may exit at once.
-            UnixSocket.writeAll(
-                connection, Array((CallbackSocketProtocol.accepted + "\n").utf8),
-                deadline: ContinuousClock.now + .seconds(1))
-            logger.debug("received the callback", metadata: ["url": "\(url.redactedForLogs)"])
-            continuation.yield(url)
-            continuation.finish()
-            // The first accepted callback ends the listening: later URLs find no session.
-            requestStop()
+    private func serve(_ connection: UnixSocketServer.Connection) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var lines = inbound.makeAsyncIterator()
+            guard let first = try await lines.next() else {
+                logger.debug("a connection sent no URL in time")
+                return
+            }
+            let verdict: Verdict
+            switch first {
+            case .line(let bytes), .endOfInput(let bytes):
+                verdict = offer(bytes)
+            case .tooLong:
+                verdict = .reply(
+                    CallbackSocketProtocol.rejectedPrefix
+                        + "the URL is longer than \(CallbackSocketProtocol.maximumURLLength / 1024) KiB")
+            }
+            switch verdict {
+            case .reply(let reply):
+                try await outbound.write(ByteBuffer(string: reply + "\n"))
+            case .accepted(let url):
+                // Answer first: once the session has the URL its program may exit at once.
+                try? await outbound.write(ByteBuffer(string: CallbackSocketProtocol.accepted + "\n"))
+                logger.debug("received the callback", metadata: ["url": "\(url.redactedForLogs)"])
+                continuation.yield(url)
+                continuation.finish()
+                // The first accepted callback ends the listening: later URLs find no session.
+                requestStop()
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 // by the session, 2 no session waiting (the URL is dropped), 64 usage, 65 not a callback URL,
 // 70 other failure. Messages go to standard error and never contain the URL's query.
 import Foundation
-import WebAuthDesktop
+import WebAuthDesktopSocket
 
 let name = "webauth-scheme-handler"
 var arguments = Array(CommandLine.arguments.dropFirst())

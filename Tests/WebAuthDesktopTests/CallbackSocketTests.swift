@@ -188,7 +188,7 @@
                 try setup.socketDirectory.prepare()
                 let socket = setup.socketDirectory.socketPath(forScheme: "com.example.stale")
                 // A socket file with nobody listening, and a lock file nobody holds: what a crash leaves.
-                close(try UnixSocket.makeListeningSocket(at: socket))
+                DesktopSocketCalls.close(try DesktopSocketCalls.makeBoundSocket(at: socket))
                 #expect(
                     FileManager.default.createFile(
                         atPath: setup.socketDirectory.lockPath(forScheme: "com.example.stale"), contents: nil))
@@ -239,10 +239,12 @@
             }
 
             private static func blockingExchange(_ path: String, _ bytes: [UInt8], wait: Duration) -> String {
-                guard let descriptor = try? UnixSocket.makeConnection(to: path) else { return "<no connection>" }
+                guard let descriptor = try? DesktopSocketCalls.makeConnection(to: path) else {
+                    return "<no connection>"
+                }
                 defer { close(descriptor) }
-                if !bytes.isEmpty { UnixSocket.writeAll(descriptor, bytes, deadline: .now + .seconds(5)) }
-                switch UnixSocket.readLine(descriptor, limit: 4096, deadline: .now + wait) {
+                if !bytes.isEmpty { DesktopSocketCalls.writeAll(descriptor, bytes, deadline: .now + .seconds(5)) }
+                switch DesktopSocketCalls.readLine(descriptor, limit: 4096, deadline: .now + wait) {
                 case .line(let line), .endOfInput(let line): return String(decoding: line, as: UTF8.self)
                 default: return "<no answer>"
                 }

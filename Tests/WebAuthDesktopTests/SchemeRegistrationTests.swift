@@ -108,7 +108,7 @@
                     directory.socketPath(forScheme: "com.Example.App") == "/run/user/1000/webauth/com.example.app.sock")
                 let long = "com." + String(repeating: "a", count: 120)
                 let path = directory.socketPath(forScheme: long)
-                #expect(path.utf8.count <= UnixSocket.maximumPathLength)
+                #expect(path.utf8.count <= DesktopSocketCalls.maximumPathLength)
                 #expect(path == directory.socketPath(forScheme: long.uppercased()))
                 #expect(path != directory.socketPath(forScheme: long + "b"))
                 #expect(

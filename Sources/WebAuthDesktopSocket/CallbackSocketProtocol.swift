@@ -17,11 +17,11 @@ package enum CallbackSocketProtocol {
     package static let maximumURLLength = 64 * 1024
 
     /// The session took the URL.
-    static let accepted = "accepted"
+    package static let accepted = "accepted"
     /// The session has already received its callback.
-    static let finished = "finished"
+    package static let finished = "finished"
     /// The prefix of a refusal; a reason follows.
-    static let rejectedPrefix = "rejected: "
+    package static let rejectedPrefix = "rejected: "
 
     /// A URL as it came over the socket, checked: valid UTF-8, no spaces or control characters,
     /// parses as a URL with a scheme, and is not too long. Returns the URL or why not.
@@ -43,6 +43,6 @@ package enum CallbackSocketProtocol {
     /// Why a URL was refused, without the URL's query or fragment.
     package struct Rejection: Error, Equatable, CustomStringConvertible {
         package var description: String
-        init(_ description: String) { self.description = description }
+        package init(_ description: String) { self.description = description }
     }
 }

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The private directory where waiting sessions listen for their scheme's callbacks, one Unix
 /// socket per scheme, and where the handler program finds them.
 ///
@@ -33,7 +25,7 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
             path = runtime + "/webauth"
             runtimeDirectory = runtime
         } else {
-            path = environment.temporaryDirectory + "/webauth-\(geteuid())"
+            path = environment.temporaryDirectory + "/webauth-\(DesktopSocketCalls.effectiveUserID)"
             runtimeDirectory = nil
         }
     }
@@ -51,17 +43,17 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
     }
 
     /// Where a session's socket is made before it is renamed to ``socketPath(forScheme:)``.
-    func pendingSocketPath(forScheme scheme: String) -> String {
+    package func pendingSocketPath(forScheme scheme: String) -> String {
         path + "/" + Self.fileStem(forScheme: scheme) + ".new"
     }
 
     /// The lock a session waiting for `scheme` holds while it waits.
-    func lockPath(forScheme scheme: String) -> String {
+    package func lockPath(forScheme scheme: String) -> String {
         path + "/" + Self.fileStem(forScheme: scheme) + ".lock"
     }
 
     /// `scheme` itself (lower-cased) up to 64 characters; longer ones by an FNV-1a hash.
-    static func fileStem(forScheme scheme: String) -> String {
+    package static func fileStem(forScheme scheme: String) -> String {
         let lowered = scheme.lowercased()
         guard lowered.utf8.count > 64 else { return lowered }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -78,8 +70,10 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
     /// - Throws: ``Problem`` naming the path and what is wrong with it.
     public func prepare() throws(Problem) {
         try checkRuntimeDirectory()
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw Problem("cannot create \(path): \(String(cString: strerror(errno)))")
+        do {
+            try DesktopSocketCalls.makePrivateDirectory(path)
+        } catch {
+            throw Problem(error.description)
         }
         try checkPrivate(path)
     }
@@ -107,30 +101,36 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
 
     private func checkRuntimeDirectory() throws(Problem) {
         guard let runtimeDirectory else { return }
-        var info = stat()
-        guard stat(runtimeDirectory, &info) == 0 else {
-            throw Problem("XDG_RUNTIME_DIR (\(runtimeDirectory)) does not exist", isMissing: errno == ENOENT)
+        let info: DesktopSocketCalls.FileStatus
+        switch DesktopSocketCalls.status(runtimeDirectory, followingLinks: true) {
+        case .success(let status): info = status
+        case .failure(let failure):
+            throw Problem(
+                "XDG_RUNTIME_DIR (\(runtimeDirectory)) does not exist", isMissing: DesktopSocketCalls.isMissing(failure)
+            )
         }
-        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+        guard info.isDirectory, info.ownerID == DesktopSocketCalls.effectiveUserID, info.permissions & 0o022 == 0 else {
             throw Problem(
                 "XDG_RUNTIME_DIR (\(runtimeDirectory)) must be a directory of your own that no one else can write to")
         }
     }
 
     private func checkPrivate(_ path: String) throws(Problem) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            throw Problem("\(path) does not exist", isMissing: errno == ENOENT)
+        let info: DesktopSocketCalls.FileStatus
+        switch DesktopSocketCalls.status(path, followingLinks: false) {
+        case .success(let status): info = status
+        case .failure(let failure):
+            throw Problem("\(path) does not exist", isMissing: DesktopSocketCalls.isMissing(failure))
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.isDirectory else {
             throw Problem("\(path) is not a directory (or is a symbolic link); remove it")
         }
-        guard info.st_uid == geteuid() else {
-            throw Problem("\(path) belongs to another user (uid \(info.st_uid)); remove it or set XDG_RUNTIME_DIR")
+        guard info.ownerID == DesktopSocketCalls.effectiveUserID else {
+            throw Problem("\(path) belongs to another user (uid \(info.ownerID)); remove it or set XDG_RUNTIME_DIR")
         }
-        guard info.st_mode & 0o077 == 0 else {
+        guard info.permissions & 0o077 == 0 else {
             throw Problem(
-                "\(path) has mode \(String(info.st_mode & 0o777, radix: 8)) but must be 0700; "
+                "\(path) has mode \(String(info.permissions & 0o777, radix: 8)) but must be 0700; "
                     + "run chmod 700 \(path) if you trust its contents")
         }
     }

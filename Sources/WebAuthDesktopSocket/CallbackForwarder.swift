@@ -1,14 +1,6 @@
 import Foundation
 import WebAuthCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The work of `webauth-scheme-handler`: hands one callback URL to the session waiting for its
 /// scheme, over that scheme's socket in the ``CallbackSocketDirectory``.
 ///
@@ -59,20 +51,21 @@ public struct CallbackForwarder: Sendable {
         }
         let connection: Int32
         do {
-            connection = try UnixSocket.makeConnection(to: socketDirectory.socketPath(forScheme: scheme))
+            connection = try DesktopSocketCalls.makeConnection(to: socketDirectory.socketPath(forScheme: scheme))
         } catch {
-            if [ENOENT, ECONNREFUSED].contains(error.errorNumber) { throw .noWaitingSession(dropped) }
+            if error.isNothingListening { throw .noWaitingSession(dropped) }
             throw .failed("cannot forward \(shown): \(error)")
         }
-        defer { close(connection) }
-        guard UnixSocket.peerUserID(connection) == geteuid() else {
+        defer { DesktopSocketCalls.close(connection) }
+        guard DesktopSocketCalls.peerUserID(connection) == DesktopSocketCalls.effectiveUserID else {
             throw .failed("cannot forward \(shown): the socket for \(scheme): belongs to another user")
         }
         let deadline = ContinuousClock.now + timeout
-        guard UnixSocket.writeAll(connection, Array((url.absoluteString + "\n").utf8), deadline: deadline) else {
+        guard DesktopSocketCalls.writeAll(connection, Array((url.absoluteString + "\n").utf8), deadline: deadline)
+        else {
             throw .failed("cannot forward \(shown): the waiting sign-in did not take the URL")
         }
-        guard case .line(let bytes) = UnixSocket.readLine(connection, limit: 4096, deadline: deadline) else {
+        guard case .line(let bytes) = DesktopSocketCalls.readLine(connection, limit: 4096, deadline: deadline) else {
             throw .failed("cannot forward \(shown): the waiting sign-in did not answer in time")
         }
         let reply = String(decoding: bytes, as: UTF8.self)

@@ -61,12 +61,12 @@ public struct DesktopEnvironment: Sendable, Hashable {
 
     /// `$TMPDIR`, else `/tmp`: where the callback socket directory goes without a runtime
     /// directory.
-    var temporaryDirectory: String {
+    package var temporaryDirectory: String {
         absolute("TMPDIR") ?? "/tmp"
     }
 
     /// `$PATH`, for finding `xdg-mime`.
-    var searchPath: String {
+    package var searchPath: String {
         variables["PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/bin:/usr/bin:/bin"
     }
 

@@ -1,0 +1,3 @@
+// The socket directory, the desktop environment and the forwarder live in the small target the
+// scheme handler links; this module's users see them as its own.
+@_exported import WebAuthDesktopSocket

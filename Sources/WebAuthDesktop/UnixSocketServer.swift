@@ -1,0 +1,261 @@
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import WebAuthDesktopSocket
+
+/// A line-oriented server on a Unix socket, on SwiftNIO: what the scheme socket
+/// (`SchemeSocketServer`) and the web-authentication browser's socket
+/// (`AuthenticationBrowserServer`) both run on.
+///
+/// Every bound is enforced on the event loop, before the server's own logic sees a byte:
+/// - a connection from another user is refused (`SO_PEERCRED`), as is one beyond
+///   ``Limits/maximumConnections`` served at once (both closed at once);
+/// - the bytes are framed into `\n`-terminated lines of at most ``Limits/maximumLineLength``
+///   bytes (`LineFrameDecoder`);
+/// - a connection that sends no complete line within ``Limits/firstLineTimeout`` is closed
+///   (`FirstLineDeadline`).
+///
+/// The server's logic runs in structured concurrency: ``run(cancellingConnectionsAtClose:serve:)``
+/// serves each accepted connection, a `NIOAsyncChannel` of lines, in a task of a task group,
+/// and returns once the listener is closed (and, as asked, its connections are done).
+final class UnixSocketServer: Sendable {
+    /// One accepted connection: lines in, bytes out.
+    typealias Connection = NIOAsyncChannel<SocketLine, ByteBuffer>
+
+    /// The bounds on what a connection may send and how many are served at once.
+    struct Limits: Sendable {
+        /// The most connections served at once; more are closed at once.
+        var maximumConnections: Int
+        /// The longest line, without its `\n`.
+        var maximumLineLength: Int
+        /// How long a new connection has to send its first complete line.
+        var firstLineTimeout: Duration
+    }
+
+    private let listener: any Channel
+    private let connections: AsyncStream<Connection>
+
+    private init(listener: any Channel, connections: AsyncStream<Connection>) {
+        self.listener = listener
+        self.connections = connections
+    }
+
+    /// Listens on `descriptor`, a Unix stream socket already bound (see
+    /// `DesktopSocketCalls.makeBoundSocket(at:)`), which the server then owns and closes.
+    /// Once this returns, the socket accepts connections.
+    static func start(descriptor: Int32, limits: Limits, logger: Logger) -> EventLoopFuture<UnixSocketServer> {
+        let (connections, continuation) = AsyncStream.makeStream(of: Connection.self)
+        let served = ConnectionCount()
+        let (seconds, attoseconds) = limits.firstLineTimeout.components
+        let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                // On the connection's event loop: the count, the peer check, the framing and the
+                // deadline, before the connection reaches the server's logic.
+                guard served.enter(limit: limits.maximumConnections) else {
+                    logger.debug("refused a connection beyond the limit")
+                    return channel.eventLoop.makeFailedFuture(Refused.tooManyConnections)
+                }
+                channel.closeFuture.whenComplete { _ in served.leave() }
+                return peerUserID(of: channel).flatMapThrowing { user in
+                    guard user == DesktopSocketCalls.effectiveUserID else {
+                        logger.debug("refused a connection from another user")
+                        throw Refused.anotherUser
+                    }
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(limit: limits.maximumLineLength)))
+                    try pipeline.addHandler(FirstLineDeadline(timeout: timeout))
+                    let connection = try Connection(wrappingChannelSynchronously: channel)
+                    guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
+                }
+            }
+        return bootstrap.withBoundSocket(descriptor).map { listener in
+            // The listener's end ends the stream of connections (those already in it are still
+            // served or cancelled, see run).
+            listener.closeFuture.whenComplete { _ in continuation.finish() }
+            return UnixSocketServer(listener: listener, connections: connections)
+        }
+    }
+
+    /// Serves each connection with `serve`, concurrently, until the listener is closed; then,
+    /// when `cancellingConnectionsAtClose`, cancels the connections still being served, and
+    /// returns once every one has ended.
+    func run(
+        cancellingConnectionsAtClose: Bool, serve: @escaping @Sendable (Connection) async -> Void
+    ) async {
+        await withDiscardingTaskGroup { group in
+            for await connection in connections {
+                group.addTask { await serve(connection) }
+            }
+            if cancellingConnectionsAtClose { group.cancelAll() }
+        }
+    }
+
+    /// For a server that never ran: stops accepting and closes the connections accepted
+    /// meanwhile, unserved.
+    func closeUnserved() async {
+        try? await listener.close()
+        for await connection in connections { try? await connection.channel.close() }
+    }
+
+    /// Stops accepting and closes the listening socket, without waiting (it does not remove the
+    /// socket's file); ``run(cancellingConnectionsAtClose:serve:)`` then returns.
+    func requestClose() {
+        listener.close(promise: nil)
+    }
+
+    /// The user ID of the connection's peer, from `SO_PEERCRED`. Fails where the system cannot
+    /// say, so that an unknown peer is refused.
+    private static func peerUserID(of channel: any Channel) -> EventLoopFuture<UInt32> {
+        guard let option = DesktopSocketCalls.peerCredentialsOption, let provider = channel as? SocketOptionProvider
+        else { return channel.eventLoop.makeFailedFuture(Refused.anotherUser) }
+        let credentials: EventLoopFuture<DesktopSocketCalls.PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(option.level), name: SocketOptionName(option.name))
+        return credentials.map(\.userID)
+    }
+
+    /// Why a connection was closed before it reached the server's logic.
+    private enum Refused: Error {
+        case tooManyConnections
+        case anotherUser
+        case stopping
+    }
+
+    /// How many connections are being served.
+    private final class ConnectionCount: Sendable {
+        private let count = Mutex(0)
+
+        /// Counts one more, unless `limit` are served already.
+        func enter(limit: Int) -> Bool {
+            count.withLock { count in
+                guard count < limit else { return false }
+                count += 1
+                return true
+            }
+        }
+
+        /// Counts one fewer.
+        func leave() { count.withLock { $0 -= 1 } }
+    }
+}
+
+/// What the line framing of a connection yields.
+package enum SocketLine: Sendable, Hashable {
+    /// The bytes before a `\n`.
+    case line([UInt8])
+    /// The peer stopped sending; the bytes after the last `\n` (possibly none). Comes once, last.
+    case endOfInput([UInt8])
+    /// More than the limit arrived without a `\n`; whatever else arrives is discarded.
+    case tooLong
+}
+
+/// Splits a connection's bytes into `\n`-terminated lines of at most `limit` bytes (without the
+/// `\n`), then reports the end of input with what came after the last line.
+package struct LineFrameDecoder: ByteToMessageDecoder {
+    package typealias InboundOut = SocketLine
+
+    /// The longest line.
+    package let limit: Int
+    private var discarding = false
+    private var ended = false
+
+    /// A decoder for lines of at most `limit` bytes.
+    package init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The next frame in `buffer` (consuming it), or `nil` when more bytes are needed; with
+    /// `atEnd`, the input is over and what is left is reported once as ``SocketLine/endOfInput(_:)``.
+    package mutating func nextFrame(in buffer: inout ByteBuffer, atEnd: Bool) -> SocketLine? {
+        if discarding {
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            return nil
+        }
+        let bytes = buffer.readableBytesView
+        if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - bytes.startIndex
+            guard length <= limit else { return discardTheRest(of: &buffer) }
+            let line = buffer.readBytes(length: length) ?? []
+            buffer.moveReaderIndex(forwardBy: 1)
+            return .line(line)
+        }
+        if buffer.readableBytes > limit { return discardTheRest(of: &buffer) }
+        guard atEnd, !ended else { return nil }
+        ended = true
+        return .endOfInput(buffer.readBytes(length: buffer.readableBytes) ?? [])
+    }
+
+    private mutating func discardTheRest(of buffer: inout ByteBuffer) -> SocketLine {
+        discarding = true
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        return .tooLong
+    }
+
+    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let frame = nextFrame(in: &buffer, atEnd: false) else { return .needMoreData }
+        context.fireChannelRead(wrapInboundOut(frame))
+        return .continue
+    }
+
+    package mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
+        guard let frame = nextFrame(in: &buffer, atEnd: true) else { return .needMoreData }
+        context.fireChannelRead(wrapInboundOut(frame))
+        return .continue
+    }
+}
+
+/// Closes a connection that sends no complete line (nor ends its input) within `timeout` of
+/// connecting; what it sent by then is dropped, not passed on as its end of input.
+final class FirstLineDeadline: ChannelInboundHandler {
+    typealias InboundIn = SocketLine
+    typealias InboundOut = SocketLine
+
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+    private var met = false
+    private var expired = false
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !expired else { return }
+        met = true
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        guard deadline == nil, !met else { return }
+        let channel = context.channel
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            handler.value.expired = true
+            channel.close(promise: nil)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension FirstLineDeadline: Sendable {}

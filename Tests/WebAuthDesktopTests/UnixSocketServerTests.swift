@@ -1,0 +1,251 @@
+// SO_PEERCRED and a second local user are what these tests exercise.
+#if os(Linux)
+    import Foundation
+    import NIOCore
+    import Synchronization
+    import Testing
+    import WebAuthTestSupport
+
+    @testable import WebAuthDesktop
+
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
+    /// The line framing every desktop socket connection goes through.
+    @Suite("Line framing of the desktop sockets")
+    struct LineFramingTests {
+        @Test func linesAreSplitAtNewlinesAndTheRestIsTheEndOfInput() {
+            #expect(
+                Self.frames(of: Array("one\ntwo\nrest".utf8), limit: 8) == [
+                    .line(Array("one".utf8)), .line(Array("two".utf8)), .endOfInput(Array("rest".utf8)),
+                ])
+            #expect(Self.frames(of: [], limit: 8) == [.endOfInput([])])
+        }
+
+        @Test func aLineOverTheLimitIsReportedOnceAndEverythingAfterItDropped() {
+            #expect(
+                Self.frames(of: Array("12345678\n".utf8), limit: 8) == [.line(Array("12345678".utf8)), .endOfInput([])])
+            #expect(Self.frames(of: Array("123456789\nnext\n".utf8), limit: 8) == [.tooLong])
+            #expect(Self.frames(of: Array("123456789".utf8), limit: 8) == [.tooLong])
+        }
+
+        @Test func aLineArrivingInPiecesIsOneLine() {
+            var decoder = LineFrameDecoder(limit: 16)
+            var buffer = ByteBuffer(string: "com.exa")
+            #expect(decoder.nextFrame(in: &buffer, atEnd: false) == nil)
+            buffer.writeString("mple:/x\nmore")
+            #expect(decoder.nextFrame(in: &buffer, atEnd: false) == .line(Array("com.example:/x".utf8)))
+            #expect(decoder.nextFrame(in: &buffer, atEnd: false) == nil)
+            #expect(decoder.nextFrame(in: &buffer, atEnd: true) == .endOfInput(Array("more".utf8)))
+            #expect(decoder.nextFrame(in: &buffer, atEnd: true) == nil, "the end is reported once")
+        }
+
+        /// Every frame of `bytes` followed by the end of input: what a connection that sends
+        /// `bytes` and stops yields.
+        static func frames(of bytes: [UInt8], limit: Int) -> [SocketLine] {
+            var decoder = LineFrameDecoder(limit: limit)
+            var buffer = ByteBuffer(bytes: bytes)
+            var frames: [SocketLine] = []
+            while let frame = decoder.nextFrame(in: &buffer, atEnd: true) { frames.append(frame) }
+            return frames
+        }
+    }
+
+    extension DesktopIntegrationTests {
+        /// The SwiftNIO server both desktop sockets run on, with a test's own logic above it.
+        @Suite("Unix socket server bounds")
+        struct UnixSocketServerTests {
+            @Test func aConnectionFromAnotherUserIsClosedBeforeTheServerSeesIt() async throws {
+                try #require(DesktopSocketCalls.effectiveUserID == 0, "a second user needs root")
+                try await withEchoServer(open: true) { path, seen in
+                    let stranger = try await runAsNobody(python: Self.client, arguments: [path])
+                    #expect(stranger == "closed", "closed without an answer")
+                    #expect(await exchange(path, "mine\n") == "got mine")
+                    #expect(seen.lines == ["mine"], "the other user's line never reached the server")
+                }
+            }
+
+            @Test func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
+                try await withEchoServer(maximumConnections: 2) { path, _ in
+                    let clients = try (0..<3).map { _ in try DesktopSocketCalls.makeConnection(to: path) }
+                    defer { clients.forEach(DesktopSocketCalls.close) }
+                    // Let the server accept all three before the first answer frees a place.
+                    try await Task.sleep(for: .milliseconds(300))
+                    var answers: [String] = []
+                    for (index, client) in clients.enumerated() {
+                        answers.append(await exchange(on: client, "c\(index)\n"))
+                    }
+                    #expect(answers.filter { $0.hasPrefix("got c") }.count == 2, "\(answers)")
+                    #expect(answers.filter { $0 == "<closed>" }.count == 1, "\(answers)")
+                }
+            }
+
+            @Test func aConnectionWithoutALineInTimeIsClosedAndWhatItSentDropped() async throws {
+                try await withEchoServer(firstLineTimeout: .milliseconds(300)) { path, seen in
+                    let started = ContinuousClock.now
+                    #expect(await exchange(path, "com.example:/cb?code=stalled", wait: .seconds(20)) == "<closed>")
+                    #expect(ContinuousClock.now - started < .seconds(15))
+                    // The server's logic ends once the connection is closed, a moment after the peer sees it.
+                    #expect(
+                        await eventually(within: .seconds(10)) { seen.lines == ["<nothing>"] },
+                        "the partial line is not handed over as the end of input: \(seen.lines)")
+                    // A peer that ends its input instead is answered.
+                    #expect(await exchange(path, "partial", endingInput: true) == "got end partial")
+                }
+            }
+
+            @Test func closingTheServerEndsItsConnectionsAndLeavesNoDescriptor() async throws {
+                // SwiftNIO's shared event loops open their descriptors once, on first use.
+                try await withEchoServer { path, _ in #expect(await exchange(path, "warm\n") == "got warm") }
+                let before = try openDescriptorCount()
+                let idle = Mutex<Int32?>(nil)
+                let started = ContinuousClock.now
+                try await withEchoServer(firstLineTimeout: .seconds(60)) { path, _ in
+                    // A connection that never sends anything, still open when the server closes.
+                    let connection = try DesktopSocketCalls.makeConnection(to: path)
+                    idle.withLock { $0 = connection }
+                    #expect(await exchange(path, "x\n") == "got x")
+                }
+                #expect(ContinuousClock.now - started < .seconds(20), "closing did not wait for the idle connection")
+                let connection = try #require(idle.withLock { $0 })
+                #expect(
+                    DesktopSocketCalls.readLine(connection, limit: 16, deadline: .now + .seconds(1)) == .endOfInput([]),
+                    "the server closed it")
+                DesktopSocketCalls.close(connection)
+                #expect(await eventually(within: .seconds(10)) { (try? openDescriptorCount()) == before })
+            }
+
+            // MARK: - Helpers
+
+            /// What the test's server logic saw: each connection's first frame.
+            final class Seen: Sendable {
+                private let recorded = Mutex<[String]>([])
+                var lines: [String] { recorded.withLock { $0 } }
+                func record(_ line: String) { recorded.withLock { $0.append(line) } }
+            }
+
+            /// Runs `body` with a server whose logic answers a connection's first line with
+            /// `got {line}` (`got end {bytes}` for an ended input), then closes the server and
+            /// waits for its connections to end.
+            private func withEchoServer(
+                open: Bool = false, maximumConnections: Int = 8, firstLineTimeout: Duration = .seconds(30),
+                _ body: (String, Seen) async throws -> Void
+            ) async throws {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "webauth-uss-\(UUID().uuidString.prefix(8))")
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let path = directory.appendingPathComponent("s.sock").path
+                let descriptor = try DesktopSocketCalls.makeBoundSocket(at: path)
+                if open { try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path) }
+                let server = try await UnixSocketServer.start(
+                    descriptor: descriptor,
+                    limits: .init(
+                        maximumConnections: maximumConnections, maximumLineLength: 1024,
+                        firstLineTimeout: firstLineTimeout),
+                    logger: .webAuthSilent
+                ).get()
+                let seen = Seen()
+                let running = Task {
+                    await server.run(cancellingConnectionsAtClose: true) { connection in
+                        try? await connection.executeThenClose { inbound, outbound in
+                            var lines = inbound.makeAsyncIterator()
+                            let reply: String
+                            switch try await lines.next() {
+                            case .line(let bytes): reply = String(decoding: bytes, as: UTF8.self)
+                            case .endOfInput(let bytes): reply = "end " + String(decoding: bytes, as: UTF8.self)
+                            case .tooLong: reply = "<too long>"
+                            case nil: reply = "<nothing>"
+                            }
+                            seen.record(reply)
+                            try await outbound.write(ByteBuffer(string: "got \(reply)\n"))
+                        }
+                    }
+                }
+                do {
+                    try await body(path, seen)
+                } catch {
+                    server.requestClose()
+                    await running.value
+                    throw error
+                }
+                server.requestClose()
+                await running.value
+            }
+
+            /// The number of this process's open descriptors.
+            private func openDescriptorCount() throws -> Int {
+                try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+            }
+
+            /// Connects to `path`, sends `text` (then ends its input if asked), and returns the
+            /// answer line or `<closed>`.
+            private func exchange(
+                _ path: String, _ text: String, endingInput: Bool = false, wait: Duration = .seconds(10)
+            ) async -> String {
+                guard let descriptor = try? DesktopSocketCalls.makeConnection(to: path) else {
+                    return "<no connection>"
+                }
+                defer { DesktopSocketCalls.close(descriptor) }
+                return await exchange(on: descriptor, text, endingInput: endingInput, wait: wait)
+            }
+
+            private func exchange(
+                on descriptor: Int32, _ text: String, endingInput: Bool = false, wait: Duration = .seconds(10)
+            ) async -> String {
+                await withCheckedContinuation { continuation in
+                    // Blocking reads run on a thread of their own, off the test's threads.
+                    Thread.detachNewThread {
+                        DesktopSocketCalls.writeAll(descriptor, Array(text.utf8), deadline: .now + .seconds(5))
+                        if endingInput { shutdown(descriptor, Int32(SHUT_WR)) }
+                        let answer: String
+                        switch DesktopSocketCalls.readLine(descriptor, limit: 4096, deadline: .now + wait) {
+                        case .line(let line): answer = String(decoding: line, as: UTF8.self)
+                        case .endOfInput(let rest) where rest.isEmpty: answer = "<closed>"
+                        case .failed: answer = "<closed>"
+                        default: answer = "<no answer>"
+                        }
+                        continuation.resume(returning: answer)
+                    }
+                }
+            }
+
+            /// A client in Python: connects to argv[1], sends a line, prints what comes back
+            /// (`closed` when the server closed or reset the connection without an answer).
+            static let client = """
+                import socket, sys
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(sys.argv[1])
+                s.settimeout(10)
+                try:
+                    s.sendall(b"stranger\\n")
+                    data = s.recv(100)
+                    sys.stdout.write(repr(data) if data else "closed")
+                except socket.timeout:
+                    sys.stdout.write("timeout")
+                except OSError:
+                    sys.stdout.write("closed")
+                """
+
+            /// Runs `python3 -c script arguments` as the user `nobody` and returns its output.
+            private func runAsNobody(python script: String, arguments: [String]) async throws -> String {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments =
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script] + arguments
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                let data = await withCheckedContinuation { continuation in
+                    Thread.detachNewThread {
+                        continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile())
+                    }
+                }
+                process.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+        }
+    }
+#endif
