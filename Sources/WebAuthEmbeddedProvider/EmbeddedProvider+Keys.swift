@@ -57,7 +57,14 @@ struct SigningKey: Sendable {
 
     /// A compact JWS (RFC 7515) of `payload`, signed RS256 with this key, `kid` in the header.
     func sign(payload: Data) throws -> String {
-        let header = #"{"alg":"RS256","kid":"\#(keyID)","typ":"JWT"}"#
+        try sign(payload: payload, keyID: keyID)
+    }
+
+    /// A compact JWS of `payload`, signed RS256 with this key, with `keyID` as the header's
+    /// `kid` (none when `nil`), whichever key that names.
+    func sign(payload: Data, keyID: String?) throws -> String {
+        let header =
+            keyID.map { #"{"alg":"RS256","kid":"\#($0)","typ":"JWT"}"# } ?? #"{"alg":"RS256","typ":"JWT"}"#
         let signingInput = Data(header.utf8).base64URLEncodedString() + "." + payload.base64URLEncodedString()
         let signature = try privateKey.signature(
             for: SHA256.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
@@ -88,6 +95,11 @@ struct SigningKey: Sendable {
             let key = SymmetricKey(data: Data(privateKey.publicKey.pemRepresentation.utf8))
             let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: key)
             return signingInput + "." + Data(mac).base64URLEncodedString()
+        case .withoutKeyID:
+            return try sign(payload: payload, keyID: nil)
+        case .signedByAnotherKey:
+            // Made by the engine, which holds the other key; this key's own signature is no forgery.
+            return try sign(payload: payload, keyID: keyID)
         }
     }
 

@@ -15,6 +15,8 @@ final class ProviderEngine: Sendable {
     /// The forgery switches that are on. Apart from ``state`` so that they can be read while
     /// that is locked.
     let forgeries = Mutex(Forgeries())
+    /// The key behind ``impostorKey()``, once made.
+    private let impostor = Mutex<SigningKey?>(nil)
 
     init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
         self.configuration = configuration
@@ -77,6 +79,13 @@ final class ProviderEngine: Sendable {
                 ServerResponse(
                     status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")],
                     body: Array("<html>this is not JSON</html>".utf8)))
+        case (.some, .fixed(let status, let contentType, let body)?):
+            answer = Answer(
+                ServerResponse(
+                    status: status, headerFields: [.init(name: "Content-Type", value: contentType)],
+                    body: Array(body.utf8)))
+        case (.some, .closedWithoutAnswer?):
+            answer = Answer(.raw([], status: 0))
         case (.some(let endpoint), .error(let status, let code, let description)?):
             let error = ProtocolError(code: code, description: description ?? "", status: status)
             answer = faultAnswer(endpoint, error, request)
@@ -161,19 +170,32 @@ final class ProviderEngine: Sendable {
         to redirectURI: String, state: String?, _ error: ProtocolError, status: Int = 302,
         cookies: [RecordedRequest.HeaderField] = []
     ) -> Answer {
-        let location = ProviderHTTP.location(
+        let location = responseLocation(
             redirectURI,
-            adding: [
+            leading: [
                 ("error", error.code), ("error_description", error.description.isEmpty ? nil : error.description),
-            ] + responseParameters(state: state))
+            ], state: state)
         return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies), error: error.code)
     }
 
-    /// An authorization response's `state` and `iss` (RFC 9207), as the client sent and the
-    /// provider is, unless a test forges them.
-    func responseParameters(state: String?) -> [(String, String?)] {
+    /// The redirect of an authorization response: `leading` (the code, or the error), then
+    /// `state` and `iss` (RFC 9207) as the client sent and the provider is, unless a test
+    /// forges them.
+    func responseLocation(_ redirectURI: String, leading: [(String, String?)], state: String?) -> String {
         let overrides = forgeries.withLock { $0.authorizationResponse }
-        return (overrides ?? .init()).parameters(state: state, issuer: issuer)
+        return (overrides ?? .init()).location(redirectURI, leading: leading, state: state, issuer: issuer)
+    }
+
+    /// The key that signs ``EmbeddedProvider/IDTokenSignatureForgery/signedByAnotherKey``
+    /// tokens: made the first time one is needed, never served.
+    func impostorKey() throws -> SigningKey {
+        if let key = impostor.withLock({ $0 }) { return key }
+        let key = try SigningKey.generate()
+        return impostor.withLock { stored in
+            if let stored { return stored }
+            stored = key
+            return key
+        }
     }
 
     /// A JSON error answer.

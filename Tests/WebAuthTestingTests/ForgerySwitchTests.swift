@@ -130,6 +130,7 @@ struct ForgerySwitchTests {
         (.invalidSignature, .badSignature),
         (.unknownKeyID, .unknownKey),
         (.hmacWithPublicKey, .forbiddenAlgorithm),
+        (.signedByAnotherKey, .badSignature),
     ])
     func theClientRefusesEachForgedIDTokenSignature(
         _ forgery: EmbeddedProvider.IDTokenSignatureForgery, _ problem: IDTokenProblem
@@ -175,6 +176,12 @@ struct ForgerySwitchTests {
                 case .hmacWithPublicKey:
                     #expect(header["alg"] == "HS256")
                     #expect(header["kid"] == provider.currentKeyID)
+                case .signedByAnotherKey:
+                    #expect(header["alg"] == "RS256")
+                    #expect(header["kid"] == provider.currentKeyID)
+                case .withoutKeyID:
+                    #expect(header["alg"] == "RS256")
+                    #expect(header["kid"] == nil)
                 }
             }
         }
