@@ -79,6 +79,7 @@ extension EmbeddedProvider {
     /// ```swift
     /// provider.overrideMetadata(.init(issuer: "https://evil.example"))   // not the issuer asked
     /// provider.overrideMetadata(.init(removedMembers: ["jwks_uri"]))     // an endpoint missing
+    /// provider.overrideMetadata(.init(changedMembers: ["token_endpoint": "http://evil.example/token"]))
     /// ```
     public struct MetadataOverrides: Sendable, Hashable {
         /// `issuer` instead of the provider's issuer identifier.
@@ -88,15 +89,19 @@ extension EmbeddedProvider {
         public var promisesIssuerInAuthorizationResponses: Bool?
         /// Members left out altogether, by name (`jwks_uri`, `token_endpoint`, …).
         public var removedMembers: Set<String>
+        /// Members set to these strings instead, by name, such as a `token_endpoint` on
+        /// another host or over plain HTTP.
+        public var changedMembers: [String: String]
 
         /// Creates overrides; leave out what should stay correct.
         public init(
             issuer: String? = nil, promisesIssuerInAuthorizationResponses: Bool? = nil,
-            removedMembers: Set<String> = []
+            removedMembers: Set<String> = [], changedMembers: [String: String] = [:]
         ) {
             self.issuer = issuer
             self.promisesIssuerInAuthorizationResponses = promisesIssuerInAuthorizationResponses
             self.removedMembers = removedMembers
+            self.changedMembers = changedMembers
         }
     }
 
@@ -174,6 +179,7 @@ extension EmbeddedProvider.MetadataOverrides {
         if let promisesIssuerInAuthorizationResponses {
             members["authorization_response_iss_parameter_supported"] = promisesIssuerInAuthorizationResponses
         }
+        for (name, value) in changedMembers { members[name] = value }
         for name in removedMembers { members[name] = nil }
         return (try? JSONSerialization.data(withJSONObject: members, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? json
