@@ -132,6 +132,19 @@ extension EmbeddedProvider {
         /// holds several (after ``EmbeddedProvider/rotateSigningKey()``), since it cannot
         /// tell which key is meant.
         case withoutKeyID
+        /// HS256 keyed with a fixed string (`secret`): a public client has no secret to check
+        /// it with, so it must refuse HMAC altogether.
+        case hmacWithArbitrarySecret
+        /// A valid RS384 signature by the signing key, under its `kid`: a client that expects
+        /// RS256 must refuse an algorithm it did not ask for.
+        case signedWithRS384
+        /// A valid PS256 (RSASSA-PSS) signature by the signing key, under its `kid`.
+        case signedWithPS256
+        /// A valid ES256 signature by the provider's P-256 key, which the JWKS serves (next to
+        /// the RSA keys) while this forgery is on. A client configured for ES256 takes it.
+        case signedWithES256
+        /// ES256 under the `kid` of the provider's served P-256 key, but by another P-256 key.
+        case signedWithES256ByAnotherKey
     }
 
     /// Changes the authorization responses `/authorize` redirects with from now on; `nil`

@@ -106,6 +106,8 @@ extension ProviderEngine {
                 switch forgery {
                 case nil: return try key.sign(payload: data)
                 case .signedByAnotherKey?: return try impostorKey().sign(payload: data, keyID: key.keyID)
+                case .signedWithES256?: return try ecKey.sign(payload: data, keyID: ecKey.keyID)
+                case .signedWithES256ByAnotherKey?: return try ECSigningKey().sign(payload: data, keyID: ecKey.keyID)
                 case let forgery?: return try key.sign(payload: data, forgery: forgery)
                 }
             }()

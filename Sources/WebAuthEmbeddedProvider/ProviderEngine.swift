@@ -17,6 +17,8 @@ final class ProviderEngine: Sendable {
     let forgeries = Mutex(Forgeries())
     /// The key behind ``impostorKey()``, once made.
     private let impostor = Mutex<SigningKey?>(nil)
+    /// The P-256 key that ES256 forgeries sign with (and the JWKS serves while one is on).
+    let ecKey = ECSigningKey()
 
     init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
         self.configuration = configuration
@@ -113,7 +115,12 @@ final class ProviderEngine: Sendable {
             return Answer(answer)
         case .jwks:
             guard request.method == "GET" else { return Answer(ProviderHTTP.methodNotAllowed(["GET"])) }
-            return Answer(ProviderHTTP.json(state.withLock { $0.keys.document }))
+            var document = state.withLock { $0.keys.document }
+            switch forgeries.withLock({ $0.idTokenSignature }) {
+            case .signedWithES256?, .signedWithES256ByAnotherKey?: document.keys.append(ecKey.publicJWK)
+            default: break
+            }
+            return Answer(ProviderHTTP.json(document))
         case .authorization:
             return authorize(request)
         case .login:

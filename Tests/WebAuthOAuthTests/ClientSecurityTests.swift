@@ -294,6 +294,34 @@ struct IDTokenSecurityTests {
             .forbiddenAlgorithm, signature: .hmacWithPublicKey, algorithms: ["RS256", "HS256"], fetchesKeys: false)
     }
 
+    @Test func hs256KeyedWithAnArbitrarySecretIsRejectedForAPublicClient() async throws {
+        try await expectIDTokenRejected(
+            .forbiddenAlgorithm, signature: .hmacWithArbitrarySecret, algorithms: ["RS256", "HS256"],
+            fetchesKeys: false)
+    }
+
+    @Test(arguments: [
+        EmbeddedProvider.IDTokenSignatureForgery.signedWithPS256, .signedWithRS384, .signedWithES256,
+    ])
+    func anAlgorithmOtherThanTheExpectedOneIsRejected(_ signature: EmbeddedProvider.IDTokenSignatureForgery)
+        async throws
+    {
+        // Each is a valid signature by a key the provider serves.
+        try await expectIDTokenRejected(.unexpectedAlgorithm, signature: signature, fetchesKeys: false)
+    }
+
+    @Test func anES256SignatureByAnotherKeyIsRejected() async throws {
+        try await expectIDTokenRejected(
+            .badSignature, signature: .signedWithES256ByAnotherKey, algorithms: ["ES256"])
+    }
+
+    @Test func anES256TokenFromTheServedKeyIsAccepted() async throws {
+        try await EmbeddedProvider.withProvider(SignIn.configuration) { provider in
+            provider.forgeIDTokenSignatures(.signedWithES256)
+            _ = try await SignIn.run(provider, client: SignIn.client(provider, algorithms: ["ES256"])).get()
+        }
+    }
+
     // MARK: Times
 
     @Test func anExpiredTokenBeyondTheLeewayIsRejected() async throws {

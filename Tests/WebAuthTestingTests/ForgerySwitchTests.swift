@@ -131,6 +131,10 @@ struct ForgerySwitchTests {
         (.unknownKeyID, .unknownKey),
         (.hmacWithPublicKey, .forbiddenAlgorithm),
         (.signedByAnotherKey, .badSignature),
+        (.hmacWithArbitrarySecret, .forbiddenAlgorithm),
+        (.signedWithRS384, .unexpectedAlgorithm),
+        (.signedWithPS256, .unexpectedAlgorithm),
+        (.signedWithES256, .unexpectedAlgorithm),
     ])
     func theClientRefusesEachForgedIDTokenSignature(
         _ forgery: EmbeddedProvider.IDTokenSignatureForgery, _ problem: IDTokenProblem
@@ -182,6 +186,16 @@ struct ForgerySwitchTests {
                 case .withoutKeyID:
                     #expect(header["alg"] == "RS256")
                     #expect(header["kid"] == nil)
+                case .hmacWithArbitrarySecret:
+                    #expect(header["alg"] == "HS256")
+                case .signedWithRS384, .signedWithPS256:
+                    #expect(header["alg"] == (forgery == .signedWithRS384 ? "RS384" : "PS256"))
+                    #expect(header["kid"] == provider.currentKeyID)
+                case .signedWithES256, .signedWithES256ByAnotherKey:
+                    #expect(header["alg"] == "ES256")
+                    let keys = try jsonObject(try await RawHTTPClient.request(method: "GET", url: provider.url(.jwks)))
+                    let served = (keys["keys"] as? [[String: String]] ?? []).filter { $0["kty"] == "EC" }
+                    #expect(served.count == 1 && served.first?["kid"] == header["kid"], "the served P-256 key's kid")
                 }
             }
         }
