@@ -74,6 +74,12 @@ extension EmbeddedProvider {
             case closedMidResponse
             /// `200 OK` with `Content-Type: application/json` and a body that is not JSON.
             case garbage
+            /// Exactly this status, `Content-Type` and body, whatever the request: what a
+            /// broken server, or a proxy or login wall in front of it, sends instead of the
+            /// endpoint's answer. The request has no effect.
+            case fixed(status: Int, contentType: String, body: String)
+            /// The connection closes without a byte of answer. The request has no effect.
+            case closedWithoutAnswer
         }
 
         /// How long the endpoint waits before it even looks at the request. The request has
@@ -109,6 +115,36 @@ extension EmbeddedProvider {
         /// Starts a `200 OK` answer and closes the connection partway through its body.
         public static let closedMidResponse = Fault(answer: .closedMidResponse)
 
+        /// Closes the connection without answering at all.
+        public static let closedWithoutAnswer = Fault(answer: .closedWithoutAnswer)
+
+        /// Answers exactly `status`, `contentType` and `body` instead of the endpoint's answer,
+        /// such as `.answer(503, body: "<html>down</html>", contentType: "text/html")`.
+        public static func answer(_ status: Int, body: String = "", contentType: String = "application/json") -> Fault {
+            Fault(answer: .fixed(status: status, contentType: contentType, body: body))
+        }
+
+        /// Answers `200 OK` with an HTML page (`text/html`) where JSON belongs, as a login
+        /// wall or a captive portal does.
+        public static let htmlInsteadOfJSON = answer(
+            200, body: "<!DOCTYPE html><html><body><h1>Sign in</h1></body></html>",
+            contentType: "text/html; charset=utf-8")
+
+        /// Answers `200 OK` with a JSON content type and an empty body.
+        public static let emptyBody = answer(200)
+
+        /// Answers `200 OK` with a JSON array where a JSON object belongs.
+        public static let jsonArray = answer(200, body: #"["access_token", "abc"]"#)
+
+        /// Answers `200 OK` with a valid JSON object of `byteCount` bytes (default 2 MiB):
+        /// for testing that a client bounds what it reads.
+        public static func oversizedBody(byteCount: Int = 2 << 20) -> Fault {
+            let prefix = #"{"padding":""#
+            let suffix = #""}"#
+            let padding = String(repeating: "a", count: max(0, byteCount - prefix.utf8.count - suffix.utf8.count))
+            return answer(200, body: prefix + padding + suffix)
+        }
+
         /// The same fault for the next `count` requests only; then the endpoint is normal again.
         public func times(_ count: Int) -> Fault {
             var copy = self
@@ -131,6 +167,9 @@ extension EmbeddedProvider {
             case .error(let status, let error, _): parts.append("error \(error) (HTTP \(status))")
             case .garbage: parts.append("garbage body")
             case .closedMidResponse: parts.append("closed mid-response")
+            case .fixed(let status, let contentType, let body):
+                parts.append("HTTP \(status) \(contentType), \(body.utf8.count) bytes")
+            case .closedWithoutAnswer: parts.append("closed without answer")
             }
             if delay > .zero { parts.append("delay \(delay)") }
             if let remaining { parts.append("\(remaining) more") }

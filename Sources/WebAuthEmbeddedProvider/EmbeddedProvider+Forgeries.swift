@@ -21,6 +21,8 @@ extension EmbeddedProvider {
     /// provider.overrideAuthorizationResponse(.init(issuer: .value("https://evil.example")))  // mix-up
     /// provider.overrideAuthorizationResponse(.init(state: .absent))                          // no state
     /// provider.overrideAuthorizationResponse(.init(additionalParameters: ["access_token": "x"]))
+    /// provider.overrideAuthorizationResponse(                                                // implicit-style
+    ///     .init(code: .absent, fragmentParameters: ["access_token": "x", "token_type": "Bearer"]))
     /// provider.overrideAuthorizationResponse(nil)                                            // correct again
     /// ```
     public struct AuthorizationResponseOverrides: Sendable, Hashable {
@@ -28,21 +30,31 @@ extension EmbeddedProvider {
         public var issuer: ForgedParameter?
         /// The `state` parameter instead of the one the client sent.
         public var state: ForgedParameter?
+        /// The `code` parameter of a successful response instead of the code issued (the
+        /// issued one still works at the token endpoint, for a client that gets hold of it).
+        public var code: ForgedParameter?
         /// Parameters added after the others, such as an `access_token` in the query, where
-        /// no token may ever be (RFC 9700 §2.1.2).
+        /// no token may ever be (RFC 9700 §2.1.2), or an `error_uri` in an error response.
         public var additionalParameters: [String: String]
+        /// Parameters sent in the redirect URI's fragment, as the implicit flow returns tokens;
+        /// empty: no fragment.
+        public var fragmentParameters: [String: String]
 
         /// Creates overrides; leave out what should stay correct.
         public init(
-            issuer: ForgedParameter? = nil, state: ForgedParameter? = nil, additionalParameters: [String: String] = [:]
+            issuer: ForgedParameter? = nil, state: ForgedParameter? = nil, code: ForgedParameter? = nil,
+            additionalParameters: [String: String] = [:], fragmentParameters: [String: String] = [:]
         ) {
             self.issuer = issuer
             self.state = state
+            self.code = code
             self.additionalParameters = additionalParameters
+            self.fragmentParameters = fragmentParameters
         }
 
-        /// The response's `state` and `iss` parameters, overridden as asked.
-        func parameters(state: String?, issuer: String) -> [(String, String?)] {
+        /// The redirect to `redirectURI` with `leading` (`code`, or `error` and its
+        /// description), `state` and `iss`, overridden as asked.
+        func location(_ redirectURI: String, leading: [(String, String?)], state: String?, issuer: String) -> String {
             func forged(_ override: ForgedParameter?, _ value: String?) -> String? {
                 switch override {
                 case nil: value
@@ -50,8 +62,14 @@ extension EmbeddedProvider {
                 case .value(let forged): forged
                 }
             }
-            return [("state", forged(self.state, state)), ("iss", forged(self.issuer, issuer))]
+            let parameters =
+                leading.map { name, value in (name, name == "code" ? forged(code, value) : value) }
+                + [("state", forged(self.state, state)), ("iss", forged(self.issuer, issuer))]
                 + additionalParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let location = ProviderHTTP.location(redirectURI, adding: parameters)
+            guard !fragmentParameters.isEmpty else { return location }
+            return location + "#"
+                + FormCoding.encode(fragmentParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
         }
     }
 
@@ -61,6 +79,7 @@ extension EmbeddedProvider {
     /// ```swift
     /// provider.overrideMetadata(.init(issuer: "https://evil.example"))   // not the issuer asked
     /// provider.overrideMetadata(.init(removedMembers: ["jwks_uri"]))     // an endpoint missing
+    /// provider.overrideMetadata(.init(changedMembers: ["token_endpoint": "http://evil.example/token"]))
     /// ```
     public struct MetadataOverrides: Sendable, Hashable {
         /// `issuer` instead of the provider's issuer identifier.
@@ -70,15 +89,19 @@ extension EmbeddedProvider {
         public var promisesIssuerInAuthorizationResponses: Bool?
         /// Members left out altogether, by name (`jwks_uri`, `token_endpoint`, …).
         public var removedMembers: Set<String>
+        /// Members set to these strings instead, by name, such as a `token_endpoint` on
+        /// another host or over plain HTTP.
+        public var changedMembers: [String: String]
 
         /// Creates overrides; leave out what should stay correct.
         public init(
             issuer: String? = nil, promisesIssuerInAuthorizationResponses: Bool? = nil,
-            removedMembers: Set<String> = []
+            removedMembers: Set<String> = [], changedMembers: [String: String] = [:]
         ) {
             self.issuer = issuer
             self.promisesIssuerInAuthorizationResponses = promisesIssuerInAuthorizationResponses
             self.removedMembers = removedMembers
+            self.changedMembers = changedMembers
         }
     }
 
@@ -100,6 +123,28 @@ extension EmbeddedProvider {
         /// HS256 keyed with the signing key's public key in PEM, under its `kid`: the
         /// "key confusion" a client falls for when it lets the token choose the algorithm.
         case hmacWithPublicKey
+        /// RS256 under the signing key's `kid`, but by another RSA key that the JWKS never
+        /// serves: an impostor's token. (The provider makes that key the first time it is
+        /// needed.)
+        case signedByAnotherKey
+        /// RS256 by the signing key with no `kid` in the header. Not a forgery as such: a
+        /// client may take it while the JWKS holds one key, and must refuse it once the JWKS
+        /// holds several (after ``EmbeddedProvider/rotateSigningKey()``), since it cannot
+        /// tell which key is meant.
+        case withoutKeyID
+        /// HS256 keyed with a fixed string (`secret`): a public client has no secret to check
+        /// it with, so it must refuse HMAC altogether.
+        case hmacWithArbitrarySecret
+        /// A valid RS384 signature by the signing key, under its `kid`: a client that expects
+        /// RS256 must refuse an algorithm it did not ask for.
+        case signedWithRS384
+        /// A valid PS256 (RSASSA-PSS) signature by the signing key, under its `kid`.
+        case signedWithPS256
+        /// A valid ES256 signature by the provider's P-256 key, which the JWKS serves (next to
+        /// the RSA keys) while this forgery is on. A client configured for ES256 takes it.
+        case signedWithES256
+        /// ES256 under the `kid` of the provider's served P-256 key, but by another P-256 key.
+        case signedWithES256ByAnotherKey
     }
 
     /// Changes the authorization responses `/authorize` redirects with from now on; `nil`
@@ -118,6 +163,17 @@ extension EmbeddedProvider {
     public func forgeIDTokenSignatures(_ forgery: IDTokenSignatureForgery?) {
         engine.forgeries.withLock { $0.idTokenSignature = forgery }
     }
+
+    /// Answers UserInfo requests from now on with `sub` set to `subject` instead of the
+    /// signed-in person's — a response a client must not merge with the ID token's identity
+    /// (OpenID Connect Core §5.3.2); `nil` answers correctly again.
+    ///
+    /// ```swift
+    /// provider.forgeUserInfoSubject("someone-else")
+    /// ```
+    public func forgeUserInfoSubject(_ subject: String?) {
+        engine.forgeries.withLock { $0.userInfoSubject = subject }
+    }
 }
 
 /// The forgeries switched on.
@@ -125,6 +181,7 @@ struct Forgeries: Sendable {
     var authorizationResponse: EmbeddedProvider.AuthorizationResponseOverrides?
     var metadata: EmbeddedProvider.MetadataOverrides?
     var idTokenSignature: EmbeddedProvider.IDTokenSignatureForgery?
+    var userInfoSubject: String?
 }
 
 extension EmbeddedProvider.MetadataOverrides {
@@ -135,6 +192,7 @@ extension EmbeddedProvider.MetadataOverrides {
         if let promisesIssuerInAuthorizationResponses {
             members["authorization_response_iss_parameter_supported"] = promisesIssuerInAuthorizationResponses
         }
+        for (name, value) in changedMembers { members[name] = value }
         for name in removedMembers { members[name] = nil }
         return (try? JSONSerialization.data(withJSONObject: members, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? json

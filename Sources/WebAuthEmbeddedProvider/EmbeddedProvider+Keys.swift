@@ -57,7 +57,14 @@ struct SigningKey: Sendable {
 
     /// A compact JWS (RFC 7515) of `payload`, signed RS256 with this key, `kid` in the header.
     func sign(payload: Data) throws -> String {
-        let header = #"{"alg":"RS256","kid":"\#(keyID)","typ":"JWT"}"#
+        try sign(payload: payload, keyID: keyID)
+    }
+
+    /// A compact JWS of `payload`, signed RS256 with this key, with `keyID` as the header's
+    /// `kid` (none when `nil`), whichever key that names.
+    func sign(payload: Data, keyID: String?) throws -> String {
+        let header =
+            keyID.map { #"{"alg":"RS256","kid":"\#($0)","typ":"JWT"}"# } ?? #"{"alg":"RS256","typ":"JWT"}"#
         let signingInput = Data(header.utf8).base64URLEncodedString() + "." + payload.base64URLEncodedString()
         let signature = try privateKey.signature(
             for: SHA256.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
@@ -88,6 +95,25 @@ struct SigningKey: Sendable {
             let key = SymmetricKey(data: Data(privateKey.publicKey.pemRepresentation.utf8))
             let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: key)
             return signingInput + "." + Data(mac).base64URLEncodedString()
+        case .withoutKeyID:
+            return try sign(payload: payload, keyID: nil)
+        case .hmacWithArbitrarySecret:
+            let signingInput = input(#"{"alg":"HS256","kid":"\#(keyID)","typ":"JWT"}"#)
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: Data(signingInput.utf8), using: SymmetricKey(data: Data("secret".utf8)))
+            return signingInput + "." + Data(mac).base64URLEncodedString()
+        case .signedWithRS384:
+            let signingInput = input(#"{"alg":"RS384","kid":"\#(keyID)","typ":"JWT"}"#)
+            let signature = try privateKey.signature(
+                for: SHA384.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
+            return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
+        case .signedWithPS256:
+            let signingInput = input(#"{"alg":"PS256","kid":"\#(keyID)","typ":"JWT"}"#)
+            let signature = try privateKey.signature(for: SHA256.hash(data: Data(signingInput.utf8)), padding: .PSS)
+            return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
+        case .signedByAnotherKey, .signedWithES256, .signedWithES256ByAnotherKey:
+            // Made by the engine, which holds the other keys; this key's own signature is no forgery.
+            return try sign(payload: payload, keyID: keyID)
         }
     }
 
@@ -95,6 +121,37 @@ struct SigningKey: Sendable {
     private static func unsignedBigEndian(_ bytes: Data) -> Data {
         let trimmed = bytes.drop { $0 == 0 }
         return trimmed.isEmpty ? Data([0]) : Data(trimmed)
+    }
+}
+
+/// A P-256 key for ES256 signatures (RFC 7518 §3.4), served and used only while a forgery
+/// asks for it; its `kid` is its RFC 7638 thumbprint.
+struct ECSigningKey: Sendable {
+    let privateKey: P256.Signing.PrivateKey
+    let keyID: String
+    let x: String
+    let y: String
+
+    init(privateKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) {
+        self.privateKey = privateKey
+        let raw = privateKey.publicKey.rawRepresentation
+        x = Data(raw.prefix(32)).base64URLEncodedString()
+        y = Data(raw.suffix(32)).base64URLEncodedString()
+        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
+        keyID = Data(SHA256.hash(data: Data(canonical.utf8))).base64URLEncodedString()
+    }
+
+    /// The public key as a JWK: `kty`, `crv`, `kid`, `use`, `alg`, `x`, `y`.
+    var publicJWK: [String: String] {
+        ["kty": "EC", "crv": "P-256", "kid": keyID, "use": "sig", "alg": "ES256", "x": x, "y": y]
+    }
+
+    /// A compact JWS of `payload`, signed ES256 with this key, with `keyID` as the header's `kid`.
+    func sign(payload: Data, keyID: String) throws -> String {
+        let header = #"{"alg":"ES256","kid":"\#(keyID)","typ":"JWT"}"#
+        let signingInput = Data(header.utf8).base64URLEncodedString() + "." + payload.base64URLEncodedString()
+        let signature = try privateKey.signature(for: Data(signingInput.utf8))
+        return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
     }
 }
 

@@ -250,8 +250,8 @@ extension ProviderEngine {
         state.codes.insert(
             CodeGrant(request: authorization, grant: grant, expiresAt: expiresAt), for: ProviderSecrets.digest(code),
             expiresAt: expiresAt.adding(Self.usedCodeMemory), now: now)
-        let location = ProviderHTTP.location(
-            authorization.redirectURI, adding: [("code", code)] + responseParameters(state: authorization.state))
+        let location = responseLocation(
+            authorization.redirectURI, leading: [("code", code)], state: authorization.state)
         return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies))
     }
 

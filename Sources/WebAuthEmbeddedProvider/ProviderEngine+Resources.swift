@@ -77,7 +77,7 @@ extension ProviderEngine {
             return Answer(response, error: "insufficient_scope")
         }
         let user = configuration.user(subject: grant.subject)
-        var body = UserInfoBody(sub: grant.subject)
+        var body = UserInfoBody(sub: forgeries.withLock { $0.userInfoSubject } ?? grant.subject)
         if grant.scopes.contains("profile") {
             body.name = user?.name
             body.preferredUsername = user?.username

@@ -106,9 +106,16 @@ extension ProviderEngine {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             // Encoding these plain values and signing with a valid key do not fail.
-            idToken =
-                try? forgery.map { try key.sign(payload: encoder.encode(payload), forgery: $0) }
-                ?? key.sign(payload: encoder.encode(payload))
+            idToken = try? {
+                let data = try encoder.encode(payload)
+                switch forgery {
+                case nil: return try key.sign(payload: data)
+                case .signedByAnotherKey?: return try impostorKey().sign(payload: data, keyID: key.keyID)
+                case .signedWithES256?: return try ecKey.sign(payload: data, keyID: ecKey.keyID)
+                case .signedWithES256ByAnotherKey?: return try ECSigningKey().sign(payload: data, keyID: ecKey.keyID)
+                case let forgery?: return try key.sign(payload: data, forgery: forgery)
+                }
+            }()
         }
         return TokenResponseBody(
             accessToken: issue.issued.accessToken, tokenType: grant.dpopJKT == nil ? "Bearer" : "DPoP",

@@ -15,6 +15,10 @@ final class ProviderEngine: Sendable {
     /// The forgery switches that are on. Apart from ``state`` so that they can be read while
     /// that is locked.
     let forgeries = Mutex(Forgeries())
+    /// The key behind ``impostorKey()``, once made.
+    private let impostor = Mutex<SigningKey?>(nil)
+    /// The P-256 key that ES256 forgeries sign with (and the JWKS serves while one is on).
+    let ecKey = ECSigningKey()
 
     init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
         self.configuration = configuration
@@ -77,6 +81,13 @@ final class ProviderEngine: Sendable {
                 ServerResponse(
                     status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")],
                     body: Array("<html>this is not JSON</html>".utf8)))
+        case (.some, .fixed(let status, let contentType, let body)?):
+            answer = Answer(
+                ServerResponse(
+                    status: status, headerFields: [.init(name: "Content-Type", value: contentType)],
+                    body: Array(body.utf8)))
+        case (.some, .closedWithoutAnswer?):
+            answer = Answer(.raw([], status: 0))
         case (.some(let endpoint), .error(let status, let code, let description)?):
             let error = ProtocolError(code: code, description: description ?? "", status: status)
             answer = faultAnswer(endpoint, error, request)
@@ -104,7 +115,12 @@ final class ProviderEngine: Sendable {
             return Answer(answer)
         case .jwks:
             guard request.method == "GET" else { return Answer(ProviderHTTP.methodNotAllowed(["GET"])) }
-            return Answer(ProviderHTTP.json(state.withLock { $0.keys.document }))
+            var document = state.withLock { $0.keys.document }
+            switch forgeries.withLock({ $0.idTokenSignature }) {
+            case .signedWithES256?, .signedWithES256ByAnotherKey?: document.keys.append(ecKey.publicJWK)
+            default: break
+            }
+            return Answer(ProviderHTTP.json(document))
         case .authorization:
             return authorize(request)
         case .login:
@@ -161,19 +177,32 @@ final class ProviderEngine: Sendable {
         to redirectURI: String, state: String?, _ error: ProtocolError, status: Int = 302,
         cookies: [RecordedRequest.HeaderField] = []
     ) -> Answer {
-        let location = ProviderHTTP.location(
+        let location = responseLocation(
             redirectURI,
-            adding: [
+            leading: [
                 ("error", error.code), ("error_description", error.description.isEmpty ? nil : error.description),
-            ] + responseParameters(state: state))
+            ], state: state)
         return Answer(ProviderHTTP.redirect(to: location, status: status, cookies: cookies), error: error.code)
     }
 
-    /// An authorization response's `state` and `iss` (RFC 9207), as the client sent and the
-    /// provider is, unless a test forges them.
-    func responseParameters(state: String?) -> [(String, String?)] {
+    /// The redirect of an authorization response: `leading` (the code, or the error), then
+    /// `state` and `iss` (RFC 9207) as the client sent and the provider is, unless a test
+    /// forges them.
+    func responseLocation(_ redirectURI: String, leading: [(String, String?)], state: String?) -> String {
         let overrides = forgeries.withLock { $0.authorizationResponse }
-        return (overrides ?? .init()).parameters(state: state, issuer: tokenIssuer)
+        return (overrides ?? .init()).location(redirectURI, leading: leading, state: state, issuer: tokenIssuer)
+    }
+
+    /// The key that signs ``EmbeddedProvider/IDTokenSignatureForgery/signedByAnotherKey``
+    /// tokens: made the first time one is needed, never served.
+    func impostorKey() throws -> SigningKey {
+        if let key = impostor.withLock({ $0 }) { return key }
+        let key = try SigningKey.generate()
+        return impostor.withLock { stored in
+            if let stored { return stored }
+            stored = key
+            return key
+        }
     }
 
     /// A JSON error answer.

@@ -4,53 +4,66 @@ import WebAuthOAuth
 import WebAuthTestSupport
 
 /// No token, code, verifier or secret in any log line or error message: whole flows against the
-/// hostile provider over real HTTP, with every log line of the client and its sessions captured
-/// at `trace` level and scanned for the values the provider saw and issued.
+/// embedded provider over real HTTP, with every log line of the client and its sessions captured
+/// at `trace` level and scanned for the values the client sent and the provider issued.
 @Suite("No secrets in logs")
 struct SecretsInLogsTests {
     static let clientSecret = "client-secret-Zx81qPw"
 
-    private func client(_ provider: HostileProvider, logs: CapturedLogs) throws -> OAuthClient {
+    /// The provider, with a confidential client for these tests.
+    static var configuration: EmbeddedProvider.Configuration {
+        var configuration = EmbeddedProvider.Configuration(requiresConsent: false)
+        configuration.clients.append(
+            .init(
+                id: "logs-client", secret: clientSecret,
+                redirectURIs: [URL(string: "http://127.0.0.1/callback")!, URL(string: "http://[::1]/callback")!]))
+        return configuration
+    }
+
+    private func client(_ provider: EmbeddedProvider, logs: CapturedLogs, wire: Wire) throws -> OAuthClient {
         try OAuthClient(
             configuration: ClientConfiguration(
-                issuer: provider.issuerURL, clientID: "logs-client", clientSecret: Self.clientSecret,
+                issuer: provider.issuer, clientID: "logs-client", clientSecret: Self.clientSecret,
                 scopes: ["openid", "profile"]),
-            requestTimeout: .seconds(30), logger: logs.logger(label: "oauth"))
+            transport: RecordingTransport(wire: wire), requestTimeout: .seconds(30),
+            logger: logs.logger(label: "oauth"))
     }
 
     /// A session environment whose loopback listener — which sees the code and the state — logs
     /// into `logs` too.
     private func environment(_ logs: CapturedLogs) -> SessionEnvironment {
         SessionEnvironment(
-            browser: RedirectFollowingBrowser(), receivers: [LoopbackReceiver(logger: logs.logger(label: "loopback"))])
+            browser: ScriptedUserAgent(), receivers: [LoopbackReceiver(logger: logs.logger(label: "loopback"))])
     }
 
-    /// Every value the provider received or issued that must never be logged.
-    private func secrets(of provider: HostileProvider, tokens: [TokenSet]) -> [String] {
+    /// Every value the client sent or the provider issued that must never be logged.
+    private func secrets(sent wire: Wire, tokens: [TokenSet]) -> [String] {
         var values = [Self.clientSecret]
-        for record in provider.tokenRequests + provider.revocationRequests {
-            for name in ["code", "code_verifier", "refresh_token", "token", "client_secret", "device_code"] {
-                if let value = record.formValue(name) { values.append(value) }
-            }
+        for name in ["code", "code_verifier", "refresh_token", "token", "client_secret", "device_code"] {
+            values += wire.formValues(name)
         }
+        for name in ["access_token", "refresh_token", "id_token", "device_code"] {
+            values += wire.answeredValues(name)
+        }
+        values += wire.requests.flatMap { $0.headerFields.filter { $0.name.lowercased() == "authorization" } }
+            .map(\.value)
         for token in tokens {
             values += [token.accessToken, token.refreshToken, token.idToken].compactMap { $0 }
         }
-        values += provider.mintedIDTokens
         return values.filter { $0.count >= 8 }
     }
 
     @Test func aWholeSuccessfulFlowLogsNoSecret() async throws {
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.token.clientSecret = Self.clientSecret }
+        try await EmbeddedProvider.withProvider(Self.configuration) { provider in
             let logs = CapturedLogs()
-            let client = try client(provider, logs: logs)
+            let wire = Wire()
+            let client = try client(provider, logs: logs, wire: wire)
             let tokens = try await client.signIn(environment: environment(logs)) { $0.timeout = .seconds(30) }
             let refreshed = try await client.refresh(tokens)
             _ = try await client.userInfo(for: refreshed)
             try await client.revoke(refreshed)
 
-            let values = secrets(of: provider, tokens: [tokens, refreshed])
+            let values = secrets(sent: wire, tokens: [tokens, refreshed])
             #expect(values.count >= 8, "the scan has something to look for")
             #expect(logs.all.count >= 5, "the flow was logged")
             #expect(logs.lines(containingAnyOf: values).isEmpty)
@@ -58,10 +71,10 @@ struct SecretsInLogsTests {
     }
 
     @Test func failuresLogAndReportNoSecret() async throws {
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.token.clientSecret = Self.clientSecret }
+        try await EmbeddedProvider.withProvider(Self.configuration) { provider in
             let logs = CapturedLogs()
-            let client = try client(provider, logs: logs)
+            let wire = Wire()
+            let client = try client(provider, logs: logs, wire: wire)
             let tokens = try await client.signIn(environment: environment(logs)) { $0.timeout = .seconds(30) }
             var messages: [String] = []
 
@@ -70,9 +83,7 @@ struct SecretsInLogsTests {
                 Issue.record("no refresh token")
                 return
             }
-            provider.script {
-                $0.token.forcedError = .init(code: "invalid_grant", description: "grant \(refreshToken) revoked")
-            }
+            provider.setFault(.error("invalid_grant", description: "grant \(refreshToken) revoked"), for: .token)
             do {
                 _ = try await client.refresh(tokens)
                 Issue.record("the refresh succeeded")
@@ -81,10 +92,8 @@ struct SecretsInLogsTests {
             }
 
             // An ID token that fails validation after a successful exchange.
-            provider.script {
-                $0.token.forcedError = nil
-                $0.idToken.signing = .none
-            }
+            provider.setFault(nil, for: .token)
+            provider.forgeIDTokenSignatures(.unsigned)
             do throws(OAuthError) {
                 _ = try await client.signIn(environment: environment(logs)) { $0.timeout = .seconds(30) }
                 Issue.record("an unsigned ID token was accepted")
@@ -93,7 +102,8 @@ struct SecretsInLogsTests {
                 messages.append(String(describing: error))
             }
 
-            let values = secrets(of: provider, tokens: [tokens]) + [refreshToken]
+            // The refused ID token too: the provider sent it.
+            let values = secrets(sent: wire, tokens: [tokens]) + [refreshToken]
             #expect(logs.lines(containingAnyOf: values).isEmpty)
             #expect(messages.filter { message in values.contains { message.contains($0) } }.isEmpty)
             #expect(messages.count == 2)

@@ -9,11 +9,13 @@ import WebAuthTestSupport
 @Suite("URLSession transport")
 struct URLSessionTransportTests {
     @Test func aBasicChallengeComesBackAsA401InsteadOfHanging() async throws {
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.token.clientSecret = "right-secret" }
+        var configuration = EmbeddedProvider.Configuration()
+        configuration.clients.append(
+            .init(id: "c", secret: "right-secret", redirectURIs: [URL(string: "http://127.0.0.1/callback")!]))
+        try await EmbeddedProvider.withProvider(configuration) { provider in
             let client = try OAuthClient(
                 configuration: ClientConfiguration(
-                    issuer: provider.issuerURL, clientID: "c", clientSecret: "wrong-secret",
+                    issuer: provider.issuer, clientID: "c", clientSecret: "wrong-secret",
                     clientAuthentication: .clientSecretBasic),
                 requestTimeout: .seconds(60))
             do throws(OAuthError) {
@@ -24,7 +26,7 @@ struct URLSessionTransportTests {
                 #expect(error.code == .server)
                 #expect(error.serverError?.code == .invalidClient)
             }
-            #expect(provider.tokenRequests.count == 1)
+            #expect(provider.requests(to: .token).map(\.status) == [401])
         }
     }
 
@@ -166,16 +168,18 @@ struct URLSessionTransportTests {
     }
 
     @Test func aSilentServerTimesOutWithinTheRequestTimeout() async throws {
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.faults[.token] = .delay(.seconds(120)) }
+        // The provider's clock never moves: the delayed answer never comes.
+        let configuration = EmbeddedProvider.Configuration(clock: SteppedClock().clock)
+        try await EmbeddedProvider.withProvider(configuration) { provider in
+            provider.setFault(.delay(.seconds(120)), for: .token)
             let client = try OAuthClient(
-                configuration: ClientConfiguration(issuer: provider.issuerURL, clientID: "c"),
+                configuration: ClientConfiguration(issuer: provider.issuer, clientID: "webauth-demo"),
                 requestTimeout: .seconds(2))
             do throws(OAuthError) {
                 _ = try await client.refresh(TokenSet(accessToken: "a", refreshToken: "r"))
                 Issue.record("no timeout")
             } catch {
-                // The fault holds the answer for two minutes; only the client's deadline ends it.
+                // Only the client's deadline ends the wait.
                 #expect(error.code == .timedOut)
             }
         }

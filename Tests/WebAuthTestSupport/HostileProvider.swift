@@ -25,12 +25,11 @@ import WebAuthTesting
 /// #expect(provider.tokenRequests.first?.formValue("code_verifier") != nil)
 /// ```
 ///
-/// Why this is not ``EmbeddedProvider`` with more fault switches: the embedded provider is a
-/// shipped product whose faults are the ones an honest provider shows (slow, an error answer, a
-/// broken or garbled response, unexpected claims) while everything else stays correct. This one
-/// forges what no honest provider does — a wrong `iss`, a forged `state`, `alg: none`, keys
-/// outside the JWKS — and is scripted per response, so it lives with the tests, not in a product.
-/// They share the HTTP server, not the protocol code, so neither can mask the other's mistake.
+/// Prefer ``EmbeddedProvider`` and its forgery and fault switches for new tests: they cover the
+/// client's authorization-response, ID token, discovery and transport checks. This provider
+/// remains for the command-line process tests, which rely on what the embedded provider has no
+/// switch for yet: a device flow that approves itself, and per-response scripts of hostile
+/// device-authorization members, error texts, token-response members and UserInfo claims.
 package final class HostileProvider: Sendable {
     /// The server the provider runs on.
     package let server: LoopbackHTTPServer

@@ -120,4 +120,57 @@ struct FaultSwitchTests {
             #expect(error?.idTokenProblem == .identityChanged)
         }
     }
+
+    @Test func eachFixedAnswerIsSentExactlyAndForOneRequestOnly() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            let cases: [(EmbeddedProvider.Fault, status: Int, contentType: String?, body: String)] = [
+                (
+                    .answer(503, body: "<html>down</html>", contentType: "text/html"), 503, "text/html",
+                    "<html>down</html>"
+                ),
+                (.htmlInsteadOfJSON, 200, "text/html; charset=utf-8", "<!DOCTYPE html>"),
+                (.emptyBody, 200, "application/json", ""),
+                (.jsonArray, 200, "application/json", #"["access_token", "abc"]"#),
+                (.closedWithoutAnswer, 0, nil, ""),
+            ]
+            for (fault, status, contentType, body) in cases {
+                provider.setFault(fault.times(1), for: .jwks)
+                let answer = try await RawHTTPClient.request(method: "GET", url: provider.url(.jwks))
+                #expect(answer.status == status, "\(fault)")
+                #expect(answer.header("Content-Type") == contentType, "\(fault)")
+                #expect(body.isEmpty ? answer.body.isEmpty : answer.body.hasPrefix(body), "\(fault)")
+                if status == 0 { #expect(answer.raw.isEmpty, "not a byte") }
+            }
+            let normal = try await RawHTTPClient.request(method: "GET", url: provider.url(.jwks))
+            #expect(normal.status == 200 && normal.body.contains(#""keys""#), "each fault was for one request")
+        }
+    }
+
+    @Test func anOversizedBodyIsValidJSONOfTheSizeAsked() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            provider.setFault(.oversizedBody(byteCount: 100_000), for: .token)
+            let answer = try await RawHTTPClient.request(method: "POST", url: provider.url(.token))
+            #expect(answer.status == 200)
+            #expect(answer.body.utf8.count == 100_000)
+            #expect((try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) is [String: Any])
+        }
+    }
+
+    @Test(arguments: [
+        ("HTML", EmbeddedProvider.Fault.htmlInsteadOfJSON, OAuthError.Code.invalidResponse),
+        ("empty", .emptyBody, .invalidResponse), ("array", .jsonArray, .invalidResponse),
+        ("oversized", .oversizedBody(), .responseTooLarge), ("closed", .closedWithoutAnswer, .transportFailed),
+    ])
+    func theClientRefusesEachBrokenTokenAnswer(_ name: String, _ fault: EmbeddedProvider.Fault, _ code: OAuthError.Code)
+        async throws
+    {
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try makeClient(provider)
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.setFault(fault.times(1), for: .token)
+            let error = await oauthError { try await client.refresh(tokens) }
+            #expect(error?.code == code, "\(name): \(String(describing: error))")
+            #expect(provider.isActive(refreshToken: try #require(tokens.refreshToken)), "nothing used up")
+        }
+    }
 }

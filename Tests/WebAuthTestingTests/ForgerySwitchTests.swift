@@ -130,6 +130,11 @@ struct ForgerySwitchTests {
         (.invalidSignature, .badSignature),
         (.unknownKeyID, .unknownKey),
         (.hmacWithPublicKey, .forbiddenAlgorithm),
+        (.signedByAnotherKey, .badSignature),
+        (.hmacWithArbitrarySecret, .forbiddenAlgorithm),
+        (.signedWithRS384, .unexpectedAlgorithm),
+        (.signedWithPS256, .unexpectedAlgorithm),
+        (.signedWithES256, .unexpectedAlgorithm),
     ])
     func theClientRefusesEachForgedIDTokenSignature(
         _ forgery: EmbeddedProvider.IDTokenSignatureForgery, _ problem: IDTokenProblem
@@ -175,8 +180,69 @@ struct ForgerySwitchTests {
                 case .hmacWithPublicKey:
                     #expect(header["alg"] == "HS256")
                     #expect(header["kid"] == provider.currentKeyID)
+                case .signedByAnotherKey:
+                    #expect(header["alg"] == "RS256")
+                    #expect(header["kid"] == provider.currentKeyID)
+                case .withoutKeyID:
+                    #expect(header["alg"] == "RS256")
+                    #expect(header["kid"] == nil)
+                case .hmacWithArbitrarySecret:
+                    #expect(header["alg"] == "HS256")
+                case .signedWithRS384, .signedWithPS256:
+                    #expect(header["alg"] == (forgery == .signedWithRS384 ? "RS384" : "PS256"))
+                    #expect(header["kid"] == provider.currentKeyID)
+                case .signedWithES256, .signedWithES256ByAnotherKey:
+                    #expect(header["alg"] == "ES256")
+                    let keys = try jsonObject(try await RawHTTPClient.request(method: "GET", url: provider.url(.jwks)))
+                    let served = (keys["keys"] as? [[String: String]] ?? []).filter { $0["kty"] == "EC" }
+                    #expect(served.count == 1 && served.first?["kid"] == header["kid"], "the served P-256 key's kid")
                 }
             }
+        }
+    }
+
+    @Test func theCodeCanBeLeftOutAndTokensSentInTheFragment() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            provider.overrideAuthorizationResponse(
+                .init(code: .absent, fragmentParameters: ["access_token": "at-1", "token_type": "Bearer"]))
+            let browser = HandBrowser()
+            var page = try await browser.get(RawAuthorization().url(provider))
+            page = try await browser.submit(
+                on: page,
+                values: [
+                    "username": EmbeddedProvider.User.demo.username, "password": EmbeddedProvider.User.demo.password,
+                ])
+            if page.status == 200 { page = try await browser.submit(on: page, button: "approve") }
+            let location = try #require(page.location)
+            #expect(page.redirectQuery["code"] == nil)
+            #expect(page.redirectQuery["state"] != nil)
+            #expect(location.fragment == "access_token=at-1&token_type=Bearer")
+
+            provider.overrideAuthorizationResponse(.init(code: .value("forged-code")))
+            let forged = try await Self.finalRedirect(provider)
+            #expect(forged["code"] == "forged-code")
+        }
+    }
+
+    @Test func metadataMembersCanBeChanged() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            provider.overrideMetadata(.init(changedMembers: ["token_endpoint": "http://evil.example/token"]))
+            let document = try jsonObject(
+                try await RawHTTPClient.request(method: "GET", url: provider.url(.openIDConfiguration)))
+            #expect(document["token_endpoint"] as? String == "http://evil.example/token")
+            #expect(document["issuer"] as? String == provider.issuer.absoluteString)
+        }
+    }
+
+    @Test func userInfoCanAnswerForAnotherSubjectAndTheClientRefusesIt() async throws {
+        try await EmbeddedProvider.withTestProvider { provider in
+            let client = try makeClient(provider)
+            let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
+            provider.forgeUserInfoSubject("someone-else")
+            let error = await oauthError { try await client.userInfo(for: tokens) }
+            #expect(error?.code == .userInfoSubjectMismatch, "\(String(describing: error))")
+            provider.forgeUserInfoSubject(nil)
+            #expect(try await client.userInfo(for: tokens).subject == EmbeddedProvider.User.demo.subject)
         }
     }
 }
