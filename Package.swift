@@ -45,18 +45,24 @@ let package = Package(
             name: "WebAuthCore",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // The system calls, behind small typed functions: descriptors, paths, locks, pipes, Unix
+        // and netlink sockets, signals, terminals, process identity. No Foundation (the fast path
+        // links it); the only place that imports the C library, with WebAuthProcess.
+        .target(name: "WebAuthPlatform"),
         // Starting programs safely: posix_spawn, no shell, no inherited descriptors. Internal.
-        .target(name: "WebAuthProcess"),
+        .target(name: "WebAuthProcess", dependencies: ["WebAuthPlatform"]),
         // Browsers the session can present in: the system's default browser and "no display".
         .target(
             name: "WebAuthSystemBrowser",
-            dependencies: ["WebAuthCore", "WebAuthProcess", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "WebAuthCore", "WebAuthProcess", "WebAuthPlatform", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The RFC 8252 loopback HTTP callback receiver, on SwiftNIO.
         .target(
             name: "WebAuthLoopback",
             dependencies: [
-                "WebAuthCore",
+                "WebAuthCore", "WebAuthPlatform",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -67,7 +73,7 @@ let package = Package(
         .target(
             name: "WebAuthControlledBrowsers",
             dependencies: [
-                "WebAuthProcess",
+                "WebAuthProcess", "WebAuthPlatform",
                 "WebAuthCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -108,7 +114,7 @@ let package = Package(
         .target(
             name: "WebAuthOAuth",
             dependencies: [
-                "WebAuth", "WebAuthTokenFiles",
+                "WebAuth", "WebAuthTokenFiles", "WebAuthPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -119,15 +125,17 @@ let package = Package(
         .target(
             name: "WebAuthTokenStore",
             dependencies: [
-                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", .product(name: "Logging", package: "swift-log"),
+                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", "WebAuthPlatform",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The file store's layout and entry format, on FoundationEssentials: where the files
         // are, which ones are trusted, and a strict reader of a stored entry's cached token.
-        .target(name: "WebAuthTokenFiles"),
+        .target(name: "WebAuthTokenFiles", dependencies: ["WebAuthPlatform"]),
         // What `webauth` answers before loading anything else: a cached, fresh token for
         // `token`, `git-credential get` and `exec-credential`; otherwise it runs `webauth-full`.
-        .target(name: "WebAuthFastPath", dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers"]),
+        .target(
+            name: "WebAuthFastPath", dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers", "WebAuthPlatform"]),
         // What other programs speak to get a token from webauth: git's credential helper
         // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
         // command can answer without loading the rest.
@@ -165,6 +173,7 @@ let package = Package(
                 "WebAuthBuildInfo",
                 "WebAuth",
                 "WebAuthProcess",
+                "WebAuthPlatform",
                 "WebAuthOAuth",
                 "WebAuthTokenStore",
                 "WebAuthCredentialHelpers",
@@ -260,6 +269,7 @@ let package = Package(
             path: "Tests/WebAuthTestSupport"
         ),
         .testTarget(name: "WebAuthCoreTests", dependencies: ["WebAuthCore"]),
+        .testTarget(name: "WebAuthPlatformTests", dependencies: ["WebAuthPlatform"]),
         .testTarget(name: "WebAuthSystemBrowserTests", dependencies: ["WebAuthSystemBrowser", "WebAuthCore"]),
         .testTarget(
             name: "WebAuthLoopbackTests",

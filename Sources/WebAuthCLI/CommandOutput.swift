@@ -1,6 +1,7 @@
 import Foundation
 import WebAuth
 import WebAuthFastPath
+import WebAuthPlatform
 
 /// What `webauth` writes: results on standard output (plain or JSON), people's messages on
 /// standard error — the one way commands print text that may hold outside text (a provider's
@@ -36,7 +37,8 @@ struct CommandOutput: Sendable {
             emit(object)
         } else {
             StandardStreams.write(
-                to: STDOUT_FILENO, Array((UntrustedText(callbackURL.absoluteString).displayed() + "\n").utf8))
+                to: Descriptor.standardOutput,
+                Array((UntrustedText(callbackURL.absoluteString).displayed() + "\n").utf8))
         }
     }
 
@@ -72,7 +74,7 @@ struct CommandOutput: Sendable {
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         let json = Self.terminalSafe(json: String(decoding: data, as: UTF8.self))
-        StandardStreams.write(to: STDOUT_FILENO, Array((json + "\n").utf8))
+        StandardStreams.write(to: Descriptor.standardOutput, Array((json + "\n").utf8))
     }
 
     /// `json` with every character ``UntrustedText`` would not show — DEL, C1 controls, bidi
@@ -95,7 +97,7 @@ struct CommandOutput: Sendable {
     /// Writes `text` on standard output, each of its lines with nothing that can steer a
     /// terminal (see ``UntrustedText``).
     func result(_ text: String) {
-        StandardStreams.write(to: STDOUT_FILENO, Array((Self.shown(lines: text) + "\n").utf8))
+        StandardStreams.write(to: Descriptor.standardOutput, Array((Self.shown(lines: text) + "\n").utf8))
     }
 
     /// Writes `bytes` on standard output as they are, for another program to read: git's
@@ -103,12 +105,12 @@ struct CommandOutput: Sendable {
     /// for bytes whose form a protocol fixes, or whose characters were checked already (a stored
     /// token holds only `%x20-7E`); text for people goes through ``result(_:)``.
     func exact(_ bytes: some Sequence<UInt8>) {
-        StandardStreams.write(to: STDOUT_FILENO, Array(bytes))
+        StandardStreams.write(to: Descriptor.standardOutput, Array(bytes))
     }
 
     /// Writes `message` on standard error, each of its lines made safe as in ``result(_:)``.
     func note(_ message: String) {
-        StandardStreams.write(to: STDERR_FILENO, Array((Self.shown(lines: message) + "\n").utf8))
+        StandardStreams.write(to: Descriptor.standardError, Array((Self.shown(lines: message) + "\n").utf8))
     }
 
     /// `text` with each line (the newlines kept) shown as ``UntrustedText``.

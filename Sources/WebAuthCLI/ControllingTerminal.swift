@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// The process's controlling terminal, `/dev/tty`: where a credential helper whose standard
 /// input and output belong to the calling program (git) talks to the person, as git itself
@@ -26,13 +19,7 @@ final class ControllingTerminal {
     /// Opens the controlling terminal; `nil` when the process has none (run by a daemon, in CI,
     /// under `setsid`) or it cannot be opened.
     static func current() -> ControllingTerminal? {
-        let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        guard isatty(descriptor) == 1 else {
-            close(descriptor)
-            return nil
-        }
-        return ControllingTerminal(descriptor: descriptor)
+        Terminal.openControlling().map(ControllingTerminal.init(descriptor:))
     }
 
     /// Runs `body` with standard input and standard error on the terminal — so that every
@@ -43,20 +30,22 @@ final class ControllingTerminal {
     /// writes; pointing the descriptors at the terminal for the sign-in's duration keeps one
     /// sign-in for every command rather than a second one that writes elsewhere.
     func attached<Result>(_ body: () async throws -> Result) async rethrows -> Result {
-        let saved = [STDIN_FILENO, STDERR_FILENO].map { fcntl($0, F_DUPFD_CLOEXEC, 3) }
-        for (number, copy) in zip([STDIN_FILENO, STDERR_FILENO], saved) where copy >= 0 {
-            dup2(descriptor, number)
+        let numbers = [Descriptor.standardInput, Descriptor.standardError]
+        let saved = numbers.map { try? Descriptor.duplicate($0) }
+        for (number, copy) in zip(numbers, saved) where copy != nil {
+            try? Descriptor.duplicate(descriptor, onto: number)
         }
         defer {
-            for (number, copy) in zip([STDIN_FILENO, STDERR_FILENO], saved) where copy >= 0 {
-                dup2(copy, number)
-                close(copy)
+            for (number, copy) in zip(numbers, saved) {
+                guard let copy else { continue }
+                try? Descriptor.duplicate(copy, onto: number)
+                Descriptor.close(copy)
             }
         }
         return try await body()
     }
 
-    deinit { close(descriptor) }
+    deinit { Descriptor.close(descriptor) }
 }
 
 extension ControllingTerminal {

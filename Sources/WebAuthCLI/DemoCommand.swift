@@ -4,6 +4,7 @@ import Synchronization
 import WebAuth
 import WebAuthEmbeddedProvider
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTokenStore
 
 /// `webauth demo`: a complete OpenID Connect sign-in against the provider embedded in this
@@ -89,7 +90,7 @@ struct DemoCommand: AsyncParsableCommand {
                 CommandOutput(json: true).emit(["error": object, "steps": DemoRun.stepsReport(steps.recorded)])
             }
             throw ExitCode(
-                trap.received.map { $0 == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted }
+                trap.received.map { $0 == SignalNumber.terminate ? ExitStatus.terminated : ExitStatus.interrupted }
                     ?? failure.status)
         }
     }

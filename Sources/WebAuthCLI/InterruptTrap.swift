@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Where the signal handler writes the number of a signal that arrived: the write end of the
-/// trap's pipe, or -1 while no trap is installed. A signal handler can capture nothing, so this
-/// is global; an atomic is safe to read there.
-private let interruptPipeWriteEnd = Atomic<Int32>(-1)
+import WebAuthPlatform
 
 /// Turns SIGINT and SIGTERM into a call (cancelling the session), remembering which arrived,
 /// so the command can end cleanly — port released, browser dismissed — with the right status.
@@ -28,42 +20,26 @@ final class InterruptTrap: Sendable {
         onSignal: @escaping @Sendable () -> Void,
         _ body: () async throws -> Result
     ) async rethrows -> Result {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
+        guard let (readEnd, writeEnd) = try? Pipe.make() else {
             // No pipe (out of descriptors): run without a trap; Ctrl-C then ends the process.
             return try await body()
         }
-        let (readEnd, writeEnd) = (ends[0], ends[1])
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
-        interruptPipeWriteEnd.store(writeEnd, ordering: .sequentiallyConsistent)
 
         Thread.detachNewThread { [self] in
-            var number: UInt8 = 0
-            while true {
-                let count = read(readEnd, &number, 1)
-                if count == 1 {
-                    receivedSignal.withLock { $0 = $0 ?? Int32(number) }
-                    onSignal()
-                } else if count == 0 || errno != EINTR {
-                    break  // the write end was closed: the trap is gone
-                }
+            var number: [UInt8] = [0]
+            // The write end closed (the trap is gone) or the pipe failed: the thread ends.
+            while (try? Descriptor.read(readEnd, into: &number)) == 1 {
+                receivedSignal.withLock { $0 = $0 ?? Int32(number[0]) }
+                onSignal()
             }
-            close(readEnd)
+            Descriptor.close(readEnd)
         }
 
-        let signals = [SIGINT, SIGTERM]
-        for number in signals {
-            _ = signal(number) { caught in
-                var number = UInt8(truncatingIfNeeded: caught)
-                let end = interruptPipeWriteEnd.load(ordering: .sequentiallyConsistent)
-                if end >= 0 { _ = write(end, &number, 1) }
-            }
-        }
+        let signals = [SignalNumber.interrupt, SignalNumber.terminate]
+        SignalForwarding.install(signals, writingTo: writeEnd)
         defer {
-            for number in signals { _ = signal(number, SIG_DFL) }
-            interruptPipeWriteEnd.store(-1, ordering: .sequentiallyConsistent)
-            close(writeEnd)
+            SignalForwarding.remove(signals)
+            Descriptor.close(writeEnd)
         }
         return try await body()
     }

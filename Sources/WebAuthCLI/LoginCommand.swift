@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WebAuth
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthProcess
 import WebAuthTokenStore
 
@@ -88,9 +89,9 @@ enum LoginSecret {
     ) throws -> String? {
         switch option {
         case "-"?:
-            let interactive = isatty(STDIN_FILENO) == 1
+            let interactive = Terminal.isTerminal(Descriptor.standardInput)
             if interactive { terminal.line("Client secret (not shown): ") }
-            guard let line = readLine(from: STDIN_FILENO, hidingInput: interactive), !line.isEmpty else {
+            guard let line = readLine(from: Descriptor.standardInput, hidingInput: interactive), !line.isEmpty else {
                 throw CommandFailure(
                     status: ExitStatus.usage, code: "noClientSecret",
                     message: "--client-secret - found no secret on standard input",
@@ -111,49 +112,19 @@ enum LoginSecret {
     /// consumed (a pasted redirect may follow on the same input); echo off on a terminal, and
     /// back on however the read ends — Ctrl-C and SIGTERM included.
     static func readLine(from descriptor: Int32, hidingInput: Bool) -> String? {
-        var saved = termios()
-        let hidden = hidingInput && tcgetattr(descriptor, &saved) == 0
-        var previousHandlers: [(Int32, sig_t?)] = []
-        if hidden {
-            echoRestoration = (descriptor, saved)
-            previousHandlers = [SIGINT, SIGTERM, SIGHUP].map { ($0, signal($0, restoreEchoAndDie)) }
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(descriptor, TCSANOW, &quiet)
-        }
-        defer {
-            if hidden {
-                tcsetattr(descriptor, TCSANOW, &saved)
-                for (number, handler) in previousHandlers { signal(number, handler) }
-            }
-        }
+        hidingInput ? Terminal.withoutEcho(descriptor) { readLine(from: descriptor) } : readLine(from: descriptor)
+    }
+
+    private static func readLine(from descriptor: Int32) -> String? {
         var bytes: [UInt8] = []
-        var byte: UInt8 = 0
+        var byte: [UInt8] = [0]
         while bytes.count < 64 * 1024 {
-            let count = read(descriptor, &byte, 1)
-            if count < 0, errno == EINTR { continue }
-            guard count == 1 else { break }
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self).trimmingTrailingReturn }
-            bytes.append(byte)
+            guard (try? Descriptor.read(descriptor, into: &byte)) == 1 else { break }
+            if byte[0] == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self).trimmingTrailingReturn }
+            bytes.append(byte[0])
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self).trimmingTrailingReturn
     }
-}
-
-/// The terminal settings to put back if a signal ends the process while echo is off.
-///
-/// Safe though global and mutable: written only by ``LoginSecret/readLine(from:hidingInput:)``
-/// before it installs ``restoreEchoAndDie(_:)``, and read only by that handler.
-nonisolated(unsafe) private var echoRestoration: (descriptor: Int32, settings: termios)?
-
-/// A signal handler: puts the terminal's echo back, then dies of the signal as it would have.
-/// Only async-signal-safe calls (`tcsetattr`, `signal`, `raise`).
-private func restoreEchoAndDie(_ number: Int32) {
-    if var restoration = echoRestoration {
-        tcsetattr(restoration.descriptor, TCSANOW, &restoration.settings)
-    }
-    signal(number, SIG_DFL)
-    raise(number)
 }
 
 extension String {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import WebAuth
 import WebAuthFastPath
+import WebAuthPlatform
 
 /// `webauth open`: runs one web authentication session and prints the callback URL.
 struct OpenCommand: AsyncParsableCommand {
@@ -178,7 +179,7 @@ struct OpenCommand: AsyncParsableCommand {
         case .failure(let error):
             var status = ExitStatus.status(for: error)
             if let signal = trap.received, error.code == .canceledLogin {
-                status = signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
+                status = signal == SignalNumber.terminate ? ExitStatus.terminated : ExitStatus.interrupted
             }
             output.failure(error, status: status)
             throw ExitCode(status)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import WebAuth
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTokenStore
 
 /// The interactive part of `webauth login`: a browser session or the device flow, with
@@ -100,8 +101,9 @@ struct SignInFlow: Sendable {
         case .failure(let error):
             guard let signal = trap.received else { throw error }
             throw CommandFailure(
-                status: signal == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted, code: "interrupted",
-                message: "the sign-in was cancelled (\(signal == SIGTERM ? "SIGTERM" : "Ctrl-C"))")
+                status: signal == SignalNumber.terminate ? ExitStatus.terminated : ExitStatus.interrupted,
+                code: "interrupted",
+                message: "the sign-in was cancelled (\(signal == SignalNumber.terminate ? "SIGTERM" : "Ctrl-C"))")
         }
     }
 

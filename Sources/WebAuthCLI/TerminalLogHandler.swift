@@ -2,12 +2,7 @@ import Foundation
 import Logging
 import WebAuth
 import WebAuthFastPath
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import WebAuthPlatform
 
 /// How `webauth` logs (`--verbose`, the token store's warnings): one line per message on
 /// standard error — time, level, label, metadata, message — with the whole line shown through
@@ -27,7 +22,7 @@ struct TerminalLogHandler: LogHandler {
     var metadataProvider: Logger.MetadataProvider?
 
     /// A handler for the logger `label`, writing to `descriptor`.
-    init(label: String, descriptor: Int32 = STDERR_FILENO) {
+    init(label: String, descriptor: Int32 = Descriptor.standardError) {
         self.label = label
         self.descriptor = descriptor
     }

@@ -2,14 +2,7 @@ import Foundation
 import Synchronization
 import WebAuth
 import WebAuthFastPath
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// What `webauth` tells the person, on standard error.
 ///
@@ -49,10 +42,11 @@ final class TerminalOutput: Sendable {
 
     /// Reads the situation of `descriptor` (default standard error) and of `environment`.
     init(
-        descriptor: Int32 = STDERR_FILENO, environment: [String: String] = ProcessInfo.processInfo.environment
+        descriptor: Int32 = Descriptor.standardError,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.descriptor = descriptor
-        let isTerminal = isatty(descriptor) == 1
+        let isTerminal = Terminal.isTerminal(descriptor)
         isInteractive = isTerminal && environment["TERM"] != "dumb"
         usesColor = Self.colorAllowed(isTerminal: isTerminal, environment: environment)
     }

@@ -1,17 +1,10 @@
+import WebAuthPlatform
 import WebAuthTokenFiles
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// Finds a profile's entry exactly where, and only when, the token store would read it with
@@ -102,8 +95,7 @@ package struct CachedTokenLookup: Sendable {
     /// Whether `path` is an absolute path to a directory the stores use as it is in `role` (see
     /// ``TokenFileLayout/judge(_:at:as:)``).
     static func isReadyDirectory(_ path: String, as role: TokenFileLayout.DirectoryRole) -> Bool {
-        var info = stat()
-        return path.hasPrefix("/") && lstat(path, &info) == 0
-            && TokenFileLayout.judge(info, at: path, as: role) == .ready
+        guard path.hasPrefix("/"), let info = try? FileSystem.status(path) else { return false }
+        return TokenFileLayout.judge(info, at: path, as: role) == .ready
     }
 }

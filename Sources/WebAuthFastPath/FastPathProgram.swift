@@ -1,15 +1,10 @@
 import WebAuthCredentialHelpers
+import WebAuthPlatform
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
 #endif
 
 /// What the `webauth` executable does: answer from the cache when ``FastPath`` can, else run
@@ -19,7 +14,7 @@ package enum FastPathProgram {
     package static func run() -> Never {
         var environment: [String: String] = [:]
         for name in FastPath.environmentNames {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
+            if let value = CurrentProcess.environmentValue(name) { environment[name] = value }
         }
         var consumedInput: [UInt8]?
         let output = FastPath.answer(
@@ -29,8 +24,8 @@ package enum FastPathProgram {
                 return consumedInput
             })
         if let output {
-            StandardStreams.write(to: STDOUT_FILENO, output)
-            exit(0)
+            StandardStreams.write(to: Descriptor.standardOutput, output)
+            CurrentProcess.exit(0)
         }
         FullProgram.exec(argv: CommandLine.unsafeArgv, replaying: consumedInput)
     }
@@ -38,7 +33,7 @@ package enum FastPathProgram {
     /// Standard input up to its end or ``GitCredential/maximumInputLength`` bytes, as the full
     /// command reads it; `nil` (and nothing read) when it is a terminal.
     static func readStandardInput() -> [UInt8]? {
-        guard isatty(STDIN_FILENO) == 0 else { return nil }
+        guard !Terminal.isTerminal(Descriptor.standardInput) else { return nil }
         return StandardStreams.readInput(limit: GitCredential.maximumInputLength)
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import WebAuthPlatform
 
 /// The full `webauth` program — every command, the argument parser, refreshing, messages and
 /// `--help` — installed beside `webauth` as `webauth-full`. `webauth` runs it in its own place
@@ -23,21 +19,15 @@ package enum FullProgram {
     /// The running executable's path, from `/proc/self/exe`; without `/proc`, the program name
     /// it was started with (found on `PATH` when it has no `/`), links resolved.
     package static func runningExecutable() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if count > 0 {
-            return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        if let executable = FileSystem.linkDestination("/proc/self/exe") { return executable }
         guard let name = CommandLine.arguments.first, !name.isEmpty else { return nil }
         var candidates = [name]
         if !name.contains("/") {
-            let search = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+            let search = CurrentProcess.environmentValue("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
             candidates = search.split(separator: ":").filter { $0.hasPrefix("/") }.map { "\($0)/\(name)" }
         }
-        for candidate in candidates where access(candidate, X_OK) == 0 {
-            guard let resolved = realpath(candidate, nil) else { continue }
-            defer { free(resolved) }
-            return String(cString: resolved)
+        for candidate in candidates where FileSystem.isExecutable(candidate) {
+            if let resolved = FileSystem.resolved(candidate) { return resolved }
         }
         return nil
     }
@@ -48,7 +38,7 @@ package enum FullProgram {
     package static func frontPath(for executable: String) -> String {
         guard executable.hasSuffix("/" + executableName) else { return executable }
         let front = String(executable.dropLast(executableName.count)) + frontName
-        return access(front, X_OK) == 0 ? front : executable
+        return FileSystem.isExecutable(front) ? front : executable
     }
 
     /// Runs the full program in this process with this process's arguments (`argv`, including
@@ -57,12 +47,16 @@ package enum FullProgram {
     package static func exec(
         argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, replaying input: [UInt8]?
     ) -> Never {
-        if let input, !replay(input) {
-            fail("cannot hand standard input on to \(executableName)", errno: errno)
+        if let input {
+            do throws(SystemError) {
+                try replay(input)
+            } catch {
+                fail("cannot hand standard input on to \(executableName)", error)
+            }
         }
-        guard let path = path() else { fail("cannot find the running program's directory", errno: errno) }
-        execv(path, argv)
-        fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", errno: errno)
+        guard let path = path() else { fail("cannot find the running program's directory", .last) }
+        let error = CurrentProcess.replace(with: path, arguments: argv)
+        fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", error)
     }
 
     /// Makes standard input a fresh descriptor that reads `input` from its start and then its
@@ -70,37 +64,23 @@ package enum FullProgram {
     /// private temporary file — never a pipe, whose buffer (8 KiB for a user over
     /// `pipe-user-pages-soft`; git's `wwwauth[]` lines come from the server) would block this
     /// process, the only reader to come, before it could start the full program.
-    static func replay(_ input: [UInt8]) -> Bool {
-        var descriptor = memoryFile()
-        if descriptor < 0 {
-            let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
-            var template = Array(((directory ?? "/tmp") + "/webauth-input-XXXXXX").utf8CString)
-            descriptor = mkstemp(&template)
-            guard descriptor >= 0 else { return false }
-            unlink(template)
+    static func replay(_ input: [UInt8]) throws(SystemError) {
+        let directory = CurrentProcess.environmentValue("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let descriptor = try FileSystem.anonymousFile(name: "webauth-input", directory: directory ?? "/tmp")
+        do {
+            try Descriptor.writeAll(descriptor, input)
+            try Descriptor.rewind(descriptor)
+        } catch {
+            Descriptor.close(descriptor)
+            throw error
         }
-        guard StandardStreams.write(to: descriptor, input), lseek(descriptor, 0, SEEK_SET) == 0 else {
-            close(descriptor)
-            return false
-        }
-        guard descriptor != STDIN_FILENO else { return true }  // standard input was closed
-        defer { close(descriptor) }
-        return dup2(descriptor, STDIN_FILENO) == STDIN_FILENO
+        guard descriptor != Descriptor.standardInput else { return }  // standard input was closed
+        defer { Descriptor.close(descriptor) }
+        try Descriptor.duplicate(descriptor, onto: Descriptor.standardInput)
     }
 
-    /// A new anonymous memory file (close-on-exec; `dup2` onto standard input keeps it open
-    /// across `execv`), or -1 where the C library has no `memfd_create` (glibc before 2.27) or
-    /// the kernel refuses it.
-    static func memoryFile() -> Int32 {
-        typealias MemoryFileCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
-        guard let symbol = dlsym(nil, "memfd_create") else { return -1 }
-        let create = unsafeBitCast(symbol, to: MemoryFileCreate.self)
-        return create("webauth-input", 1)  // MFD_CLOEXEC
-    }
-
-    private static func fail(_ message: String, errno number: Int32) -> Never {
-        let reason = String(cString: strerror(number))
-        StandardStreams.write(to: STDERR_FILENO, Array("webauth: \(message): \(reason)\n".utf8))
-        exit(1)
+    private static func fail(_ message: String, _ error: SystemError) -> Never {
+        StandardStreams.write(to: Descriptor.standardError, Array("webauth: \(message): \(error)\n".utf8))
+        CurrentProcess.exit(1)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebAuthPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -103,8 +104,8 @@ package final class Subprocess: Sendable {
             case .descriptor(let descriptor):
                 posix_spawn_file_actions_adddup2(&actions, descriptor, number)
             case .pipe:
-                let ends = try Self.makePipe()
-                let (parent, child) = number == 0 ? (ends[1], ends[0]) : (ends[0], ends[1])
+                let ends = try Pipe.make()
+                let (parent, child) = number == 0 ? (ends.write, ends.read) : (ends.read, ends.write)
                 parentEnds[number] = parent
                 childEnds.append(child)
                 posix_spawn_file_actions_adddup2(&actions, child, number)
@@ -208,26 +209,26 @@ package final class Subprocess: Sendable {
     package static func runToCompletion(
         _ executable: String, _ arguments: [String], environment: [String: String], standardInput: Stream = .null
     ) throws -> Completion {
-        let outputPipe = try makePipe()
-        let errorPipe = try makePipe()
+        let outputPipe = try Pipe.make()
+        let errorPipe = try Pipe.make()
         let process: Subprocess
         do {
             defer {
-                close(outputPipe[1])
-                close(errorPipe[1])
+                close(outputPipe.write)
+                close(errorPipe.write)
             }
             process = try Subprocess(
                 executable: executable, arguments: arguments, environment: environment, standardInput: standardInput,
-                standardOutput: .descriptor(outputPipe[1]), standardError: .descriptor(errorPipe[1]),
+                standardOutput: .descriptor(outputPipe.write), standardError: .descriptor(errorPipe.write),
                 newProcessGroup: false)
         } catch {
-            close(outputPipe[0])
-            close(errorPipe[0])
+            close(outputPipe.read)
+            close(errorPipe.read)
             throw error
         }
         let collected = Mutex<[Int32: [UInt8]]>([:])
         let done = DispatchSemaphore(value: 0)
-        for descriptor in [outputPipe[0], errorPipe[0]] {
+        for descriptor in [outputPipe.read, errorPipe.read] {
             Thread.detachNewThread {
                 var bytes: [UInt8] = []
                 var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -256,8 +257,8 @@ package final class Subprocess: Sendable {
         let output = collected.withLock { $0 }
         return Completion(
             status: process.exit.withLock { $0.status ?? -1 },
-            standardOutput: String(decoding: output[outputPipe[0]] ?? [], as: UTF8.self),
-            standardError: String(decoding: output[errorPipe[0]] ?? [], as: UTF8.self))
+            standardOutput: String(decoding: output[outputPipe.read] ?? [], as: UTF8.self),
+            standardError: String(decoding: output[errorPipe.read] ?? [], as: UTF8.self))
     }
 
     /// Whether the process has exited (and been reaped).
@@ -332,22 +333,6 @@ package final class Subprocess: Sendable {
     }
 
     // MARK: - Descriptors
-
-    /// A pipe whose both ends are close-on-exec: `[read, write]`.
-    package static func makePipe() throws -> [Int32] {
-        var ends: [Int32] = [-1, -1]
-        // pipe2 creates both ends close-on-exec atomically; Swift's Glibc module does not export it.
-        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-        if let symbol = dlsym(nil, "pipe2") {
-            guard unsafeBitCast(symbol, to: Pipe2.self)(&ends, O_CLOEXEC) == 0 else {
-                throw POSIXError(.init(rawValue: errno) ?? .EMFILE)
-            }
-            return ends
-        }
-        guard pipe(&ends) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EMFILE) }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return ends
-    }
 
     /// Reads `descriptor` on a thread of its own until end of file, then closes it.
     private static func readUntilEndOfFile(_ descriptor: Int32) -> AsyncStream<[UInt8]> {

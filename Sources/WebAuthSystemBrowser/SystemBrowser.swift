@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
 
 /// The person's own browser, opened the way the desktop opens links: `$BROWSER`, else
@@ -56,12 +57,7 @@ public struct SystemBrowser: Browser {
             return SystemBrowser(
                 commands: BrowserCommand.parseBrowserVariable(variable), searchPath: environment["PATH"])
         }
-        #if os(macOS)
-            let opener = BrowserCommand(executable: "/usr/bin/open")
-        #else
-            let opener = BrowserCommand(executable: "xdg-open")
-        #endif
-        return SystemBrowser(commands: [opener], searchPath: environment["PATH"])
+        return SystemBrowser(commands: [BrowserCommand(executable: Desktop.urlOpener)], searchPath: environment["PATH"])
     }
 
     /// The first command whose executable exists, with its resolved path.

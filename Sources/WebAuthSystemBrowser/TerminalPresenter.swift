@@ -1,14 +1,7 @@
 import Foundation
 import Synchronization
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// "No display": prints the authorization URL for the person to open on any device, and takes
 /// the URL the browser ended on when the person pastes it.
@@ -33,7 +26,7 @@ public struct TerminalPresenter: Browser {
     ///   - input: The descriptor to read pasted URLs from (default standard input), or `nil`.
     ///   - output: Writes a message for the person (default: standard error).
     public init(
-        input: Int32? = STDIN_FILENO, output: @escaping @Sendable (String) -> Void = TerminalPresenter.standardError
+        input: Int32? = 0, output: @escaping @Sendable (String) -> Void = TerminalPresenter.standardError
     ) {
         self.input = input
         self.output = output
@@ -95,10 +88,11 @@ private final class PastedLines: BrowserPresentation {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
             while !self.stopped.withLock({ $0 }) {
-                var descriptorState = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&descriptorState, 1, 100)
-                if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-                let count = ready > 0 ? read(descriptor, &buffer, buffer.count) : -1
+                guard let ready = try? Descriptor.waitUntilReadable([descriptor], timeout: .milliseconds(100)) else {
+                    return  // the descriptor failed: nothing more can be pasted; the listener goes on
+                }
+                if !ready[0] { continue }
+                let count = (try? Descriptor.read(descriptor, into: &buffer)) ?? -1
                 // End of input or an error: nothing more can be pasted; the listener goes on.
                 guard count > 0 else { return }
                 pending += buffer[..<count]

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// How the keyring store keeps a profile in the desktop keyring (the freedesktop.org Secret
 /// Service, through libsecret's `secret-tool`): the one description both the token store and
@@ -38,7 +32,7 @@ package enum KeyringItem {
         for directory in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
         where directory.hasPrefix("/") {
             let candidate = String(directory) + "/secret-tool"
-            if access(candidate, X_OK) == 0 { return candidate }
+            if FileSystem.isExecutable(candidate) { return candidate }
         }
         return nil
     }

@@ -1,15 +1,9 @@
+import WebAuthPlatform
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 /// Where the file store and the profile index live, and which files and directories they
@@ -44,8 +38,8 @@ package struct TokenFileLayout: Sendable, Hashable {
     package static func stateDirectory(environment: [String: String]) -> String {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
         var home = environment["HOME"] ?? ""
-        if !home.hasPrefix("/"), let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
-            home = String(cString: directory)
+        if !home.hasPrefix("/"), let directory = CurrentProcess.userDatabaseHomeDirectory {
+            home = directory
         }
         return home + "/.local/state"
     }
@@ -75,14 +69,14 @@ package struct TokenFileLayout: Sendable, Hashable {
 
     /// Whether `info` (from `fstat` of an open entry) is a file the store trusts: regular, this
     /// user's, no group or world permissions.
-    package static func isTrustedEntry(_ info: stat) -> Bool {
-        info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & 0o077 == 0
+    package static func isTrustedEntry(_ info: FileStatus) -> Bool {
+        info.kind == .regular && info.owner == CurrentProcess.effectiveUserID && info.permissions & 0o077 == 0
     }
 
     /// Whether `info` (from `fstat` of the open index) is an index the stores trust: regular,
     /// this user's, not writable by group or others.
-    package static func isTrustedIndex(_ info: stat) -> Bool {
-        info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() && info.st_mode & 0o022 == 0
+    package static func isTrustedIndex(_ info: FileStatus) -> Bool {
+        info.kind == .regular && info.owner == CurrentProcess.effectiveUserID && info.permissions & 0o022 == 0
     }
 
     /// The directories the stores use, and what each must be.
@@ -107,16 +101,16 @@ package struct TokenFileLayout: Sendable, Hashable {
     /// one rule for every directory they trust, in both programs. The fast path uses only a
     /// ``DirectoryVerdict/ready`` one; the token store repairs a ``DirectoryVerdict/repairable``
     /// one and refuses the rest with the reason.
-    package static func judge(_ info: stat, at path: String, as role: DirectoryRole) -> DirectoryVerdict {
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+    package static func judge(_ info: FileStatus, at path: String, as role: DirectoryRole) -> DirectoryVerdict {
+        guard info.kind == .directory else {
             return .refused("\(path) is not a directory (or is a symbolic link): remove it, and webauth makes it again")
         }
-        guard info.st_uid == geteuid() else {
+        guard info.owner == CurrentProcess.effectiveUserID else {
             return .refused(
-                "\(path) belongs to user \(info.st_uid), not this user (\(geteuid())): have it removed, or set "
-                    + "XDG_STATE_HOME to a directory of your own")
+                "\(path) belongs to user \(info.owner), not this user (\(CurrentProcess.effectiveUserID)): "
+                    + "have it removed, or set XDG_STATE_HOME to a directory of your own")
         }
-        let mode = info.st_mode & 0o7777
+        let mode = info.permissions
         switch role {
         case .store:
             guard mode & 0o022 == 0 else {

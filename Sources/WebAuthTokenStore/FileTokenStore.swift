@@ -1,15 +1,8 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthTokenFiles
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A ``TokenStore`` of JSON files, one per profile, in a directory only the user can enter.
 ///
@@ -136,35 +129,34 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
 
     package func readEntry(profile: String) throws(TokenStoreError) -> StoredTokens? {
         let path = filePath(profile)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if descriptor < 0 {
-            let number = errno
-            if number == ENOENT { return nil }
-            if number == ELOOP { throw TokenStoreError(.insecureFile, "\(path) is a symbolic link") }
-            throw TokenStoreError.system("cannot open \(path)", errno: number)
+        let descriptor: Int32
+        do {
+            descriptor = try Descriptor.open(path, .read, .noFollow)
+        } catch {
+            if error == .noSuchEntry { return nil }
+            if error == .symbolicLink { throw TokenStoreError(.insecureFile, "\(path) is a symbolic link") }
+            throw TokenStoreError.system("cannot open \(path)", error)
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw TokenStoreError.system("cannot stat \(path)") }
+        defer { Descriptor.close(descriptor) }
+        let info: FileStatus
+        do {
+            info = try Descriptor.status(descriptor)
+        } catch {
+            throw TokenStoreError.system("cannot stat \(path)", error)
+        }
         guard TokenFileLayout.isTrustedEntry(info) else {
             throw TokenStoreError(
                 .insecureFile,
                 "\(path) is not a regular file of this user with mode 0600 (mode "
-                    + String(info.st_mode & 0o7777, radix: 8) + ", owner \(info.st_uid))")
+                    + String(info.permissions, radix: 8) + ", owner \(info.owner))")
         }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count > 0 {
-                data.append(contentsOf: buffer[..<count])
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                throw TokenStoreError.system("cannot read \(path)")
-            }
+        let bytes: [UInt8]
+        do {
+            bytes = try Descriptor.readAll(descriptor, limit: .max)
+        } catch {
+            throw TokenStoreError.system("cannot read \(path)", error)
         }
-        return try StoredTokens.decode(data, profile: profile, location: path)
+        return try StoredTokens.decode(Data(bytes), profile: profile, location: path)
     }
 
     /// Through ``PrivateFile``: temporary file, `fchmod` 0600, write, `fsync`, rename, `fsync`
@@ -229,17 +221,25 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
         guard path.hasPrefix("/") else {
             throw TokenStoreError(.insecureDirectory, "the token directory \(path) is not an absolute path")
         }
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            guard errno == ENOENT else { throw TokenStoreError.system("cannot stat \(path)") }
+        var info: FileStatus
+        do {
+            info = try FileSystem.status(path)
+        } catch {
+            guard error == .noSuchEntry else { throw TokenStoreError.system("cannot stat \(path)", error) }
             let parent = (path as NSString).deletingLastPathComponent
-            if parent != path, parent != "/", access(parent, F_OK) != 0 {
+            if parent != path, parent != "/", !FileSystem.exists(parent) {
                 try preparePrivateDirectory(parent, logger: logger)
             }
-            if mkdir(path, 0o700) != 0, errno != EEXIST {
-                throw TokenStoreError.system("cannot create \(path)")
+            do {
+                try FileSystem.makeDirectory(path, mode: 0o700)
+            } catch  where error != .alreadyExists {
+                throw TokenStoreError.system("cannot create \(path)", error)
+            } catch {}
+            do {
+                info = try FileSystem.status(path)
+            } catch {
+                throw TokenStoreError.system("cannot stat \(path)", error)
             }
-            guard lstat(path, &info) == 0 else { throw TokenStoreError.system("cannot stat \(path)") }
         }
         switch TokenFileLayout.judge(info, at: path, as: role) {
         case .ready:
@@ -247,14 +247,16 @@ public struct FileTokenStore: TokenStore, LockedEntryStore {
         case .refused(let reason):
             throw TokenStoreError(.insecureDirectory, reason)
         case .repairable:
-            let mode = info.st_mode & 0o7777
+            let mode = info.permissions
             if mode & 0o077 != 0 {
                 logger.warning(
                     "token directory was accessible to others; made it 0700",
                     metadata: ["path": "\(path)", "mode": "\(String(mode, radix: 8))"])
             }
-            guard chmod(path, 0o700) == 0 else {
-                throw TokenStoreError.system("cannot make \(path) 0700", code: .insecureDirectory)
+            do {
+                try FileSystem.setPermissions(path, 0o700)
+            } catch {
+                throw TokenStoreError.system("cannot make \(path) 0700", error, code: .insecureDirectory)
             }
         }
     }

@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// Private files that readers see whole — the old contents or the new, never a part — however
 /// the writer ends: ``FileTokenStore``'s entries and the command-line tool's profile index.
@@ -39,20 +32,26 @@ package enum PrivateFile {
         package init(for path: String, bytes: Int) throws(TokenStoreError) {
             removeStaleTemporaryFiles(of: path)
             let temporary = temporaryPrefix(of: path) + String(UInt64.random(in: 0...UInt64.max))
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard descriptor >= 0 else { throw TokenStoreError.system("cannot create \(temporary)") }
-            guard fchmod(descriptor, 0o600) == 0 else {
-                let error = TokenStoreError.system("cannot fchmod \(temporary)")
-                close(descriptor)
-                unlink(temporary)
-                throw error
+            let descriptor: Int32
+            do {
+                descriptor = try Descriptor.open(temporary, .write, [.create, .exclusive, .noFollow], mode: 0o600)
+            } catch {
+                throw TokenStoreError.system("cannot create \(temporary)", error)
+            }
+            do {
+                try Descriptor.setPermissions(descriptor, 0o600)
+            } catch {
+                Descriptor.close(descriptor)
+                try? FileSystem.removeFile(temporary)
+                throw TokenStoreError.system("cannot fchmod \(temporary)", error)
             }
             if bytes > 0 {
-                let number = posix_fallocate(descriptor, 0, off_t(bytes))
-                guard number == 0 else {
-                    close(descriptor)
-                    unlink(temporary)
-                    throw TokenStoreError.system("cannot set aside \(bytes) bytes for \(temporary)", errno: number)
+                do {
+                    try Descriptor.reserve(descriptor, bytes: bytes)
+                } catch {
+                    Descriptor.close(descriptor)
+                    try? FileSystem.removeFile(temporary)
+                    throw TokenStoreError.system("cannot set aside \(bytes) bytes for \(temporary)", error)
                 }
             }
             self.path = path
@@ -65,19 +64,29 @@ package enum PrivateFile {
         /// and the old file stays as it was.
         package func commit(_ data: Data) throws(TokenStoreError) {
             var renamed = false
-            defer { if !renamed { unlink(temporary) } }
+            defer { if !renamed { try? FileSystem.removeFile(temporary) } }
             do {
-                defer { close(descriptor) }
-                if let number = writeAll(descriptor, data) {
-                    throw TokenStoreError.system("cannot write \(temporary)", errno: number)
+                defer { Descriptor.close(descriptor) }
+                do {
+                    try Descriptor.writeAll(descriptor, [UInt8](data))
+                } catch {
+                    throw TokenStoreError.system("cannot write \(temporary)", error)
                 }
-                guard ftruncate(descriptor, off_t(data.count)) == 0 else {
-                    throw TokenStoreError.system("cannot truncate \(temporary)")
+                do {
+                    try Descriptor.truncate(descriptor, to: data.count)
+                } catch {
+                    throw TokenStoreError.system("cannot truncate \(temporary)", error)
                 }
-                guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(temporary)") }
+                do {
+                    try Descriptor.synchronize(descriptor)
+                } catch {
+                    throw TokenStoreError.system("cannot fsync \(temporary)", error)
+                }
             }
-            guard rename(temporary, path) == 0 else {
-                throw TokenStoreError.system("cannot rename \(temporary) to \(path)")
+            do {
+                try FileSystem.rename(temporary, to: path)
+            } catch {
+                throw TokenStoreError.system("cannot rename \(temporary) to \(path)", error)
             }
             renamed = true
             try syncDirectory(of: path)
@@ -85,8 +94,8 @@ package enum PrivateFile {
 
         /// Removes the reserved file; the old file stays as it was.
         package func discard() {
-            close(descriptor)
-            unlink(temporary)
+            Descriptor.close(descriptor)
+            try? FileSystem.removeFile(temporary)
         }
     }
 
@@ -94,9 +103,11 @@ package enum PrivateFile {
     /// no file. Call it with the file's lock held.
     package static func remove(_ path: String) throws(TokenStoreError) -> Bool {
         removeStaleTemporaryFiles(of: path)
-        guard unlink(path) == 0 else {
-            if errno == ENOENT { return false }
-            throw TokenStoreError.system("cannot remove \(path)")
+        do {
+            try FileSystem.removeFile(path)
+        } catch {
+            if error == .noSuchEntry { return false }
+            throw TokenStoreError.system("cannot remove \(path)", error)
         }
         try syncDirectory(of: path)
         return true
@@ -118,15 +129,16 @@ package enum PrivateFile {
         for name in names where name.hasPrefix(namePrefix) {
             let suffix = name.dropFirst(namePrefix.count)
             guard !suffix.isEmpty, suffix.allSatisfy({ $0.isASCII && $0.isNumber }) else { continue }
-            unlink("\(directory)/\(name)")
+            try? FileSystem.removeFile("\(directory)/\(name)")
         }
     }
 
     private static func syncDirectory(of path: String) throws(TokenStoreError) {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw TokenStoreError.system("cannot open \(directory)") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw TokenStoreError.system("cannot fsync \(directory)") }
+        do {
+            try FileSystem.synchronizeDirectory(directory)
+        } catch {
+            throw TokenStoreError.system("cannot fsync \(directory)", error)
+        }
     }
 }

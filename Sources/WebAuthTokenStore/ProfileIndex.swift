@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthTokenFiles
 
 /// Which store each profile was saved in, so that later runs with
@@ -97,8 +98,8 @@ public struct ProfileIndex: Sendable {
     /// link or a FIFO, this user's, not writable by others), read as the fast path reads it; else
     /// nothing is known, and opening a store refuses an untrusted directory, saying why.
     private func read() -> ProfileIndexFormat.Contents {
-        var info = stat()
-        guard lstat(directory, &info) == 0, TokenFileLayout.judge(info, at: directory, as: .store) == .ready,
+        guard let info = try? FileSystem.status(directory),
+            TokenFileLayout.judge(info, at: directory, as: .store) == .ready,
             let bytes = TrustedFile.read(path, limit: Self.maximumSize, trusted: TokenFileLayout.isTrustedIndex),
             let contents = ProfileIndexFormat.contents(decoding: Data(bytes))
         else { return ProfileIndexFormat.Contents() }

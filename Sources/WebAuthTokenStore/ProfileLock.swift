@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// An exclusive `flock(2)` lock on a file, shared by every store that uses the same path: other
 /// processes and other tasks of this one (each acquisition opens the file anew, and `flock`
@@ -21,16 +14,21 @@ package enum ProfileLock {
         at path: String, timeout: Duration, _ body: () async throws -> Result
     ) async throws -> Result {
         // Read-only is enough for flock, and works even if a umask left the file 0400.
-        let descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw TokenStoreError.system("cannot open the lock file \(path)") }
-        defer { close(descriptor) }
+        let descriptor: Int32
+        do {
+            descriptor = try Descriptor.open(path, .read, [.create, .noFollow], mode: 0o600)
+        } catch {
+            throw TokenStoreError.system("cannot open the lock file \(path)", error)
+        }
+        defer { Descriptor.close(descriptor) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var pause = Duration.milliseconds(1)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let number = errno
-            guard number == EWOULDBLOCK || number == EINTR else {
-                throw TokenStoreError.system("cannot lock \(path)", errno: number)
+        while true {
+            do {
+                if try FileLock.tryLock(descriptor) { break }
+            } catch {
+                throw TokenStoreError.system("cannot lock \(path)", error)
             }
             guard clock.now < deadline else {
                 throw TokenStoreError(
@@ -41,22 +39,5 @@ package enum ProfileLock {
             pause = min(pause * 2, .milliseconds(16))
         }
         return try await body()
-    }
-}
-
-/// Writes all of `data` to `descriptor`, retrying after `EINTR`; returns `errno` on failure.
-func writeAll(_ descriptor: Int32, _ data: Data) -> Int32? {
-    data.withUnsafeBytes { bytes -> Int32? in
-        guard let base = bytes.baseAddress else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let count = write(descriptor, base + offset, bytes.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += count
-        }
-        return nil
     }
 }

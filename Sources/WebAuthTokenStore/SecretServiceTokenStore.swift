@@ -1,16 +1,9 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
 import WebAuthTokenFiles
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A ``TokenStore`` in the desktop keyring (the freedesktop.org Secret Service over D-Bus:
 /// GNOME Keyring, KWallet 5.97+, KeePassXC), through the `secret-tool` program from libsecret.
@@ -237,7 +230,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         }
         let process: Subprocess
         do {
-            defer { if inputReadEnd >= 0 { close(inputReadEnd) } }
+            defer { if inputReadEnd >= 0 { Descriptor.close(inputReadEnd) } }
             process = try Subprocess(
                 executable: executable, arguments: arguments, environment: environment,
                 standardInput: inputStream, standardOutput: .pipe, standardError: .pipe)
@@ -246,7 +239,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         }
         let killer = Task {
             try? await Task.sleep(for: limit)
-            if !Task.isCancelled { process.send(SIGKILL) }
+            if !Task.isCancelled { process.send(SignalNumber.kill) }
         }
         defer { killer.cancel() }
         async let output = Self.collect(process.standardOutput)
@@ -276,7 +269,7 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
         }
         switch SessionBusSocket.open(address, deadline: .now + limit) {
         case .success(let descriptor):
-            close(descriptor)
+            Descriptor.close(descriptor)
         case .failure(let refusal):
             throw TokenStoreError(.keyringUnavailable, "the keyring is not used: \(refusal)")
         }
@@ -291,19 +284,20 @@ public struct SecretServiceTokenStore: TokenStore, LockedEntryStore {
 
     /// A pipe already holding `data`, its write end closed; returns the read end (close-on-exec).
     private static func pipe(holding data: Data) throws(TokenStoreError) -> Int32 {
-        let ends: [Int32]
+        let ends: (read: Int32, write: Int32)
         do {
-            ends = try Subprocess.makePipe()
+            ends = try Pipe.make()
         } catch {
             throw TokenStoreError(.keyringFailed, "cannot make a pipe: \(error)")
         }
-        defer { close(ends[1]) }
-        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
-        if let number = writeAll(ends[1], data) {
-            close(ends[0])
-            throw TokenStoreError.system(
-                "cannot write the token entry into a pipe", errno: number, code: .keyringFailed)
+        defer { Descriptor.close(ends.write) }
+        Descriptor.setNonBlocking(ends.write)
+        do {
+            try Descriptor.writeAll(ends.write, [UInt8](data))
+        } catch {
+            Descriptor.close(ends.read)
+            throw TokenStoreError.system("cannot write the token entry into a pipe", error, code: .keyringFailed)
         }
-        return ends[0]
+        return ends.read
     }
 }

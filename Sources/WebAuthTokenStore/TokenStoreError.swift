@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthCore
+import WebAuthPlatform
 
 /// Why a ``TokenStore`` operation failed. The message names paths, profiles and system errors,
 /// never a token.
@@ -72,8 +73,8 @@ public struct TokenStoreError: WebAuthError {
         TokenStoreError(.notSignedIn, "no profile \"\(profile)\" is signed in")
     }
 
-    /// An error for a failed system call: `what` plus the `errno` text.
-    static func system(_ what: String, errno number: Int32 = errno, code: Code = .fileSystem) -> TokenStoreError {
-        TokenStoreError(code, "\(what): \(String(cString: strerror(number)))")
+    /// An error for a failed system call: `what` plus the error's text.
+    static func system(_ what: String, _ error: SystemError, code: Code = .fileSystem) -> TokenStoreError {
+        TokenStoreError(code, "\(what): \(error)")
     }
 }

@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// One running Chromium a ``ChromiumBrowser`` launched, as tests and benchmarks see it
 /// (``ChromiumBrowser/Options/launchObserver``): its process, profile, page, and the times things
 /// happened. Not part of the public API.
@@ -28,7 +20,7 @@ package final class ChromiumInstance: Sendable {
     }
 
     /// The browser's process ID, which is also its process group.
-    package let pid: pid_t
+    package let pid: Int32
     /// The profile directory it runs with.
     package let profileDirectory: URL
     /// Whether that profile is removed when the session ends.
@@ -41,7 +33,7 @@ package final class ChromiumInstance: Sendable {
     private let milestones = Mutex<[Milestone: ContinuousClock.Instant]>([:])
 
     init(
-        pid: pid_t, profileDirectory: URL, isEphemeral: Bool, pageTargetID: String, pageSessionID: String,
+        pid: Int32, profileDirectory: URL, isEphemeral: Bool, pageTargetID: String, pageSessionID: String,
         connection: DevToolsConnection
     ) {
         self.pid = pid

@@ -1,13 +1,6 @@
 import Foundation
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// Starting Chromium and connecting to it over the DevTools pipe.
 ///
@@ -76,7 +69,7 @@ enum ChromiumLauncher: ControlledBrowserLauncher {
             browser = try await LaunchedBrowser.start(
                 name: "chromium", executable: executable,
                 arguments: arguments(
-                    profile: profile.directory, headless: headless, runningAsRoot: geteuid() == 0,
+                    profile: profile.directory, headless: headless, runningAsRoot: CurrentProcess.effectiveUserID == 0,
                     extra: options.extraArguments),
                 environment: options.environment, descriptors: pipe.childDescriptors, profile: profile, watched: false,
                 logger: logger)

@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// What a Chromium profile gets before each start — the preferences a controlled Chromium needs,
 /// written into `Default/Preferences` — and whether another Chromium runs on it.
@@ -32,7 +25,7 @@ enum ChromiumProfileSetup {
     static func apply(to profile: URL) -> Bool {
         let directory = profile.appendingPathComponent("Default", isDirectory: true)
         let file = directory.appendingPathComponent("Preferences")
-        mkdir(directory.path, 0o700)
+        try? FileSystem.makeDirectory(directory.path, mode: 0o700)
         var preferences: [String: Any] = [:]
         if let data = try? Data(contentsOf: file), !data.isEmpty {
             guard let existing = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
@@ -46,36 +39,31 @@ enum ChromiumProfileSetup {
         preferences["net"] = network
         guard let data = try? JSONSerialization.data(withJSONObject: preferences) else { return false }
         // Written to a private temporary file, then renamed over the old one.
-        let temporary = directory.appendingPathComponent(".Preferences.webauth-\(getpid())")
-        unlink(temporary.path)
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == data.count, rename(temporary.path, file.path) == 0 else {
-            unlink(temporary.path)
+        let temporary = directory.appendingPathComponent(".Preferences.webauth-\(CurrentProcess.id)").path
+        try? FileSystem.removeFile(temporary)
+        do {
+            let descriptor = try Descriptor.open(temporary, .write, [.create, .exclusive], mode: 0o600)
+            defer { Descriptor.close(descriptor) }
+            try Descriptor.writeAll(descriptor, [UInt8](data))
+            try FileSystem.rename(temporary, to: file.path)
+            return true
+        } catch {
+            try? FileSystem.removeFile(temporary)
             return false
         }
-        return true
     }
 
     /// A description of the Chromium that holds `profile` (its `SingletonLock` names a live
     /// process of this host, or another host), or `nil` when none does.
     static func runningBrowser(in profile: URL) -> String? {
         let link = profile.appendingPathComponent("SingletonLock").path
-        var buffer = [CChar](repeating: 0, count: 512)
-        let length = readlink(link, &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let target = FileSystem.linkDestination(link) else { return nil }
         // Chromium writes `<hostname>-<pid>`; the host name may itself contain `-`.
-        guard let dash = target.lastIndex(of: "-"), let pid = pid_t(target[target.index(after: dash)...]), pid > 0
+        guard let dash = target.lastIndex(of: "-"), let pid = Int32(target[target.index(after: dash)...]), pid > 0
         else { return nil }
         let host = String(target[..<dash])
-        var name = [CChar](repeating: 0, count: 256)
-        gethostname(&name, name.count - 1)
-        let ownHost = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard host == ownHost else { return "a Chromium on host \(host)" }
-        guard kill(pid, 0) == 0 || errno == EPERM else { return nil }  // stale: Chromium takes it over
+        guard host == CurrentProcess.hostName else { return "a Chromium on host \(host)" }
+        guard OtherProcess.exists(pid) else { return nil }  // stale: Chromium takes it over
         return "another Chromium (process \(pid))"
     }
 }

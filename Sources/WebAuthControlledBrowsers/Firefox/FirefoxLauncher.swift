@@ -2,14 +2,6 @@ import Foundation
 import WebAuthCore
 import WebAuthProcess
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Starting Firefox and connecting to it over WebDriver BiDi.
 ///
 /// The shared lifecycle takes the profile (``BrowserProfile``) and starts the process

@@ -3,14 +3,6 @@ import Logging
 import Synchronization
 import WebAuthCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The authorization page open in a Firefox the session launched (``FirefoxLauncher``) and steers
 /// over WebDriver BiDi.
 ///
@@ -23,7 +15,7 @@ package final class FirefoxPresentation: BrowserPresentation {
     package var events: AsyncStream<BrowserEvent> { reporter.stream }
 
     /// The Firefox process, which leads a process group of its own.
-    package var processID: pid_t { browser.process.pid }
+    package var processID: Int32 { browser.process.pid }
     /// The profile directory Firefox runs with.
     package var profileDirectory: URL { browser.profile.directory }
     /// The browser's version, as Firefox reports it (such as `153.7.0`).

@@ -1,13 +1,6 @@
 import Foundation
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// What a Firefox profile gets before each start: our preferences in `user.js`, and for a
 /// custom-scheme callback a handler entry in `handlers.json` — and whether another Firefox runs on
@@ -77,22 +70,14 @@ enum FirefoxProfileSetup {
     /// when the holder dies (so it is never stale), and a `lock` symbolic link to
     /// `address:+pid`. The first decides when the file exists; otherwise a link to a live
     /// process does.
-    static func lockHolder(in directory: URL) -> pid_t? {
-        let descriptor = open(directory.appendingPathComponent(".parentlock").path, O_RDWR | O_CLOEXEC)
-        if descriptor >= 0 {
-            defer { close(descriptor) }
-            var query = flock()
-            query.l_type = Int16(F_WRLCK)
-            query.l_whence = Int16(SEEK_SET)
-            guard fcntl(descriptor, F_GETLK, &query) == 0, query.l_type != Int16(F_UNLCK) else { return nil }
-            return query.l_pid
+    static func lockHolder(in directory: URL) -> Int32? {
+        if let descriptor = try? Descriptor.open(directory.appendingPathComponent(".parentlock").path, .readWrite) {
+            defer { Descriptor.close(descriptor) }
+            return FileLock.recordLockHolder(descriptor)
         }
-        var target = [CChar](repeating: 0, count: 512)
-        let length = readlink(directory.appendingPathComponent("lock").path, &target, target.count - 1)
-        guard length > 0 else { return nil }
-        let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let plus = text.lastIndex(of: "+"), let pid = pid_t(text[text.index(after: plus)...]), pid > 0,
-            kill(pid, 0) == 0 || errno == EPERM
+        guard let text = FileSystem.linkDestination(directory.appendingPathComponent("lock").path) else { return nil }
+        guard let plus = text.lastIndex(of: "+"), let pid = Int32(text[text.index(after: plus)...]), pid > 0,
+            OtherProcess.exists(pid)
         else { return nil }
         return pid
     }

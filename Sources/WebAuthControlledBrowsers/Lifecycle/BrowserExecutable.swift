@@ -1,13 +1,6 @@
 import Foundation
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// Where a controlled browser's executable is: one rule for every browser.
 ///
@@ -65,8 +58,7 @@ struct BrowserExecutable: Sendable {
     }
 
     private static func isExecutableFile(_ path: String) -> Bool {
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
-        return access(path, X_OK) == 0
+        guard (try? FileSystem.status(path, followingLinks: true))?.kind == .regular else { return false }
+        return FileSystem.isExecutable(path)
     }
 }

@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// The processes of a launched browser's process group: the browser and the helpers it started.
 ///
@@ -18,34 +11,19 @@ package enum BrowserProcessGroup {
     /// counted.
     ///
     /// On systems without `/proc`, any process of the group counts.
-    package static func liveMembers(of group: pid_t) -> [pid_t] {
-        guard group > 1, kill(-group, 0) == 0 || errno == EPERM else { return [] }
-        #if os(Linux)
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-            return entries.compactMap { entry -> pid_t? in
-                guard let pid = pid_t(entry), let (state, processGroup) = status(of: pid) else { return nil }
-                return processGroup == group && state != "Z" && state != "X" ? pid : nil
-            }
-        #else
-            return [group]
-        #endif
+    package static func liveMembers(of group: Int32) -> [Int32] {
+        ProcessTable.liveMembers(ofGroup: group)
     }
 
     /// Whether process `pid` is still running: it exists and is not dead (a zombie, or exiting).
-    package static func isLive(_ pid: pid_t) -> Bool {
-        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
-        #if os(Linux)
-            guard let (state, _) = status(of: pid) else { return false }
-            return state != "Z" && state != "X"
-        #else
-            return true
-        #endif
+    package static func isLive(_ pid: Int32) -> Bool {
+        ProcessTable.isLive(pid)
     }
 
     /// Waits (without blocking a thread) until group `group` has no live process or `limit` has
     /// passed. Returns whether the group is gone.
     @discardableResult
-    package static func waitUntilGone(_ group: pid_t, within limit: Duration) async -> Bool {
+    package static func waitUntilGone(_ group: Int32, within limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while !liveMembers(of: group).isEmpty {
             if ContinuousClock.now >= deadline { return false }
@@ -53,17 +31,4 @@ package enum BrowserProcessGroup {
         }
         return true
     }
-
-    #if os(Linux)
-        /// The state letter and process group of `pid`, from `/proc/{pid}/stat`
-        /// (`pid (comm) state ppid pgrp …`; the command name may itself contain spaces and `)`).
-        private static func status(of pid: pid_t) -> (state: Character, processGroup: pid_t)? {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let commandEnd = stat.lastIndex(of: ")")
-            else { return nil }
-            let fields = stat[stat.index(after: commandEnd)...].split(separator: " ")
-            guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
-            return (state, group)
-        }
-    #endif
 }

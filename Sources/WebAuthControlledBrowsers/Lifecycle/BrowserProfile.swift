@@ -1,13 +1,6 @@
 import Foundation
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// The data directory a controlled browser runs with, held by this session until
 /// ``release()``.
@@ -75,7 +68,7 @@ package struct BrowserProfile: Sendable {
     ) throws(WebAuthenticationSessionError) -> BrowserProfile {
         let base = try ephemeralBase(environment: environment)
         removeStaleProfiles(in: base)
-        let name = "\(browser)-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        let name = "\(browser)-\(CurrentProcess.id)-\(UUID().uuidString.prefix(8).lowercased())"
         let directory = base.appendingPathComponent(name, isDirectory: true)
         try makePrivateDirectory(directory)
         return BrowserProfile(directory: directory, isEphemeral: true, lock: nil)
@@ -141,7 +134,8 @@ package struct BrowserProfile: Sendable {
             root = URL(fileURLWithPath: runtime).appendingPathComponent("webauth", isDirectory: true)
         } else {
             let temporary = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-            root = URL(fileURLWithPath: temporary).appendingPathComponent("webauth-\(getuid())", isDirectory: true)
+            root = URL(fileURLWithPath: temporary).appendingPathComponent(
+                "webauth-\(CurrentProcess.realUserID)", isDirectory: true)
         }
         try makePrivateDirectory(root, mayExist: true)
         let profiles = root.appendingPathComponent("profiles", isDirectory: true)
@@ -153,22 +147,22 @@ package struct BrowserProfile: Sendable {
     /// exist — checks that the existing one is a real directory owned by us with mode 0700.
     static func makePrivateDirectory(_ directory: URL, mayExist: Bool = false) throws(WebAuthenticationSessionError) {
         let path = directory.path
-        if mkdir(path, 0o700) == 0 {
+        do {
+            try FileSystem.makeDirectory(path, mode: 0o700)
             // mkdir applies the umask, which can only remove bits; make the mode exact.
-            chmod(path, 0o700)
+            try? FileSystem.setPermissions(path, 0o700)
             return
+        } catch  where error == .alreadyExists && mayExist {
+        } catch {
+            throw .browserLaunchFailed("cannot create the browser profile directory \(path): \(error)")
         }
-        let error = errno
-        guard error == EEXIST, mayExist else {
-            throw .browserLaunchFailed(
-                "cannot create the browser profile directory \(path): \(String(cString: strerror(error)))")
-        }
-        var status = stat()
-        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, status.st_uid == getuid() else {
+        guard let status = try? FileSystem.status(path), status.kind == .directory,
+            status.owner == CurrentProcess.realUserID
+        else {
             throw .browserLaunchFailed("\(path) exists but is not a directory of this user; remove it")
         }
-        if status.st_mode & 0o077 != 0 {
-            guard chmod(path, 0o700) == 0 else {
+        if status.permissions & 0o077 != 0 {
+            guard (try? FileSystem.setPermissions(path, 0o700)) != nil else {
                 throw .browserLaunchFailed("\(path) is accessible to other users and cannot be made private")
             }
         }
@@ -179,8 +173,8 @@ package struct BrowserProfile: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base.path) else { return }
         for name in names {
             let parts = name.split(separator: "-")
-            guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]), pid > 0 else { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH {
+            guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid > 0 else { continue }
+            if OtherProcess.isGone(pid) {
                 try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
             }
         }

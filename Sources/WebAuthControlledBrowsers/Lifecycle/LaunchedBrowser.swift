@@ -1,15 +1,8 @@
 import Foundation
 import Logging
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A browser process the session launched: the leader of a process group of its own, running on
 /// a ``BrowserProfile`` this session holds, writing its output to a private file — and the one
@@ -168,12 +161,14 @@ final class LaunchedBrowser: Sendable {
         name: String, environment: [String: String]
     ) throws(WebAuthenticationSessionError) -> URL {
         let base = try BrowserProfile.ephemeralBase(environment: environment)
-        let file = base.appendingPathComponent("\(name)_output-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())")
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw .browserLaunchFailed("cannot create \(file.path): \(String(cString: strerror(errno)))")
+        let file = base.appendingPathComponent(
+            "\(name)_output-\(CurrentProcess.id)-\(UUID().uuidString.prefix(8).lowercased())")
+        do {
+            let descriptor = try Descriptor.open(file.path, .write, [.create, .exclusive, .noFollow], mode: 0o600)
+            Descriptor.close(descriptor)
+        } catch {
+            throw .browserLaunchFailed("cannot create \(file.path): \(error)")
         }
-        close(descriptor)
         return file
     }
 }

@@ -1,14 +1,7 @@
 import Foundation
 import Synchronization
+import WebAuthPlatform
 import WebAuthProcess
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Ends a launched browser's process group and removes its files if this process dies without
 /// dismissing it.
@@ -34,41 +27,30 @@ final class ProcessGroupWatchdog: Sendable {
         """
 
     /// Starts watching process group `group`; `paths` are removed if this process dies.
-    init(group: pid_t, removing paths: [String]) throws {
+    init(group: Int32, removing paths: [String]) throws {
         // A socket pair rather than a pipe: it can be created close-on-exec atomically, so no
         // child another thread spawns meanwhile inherits the end that must close with us.
-        var descriptors: [Int32] = [-1, -1]
-        #if os(Linux)
-            let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue)
-        #else
-            let type = SOCK_STREAM
-        #endif
-        guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        #if !os(Linux)
-            for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        #endif
-        defer { close(descriptors[0]) }
+        let descriptors = try Pipe.socketPair()
+        defer { Descriptor.close(descriptors.0) }
         do {
             process = try Subprocess(
                 executable: "/bin/sh",
                 arguments: ["-c", Self.script, "webauth-browser-watchdog", String(group)] + paths,
                 environment: ["PATH": "/usr/bin:/bin"],
-                descriptors: [3: descriptors[0]])
+                descriptors: [3: descriptors.0])
         } catch {
-            close(descriptors[1])
+            Descriptor.close(descriptors.1)
             throw error
         }
-        writeEnd = Mutex(descriptors[1])
+        writeEnd = Mutex(descriptors.1)
     }
 
     /// The watchdog's process identifier.
-    var pid: pid_t { process.pid }
+    var pid: Int32 { process.pid }
 
     /// Stops the watchdog without letting it act. Safe to call more than once.
     func disarm() async {
-        kill(-process.pid, SIGKILL)
+        OtherProcess.signalGroup(process.pid, SignalNumber.kill)
         _ = await process.exitStatus()
         closeWriteEnd()
     }
@@ -80,7 +62,7 @@ final class ProcessGroupWatchdog: Sendable {
             defer { end = nil }
             return end
         }) {
-            close(descriptor)
+            Descriptor.close(descriptor)
         }
     }
 }

@@ -1,13 +1,6 @@
 import Foundation
 import WebAuthCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// Keeps two sign-ins off one shared browser profile.
 ///
@@ -37,17 +30,19 @@ final class SharedProfileLock: Sendable {
         profile: URL, runningBrowser: (URL) -> String?
     ) throws(WebAuthenticationSessionError) -> SharedProfileLock {
         let path = profile.appendingPathComponent(fileName).path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw .browserLaunchFailed("cannot open \(path): \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do {
+            descriptor = try Descriptor.open(path, .readWrite, [.create, .noFollow], mode: 0o600)
+        } catch {
+            throw .browserLaunchFailed("cannot open \(path): \(error)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+        guard (try? FileLock.tryLock(descriptor)) == true else {
+            Descriptor.close(descriptor)
             throw inUse(profile, by: "another sign-in")
         }
         if let owner = runningBrowser(profile) {
-            flock(descriptor, LOCK_UN)
-            close(descriptor)
+            FileLock.unlock(descriptor)
+            Descriptor.close(descriptor)
             throw inUse(profile, by: owner)
         }
         return SharedProfileLock(descriptor: descriptor)
@@ -55,8 +50,8 @@ final class SharedProfileLock: Sendable {
 
     /// Lets the next session have the profile.
     func release() {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        FileLock.unlock(descriptor)
+        Descriptor.close(descriptor)
     }
 
     private static func inUse(_ profile: URL, by owner: String) -> WebAuthenticationSessionError {

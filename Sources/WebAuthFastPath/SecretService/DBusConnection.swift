@@ -1,10 +1,5 @@
+import WebAuthPlatform
 import WebAuthTokenFiles
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// A connection to a D-Bus bus over its Unix socket, opened as ``SessionBusSocket`` opens it —
 /// a bus of this user's or root's, with the address's GUID, authenticated as this user
@@ -39,14 +34,14 @@ package struct DBusConnection {
                         interface: "org.freedesktop.DBus", member: "Hello")),
             reply(to: hello)?.kind == .methodReturn
         else {
-            closeDescriptor(descriptor)
+            Descriptor.close(descriptor)
             return nil
         }
     }
 
     /// Closes the socket.
     package func close() {
-        closeDescriptor(descriptor)
+        Descriptor.close(descriptor)
     }
 
     /// A new serial for a message to send.
@@ -57,20 +52,7 @@ package struct DBusConnection {
 
     /// Writes `bytes` whole; `false` on an error or when the deadline passes.
     package func send(_ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            guard wait(for: Int16(POLLOUT)) else { return false }
-            // MSG_NOSIGNAL: a bus that hung up is a failed send, not a SIGPIPE ending the program.
-            let count = bytes[written...].withUnsafeBytes {
-                sendBytes(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if count > 0 {
-                written += count
-            } else if count < 0, errno != EINTR, errno != EAGAIN {
-                return false
-            }
-        }
-        return true
+        LocalSocket.sendAll(descriptor, bytes, deadline: deadline)
     }
 
     /// The reply to the call sent with `serial` (a method return or an error); the messages
@@ -105,30 +87,8 @@ package struct DBusConnection {
     /// Reads what has arrived into ``received``; `false` at the end, on an error or when the
     /// deadline passes.
     private mutating func receive() -> Bool {
-        while true {
-            guard wait(for: Int16(POLLIN)) else { return false }
-            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-            let count = read(descriptor, &buffer, buffer.count)
-            if count > 0 {
-                received += buffer[..<count]
-                return true
-            }
-            if count == 0 || (errno != EINTR && errno != EAGAIN) { return false }
-        }
+        guard let bytes = LocalSocket.receive(descriptor, maximum: 16 * 1024, deadline: deadline) else { return false }
+        received += bytes
+        return true
     }
-
-    /// Waits until the socket is ready for `events`; `false` when the deadline passes first or
-    /// the socket fails.
-    private func wait(for events: Int16) -> Bool {
-        SessionBusSocket.wait(descriptor, for: events, deadline: deadline)
-    }
-}
-
-// The C library's functions, under names the connection's own methods do not shadow.
-private func closeDescriptor(_ descriptor: Int32) {
-    close(descriptor)
-}
-
-private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
-    send(descriptor, bytes, count, flags)
 }

@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// Everything the OAuth layer needs to know about a client and its provider: where the
 /// provider is (an issuer to discover, or explicit endpoints), the client's registration, and
@@ -144,16 +137,16 @@ public struct ClientConfiguration: Sendable, Hashable {
     public static func load(from file: URL) throws(OAuthError) -> ClientConfiguration {
         let path = file.path
         // Read through one descriptor, so the file checked is the file read.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        guard let descriptor = try? Descriptor.open(path, .read) else {
             throw OAuthError(code: .invalidConfiguration, message: "cannot read \(path)")
         }
-        defer { close(descriptor) }
-        var info = stat()
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        guard fstat(descriptor, &info) == 0, let data = try? handle.readToEnd() ?? Data() else {
+        defer { Descriptor.close(descriptor) }
+        guard let info = try? Descriptor.status(descriptor),
+            let bytes = try? Descriptor.readAll(descriptor, limit: .max)
+        else {
             throw OAuthError(code: .invalidConfiguration, message: "cannot read \(path)")
         }
+        let data = Data(bytes)
         let configuration: ClientConfiguration
         do {
             configuration = try JSONDecoder().decode(ClientConfiguration.self, from: data)
@@ -170,14 +163,15 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     /// Refuses a file holding a secret that is not this user's or that group or others may
     /// read or write. (A pipe, as from `--config <(…)`, is the user's with mode 0600.)
-    private static func checkPrivate(path: String, info: stat) throws(OAuthError) {
-        let mode = info.st_mode & 0o7777
+    private static func checkPrivate(path: String, info: FileStatus) throws(OAuthError) {
+        let mode = info.permissions
         let shown = UntrustedText(path).displayed()
-        if info.st_uid != geteuid() {
+        if info.owner != CurrentProcess.effectiveUserID {
             throw OAuthError(
                 code: .invalidConfiguration,
-                message: "\(shown) holds a client secret but belongs to user \(info.st_uid), not to you (user "
-                    + "\(geteuid())); use a copy of your own: cp '\(shown)' ~/client.json && chmod 600 ~/client.json")
+                message: "\(shown) holds a client secret but belongs to user \(info.owner), not to you (user "
+                    + "\(CurrentProcess.effectiveUserID)); use a copy of your own: cp '\(shown)' ~/client.json && chmod 600 ~/client.json"
+            )
         }
         guard mode & 0o077 == 0 else {
             throw OAuthError(

@@ -1,13 +1,8 @@
 import Foundation
+import WebAuthPlatform
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
 #endif
 
 /// The `URLSessionConfiguration` of every ``URLSessionTransport``: ephemeral, with no cookie
@@ -36,7 +31,7 @@ enum SessionConfigurationTemplate {
             let configuration = URLSessionConfiguration.ephemeral
             // Deepest first; rmdir removes only an empty directory, so nothing anyone put
             // there is touched.
-            for path in created { _ = rmdir(path) }
+            for path in created { try? FileSystem.removeDirectory(path) }
         #else
             let configuration = URLSessionConfiguration.ephemeral
         #endif

@@ -1,14 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import WebAuthPlatform
 
 /// The two pipes of Chromium's `--remote-debugging-pipe`: the browser reads commands on *its*
 /// descriptor 3 and writes replies and events on *its* descriptor 4, each message a JSON text
@@ -52,17 +45,15 @@ final class DevToolsPipe: Sendable {
     static func make() throws(DevToolsError) -> DevToolsPipe {
         var made: [(Int32, Int32)] = []
         for _ in 0..<3 {
-            var descriptors: [Int32] = [-1, -1]
-            let result = makeCloseOnExecPipe(&descriptors)
-            guard result == 0 else {
-                let reason = String(cString: strerror(errno))
+            do {
+                made.append(try Pipe.make())
+            } catch {
                 for (read, write) in made {
-                    _ = closeDescriptor(read)
-                    _ = closeDescriptor(write)
+                    Descriptor.close(read)
+                    Descriptor.close(write)
                 }
-                throw .closed("cannot create a pipe: \(reason)")
+                throw .closed("cannot create a pipe: \(error)")
             }
-            made.append((descriptors[0], descriptors[1]))
         }
         return DevToolsPipe(
             commandRead: made[0].0, commandWrite: made[0].1, replyRead: made[1].0, replyWrite: made[1].1,
@@ -80,14 +71,14 @@ final class DevToolsPipe: Sendable {
             defer { state.childEnds = [] }
             return state.childEnds
         }
-        for descriptor in childEnds { _ = closeDescriptor(descriptor) }
+        for descriptor in childEnds { Descriptor.close(descriptor) }
 
         let replyRead = replyRead
         let wakeRead = wakeRead
         Thread.detachNewThread {
             let reason = Self.readLoop(replyRead: replyRead, wakeRead: wakeRead, onMessage: onMessage)
-            _ = closeDescriptor(replyRead)
-            _ = closeDescriptor(wakeRead)
+            Descriptor.close(replyRead)
+            Descriptor.close(wakeRead)
             onClose(reason)
         }
         Thread.detachNewThread { [self] in
@@ -117,13 +108,13 @@ final class DevToolsPipe: Sendable {
             return (state.closing, state.started, state.childEnds, state.wakeWrite)
         }
         guard !wasClosing else { return }
-        for descriptor in childEnds { _ = closeDescriptor(descriptor) }
+        for descriptor in childEnds { Descriptor.close(descriptor) }
         // Closing the wake pipe's write end is seen by the reader's poll as a hang-up.
-        if wakeWrite >= 0 { _ = closeDescriptor(wakeWrite) }
+        if wakeWrite >= 0 { Descriptor.close(wakeWrite) }
         if started {
             queued.signal()  // the writer sees `closing` and closes the command pipe itself
         } else {
-            for descriptor in [commandWrite, replyRead, wakeRead] { _ = closeDescriptor(descriptor) }
+            for descriptor in [commandWrite, replyRead, wakeRead] { Descriptor.close(descriptor) }
         }
     }
 
@@ -136,21 +127,21 @@ final class DevToolsPipe: Sendable {
         var framer = DevToolsMessageFramer()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            var descriptors = [
-                pollfd(fd: replyRead, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return "poll failed: \(String(cString: strerror(errno)))"
+            let ready: [Bool]
+            do {
+                ready = try Descriptor.waitUntilReadable([replyRead, wakeRead], timeout: nil)
+            } catch {
+                return "poll failed: \(error)"
             }
-            if descriptors[1].revents != 0 { return "closed by webauth" }
-            guard descriptors[0].revents != 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(replyRead, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return "read failed: \(String(cString: strerror(errno)))"
+            if ready[1] { return "closed by webauth" }
+            guard ready[0] else { continue }
+            let count: Int
+            do {
+                count = try Descriptor.read(replyRead, into: &buffer)
+            } catch  where error == .wouldBlock {
+                continue
+            } catch {
+                return "read failed: \(error)"
             }
             if count == 0 { return "the browser closed its end" }
             let messages = buffer.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
@@ -164,10 +155,7 @@ final class DevToolsPipe: Sendable {
         // A write to a pipe whose reader has gone raises SIGPIPE, which would end the whole
         // process. Blocked on this thread only, it stays pending here (and is discarded when the
         // thread ends) while write() returns EPIPE.
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+        CurrentProcess.blockBrokenPipeSignalOnThisThread()
 
         var broken = false
         while true {
@@ -179,54 +167,12 @@ final class DevToolsPipe: Sendable {
             if broken { continue }
             var bytes = [UInt8](next)
             bytes.append(0)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { write(commandWrite, $0.baseAddress! + offset, $0.count - offset) }
-                if written < 0 {
-                    if errno == EINTR || errno == EAGAIN { continue }
-                    broken = true  // EPIPE: the browser is gone; the reader reports the end
-                    break
-                }
-                offset += written
+            do {
+                try Descriptor.writeAll(commandWrite, bytes)
+            } catch {
+                broken = true  // EPIPE: the browser is gone; the reader reports the end
             }
         }
-        _ = closeDescriptor(commandWrite)
+        Descriptor.close(commandWrite)
     }
-}
-
-/// `pipe2(fds, O_CLOEXEC)`: a pipe whose ends are close-on-exec from the start, so that a child
-/// another thread spawns at the same moment cannot inherit them (and keep the browser's end of
-/// the stream open). Swift's Glibc module does not export the GNU `pipe2`, so it is looked up in
-/// the C library; where there is none (Darwin), `pipe` then `FD_CLOEXEC`.
-private func makeCloseOnExecPipe(_ descriptors: inout [Int32]) -> Int32 {
-    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
-    if let symbol = UnsafeRawPointer(bitPattern: pipe2Address) {
-        let pipe2 = unsafeBitCast(symbol, to: Pipe2.self)
-        return descriptors.withUnsafeMutableBufferPointer { pipe2($0.baseAddress, Int32(O_CLOEXEC)) }
-    }
-    let result = pipe(&descriptors)
-    if result == 0 { for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) } }
-    return result
-}
-
-/// The address of the C library's `pipe2`, or 0. (An address as an integer is `Sendable`; the
-/// global is initialised once, thread-safely, and never changes.)
-private let pipe2Address: Int = {
-    #if os(Linux)
-        return Int(bitPattern: dlsym(dlopen(nil, RTLD_NOW), "pipe2"))
-    #else
-        return 0
-    #endif
-}()
-
-/// `close(2)`, named apart from the pipe's own `close()`.
-@inline(__always)
-private func closeDescriptor(_ descriptor: Int32) -> Int32 {
-    #if canImport(Glibc)
-        Glibc.close(descriptor)
-    #elseif canImport(Musl)
-        Musl.close(descriptor)
-    #else
-        Darwin.close(descriptor)
-    #endif
 }

@@ -1,15 +1,8 @@
 import Foundation
 import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Where a launched Firefox serves WebDriver BiDi.
 ///
@@ -68,7 +61,7 @@ enum BiDiEndpoint {
                             continuation.resume(returning: .timedOut)
                             return
                         }
-                        usleep(5_000)
+                        CurrentProcess.sleep(for: .milliseconds(5))
                     }
                 }
             }

@@ -1,0 +1,204 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Unix domain stream sockets on the client side: connecting within a deadline, who listens,
+/// and whole sends and receives within a deadline. Every socket is close-on-exec and
+/// non-blocking, and no send raises `SIGPIPE` (a peer that hung up is a failed send).
+///
+/// ```swift
+/// let socket = try LocalSocket.connect(.path("/run/user/1000/bus"), deadline: .now + .seconds(2))
+/// guard LocalSocket.peerUserID(socket) == CurrentProcess.effectiveUserID else { … }
+/// ```
+package enum LocalSocket {
+    /// Where a Unix socket listens.
+    package enum Address: Sendable, Hashable {
+        /// A path in the file system.
+        case path(String)
+        /// A name in Linux's abstract namespace (no file; the leading NUL is added here).
+        case abstract(String)
+    }
+
+    /// Why a connection was not made.
+    package enum ConnectFailure: Error, Sendable, Hashable {
+        /// No socket could be made, the address is too long, or the connection was refused.
+        case unreachable
+        /// The deadline passed first.
+        case timedOut
+    }
+
+    /// Connects to `address` before `deadline`: a non-blocking connect, retried while the
+    /// listener's queue is full (it may be slow, or never accept), given up at the deadline.
+    /// The connected socket, close-on-exec and non-blocking.
+    package static func connect(
+        _ address: Address, deadline: ContinuousClock.Instant
+    ) throws(ConnectFailure) -> Int32 {
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        let name: [UInt8]
+        switch address {
+        case .path(let path): name = Array(path.utf8)
+        case .abstract(let abstract): name = [0] + Array(abstract.utf8)
+        }
+        guard name.count < MemoryLayout.size(ofValue: socketAddress.sun_path) else { throw .unreachable }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: name) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count + (name.first == 0 ? 0 : 1))
+
+        #if os(Linux)
+            let descriptor = socket(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        #else
+            let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
+            if descriptor >= 0 {
+                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+                Descriptor.setNonBlocking(descriptor)
+                var one: Int32 = 1
+                _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+        #endif
+        guard descriptor >= 0 else { throw .unreachable }
+        while true {
+            let result = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(descriptor, $0, length) }
+            }
+            if result == 0 { return descriptor }
+            switch errno {
+            case EINTR:
+                continue
+            case EINPROGRESS:
+                // Not what a Unix socket says on Linux, but should it: wait for the result.
+                guard Descriptor.wait(descriptor, forWriting: true, deadline: deadline) else {
+                    Descriptor.close(descriptor)
+                    throw .timedOut
+                }
+                var error: Int32 = 0
+                var size = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error == 0 else {
+                    Descriptor.close(descriptor)
+                    throw .unreachable
+                }
+                return descriptor
+            case EAGAIN:
+                // The listener's queue is full: try again shortly, until the deadline.
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else {
+                    Descriptor.close(descriptor)
+                    throw .timedOut
+                }
+                let nap = min(left, .milliseconds(5))
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(nap.components.attoseconds / 1_000_000_000))
+                _ = nanosleep(&pause, nil)
+            default:
+                Descriptor.close(descriptor)
+                throw .unreachable
+            }
+        }
+    }
+
+    /// The user ID of the process that listens on the other end of the connected `descriptor`
+    /// (`SO_PEERCRED` on Linux, `getpeereid` elsewhere), taken when it started listening;
+    /// `nil` when the system does not tell.
+    package static func peerUserID(_ descriptor: Int32) -> UInt32? {
+        #if os(Linux)
+            // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — three 32-bit fields.
+            var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+            var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+            guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0,
+                Int(size) == MemoryLayout.size(ofValue: credentials)
+            else { return nil }
+            return credentials.1
+        #else
+            var user: uid_t = 0
+            var group: gid_t = 0
+            return getpeereid(descriptor, &user, &group) == 0 ? user : nil
+        #endif
+    }
+
+    /// Sends all of `bytes` on the non-blocking `descriptor`, waiting while the socket is full;
+    /// `false` on an error or when `deadline` passes.
+    package static func sendAll(_ descriptor: Int32, _ bytes: [UInt8], deadline: ContinuousClock.Instant) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            guard Descriptor.wait(descriptor, forWriting: true, deadline: deadline) else { return false }
+            let count = bytes[written...].withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                written += count
+            } else if count < 0, errno != EINTR, errno != EAGAIN {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Waits for and reads what has arrived on the non-blocking `descriptor`, at most
+    /// `maximum` bytes; `nil` at the end of the stream, on an error or when `deadline` passes.
+    package static func receive(
+        _ descriptor: Int32, maximum: Int, deadline: ContinuousClock.Instant
+    ) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        while true {
+            guard Descriptor.wait(descriptor, forWriting: false, deadline: deadline) else { return nil }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 { return Array(buffer[..<count]) }
+            if count == 0 || (errno != EINTR && errno != EAGAIN) { return nil }
+        }
+    }
+}
+
+/// A Linux netlink socket for one request-and-reply exchange at a time with the kernel (such as
+/// `NETLINK_SOCK_DIAG`'s exact socket lookup). Elsewhere there is none: ``open(protocol:)``
+/// returns `nil`.
+package struct NetlinkSocket: ~Copyable {
+    /// `NETLINK_SOCK_DIAG`: the kernel's socket table.
+    package static let socketDiagnostics: Int32 = 4
+    /// `AF_INET`, as the kernel's messages name IPv4.
+    package static let internetFamily = UInt8(AF_INET)
+    /// `AF_INET6`, as the kernel's messages name IPv6.
+    package static let internet6Family = UInt8(AF_INET6)
+    /// `IPPROTO_TCP`.
+    package static let tcpProtocol = UInt8(IPPROTO_TCP)
+
+    private let descriptor: Int32
+
+    /// A datagram netlink socket of `netlinkProtocol`, close-on-exec; `nil` where there is none.
+    package static func open(protocol netlinkProtocol: Int32) -> NetlinkSocket? {
+        #if os(Linux)
+            let descriptor = socket(
+                AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), netlinkProtocol)
+            return descriptor >= 0 ? NetlinkSocket(descriptor: descriptor) : nil
+        #else
+            return nil
+        #endif
+    }
+
+    /// Sends `request` and takes the kernel's reply, which it gives within the send (nothing is
+    /// waited for), at most `maximum` bytes; `nil` when either fails.
+    package func exchange(_ request: [UInt8], maximum: Int) -> [UInt8]? {
+        let sent = request.withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count) }
+        guard sent == request.count else { return nil }
+        var reply = [UInt8](repeating: 0, count: maximum)
+        let received = reply.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        guard received >= 0 else { return nil }
+        return Array(reply[..<received])
+    }
+
+    deinit { Descriptor.close(descriptor) }
+}
+
+/// `send` without `SIGPIPE` where the flag exists (elsewhere the socket has `SO_NOSIGPIPE`).
+private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if os(Linux)
+        send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+        send(descriptor, bytes, count, 0)
+    #endif
+}
+
+// The C library's `connect`, under a name the method does not shadow.
+private func connectSocket(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
+}
