@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthOAuth
 import WebAuthTestSupport
@@ -131,7 +132,7 @@ struct SecretsInLogsTests {
             (
                 HTTPTransportRequest(
                     method: "POST", url: URL(string: "https://issuer.example/token?x=\(secret)")!,
-                    headerFields: [.init(name: "Authorization", value: "Basic \(secret)")],
+                    headerFields: [.authorization: "Basic \(secret)"],
                     body: Data("refresh_token=\(secret)".utf8)),
                 [secret]
             ),
