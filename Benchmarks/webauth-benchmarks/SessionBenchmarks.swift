@@ -172,7 +172,10 @@ enum SessionBenchmarks {
             // one thread (see StrayRequests), and the callback is sent once the first half of
             // that burst is sent, so the listener meets the idle connections and those requests
             // before the callback, and the rest of the burst while it answers it.
-            let idle = (0..<(strayCount / 2)).compactMap { _ in try? RawHTTPClient.connect(port: port) }
+            var idle: [RawHTTPClient.Connection] = []
+            for _ in 0..<(strayCount / 2) {
+                if let connection = try? await RawHTTPClient.connect(port: port) { idle.append(connection) }
+            }
             var burst = StrayRequests.start(port: port, count: strayCount / 2, underWay: strayCount / 4)
                 .makeAsyncIterator()
             guard case .underWay = await burst.next() else { throw CancellationError() }
