@@ -114,6 +114,7 @@ enum SessionBenchmarks {
         case "signed-in" where arguments.count == 1:
             try await SignInBenchmarks.printFigures()
         case "flood" where arguments.count == 1:
+            try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
         case nil:
@@ -121,6 +122,7 @@ enum SessionBenchmarks {
             try await DPoPBenchmarks.printFigures(
                 header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
             try await printCLIFigures()
+            try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
             try await SignInBenchmarks.printFigures()
@@ -138,7 +140,8 @@ enum SessionBenchmarks {
                webauth-benchmarks signed-in  only callback → signed in against the embedded
                                              provider answering 40 ms late, beside one token
                                              round trip
-               webauth-benchmarks flood      only the loopback listener's: who owns a connection's
+               webauth-benchmarks flood      only the loopback listener's: reading a request head
+                                             (its parser and SwiftNIO's), who owns a connection's
                                              client end, sign-in to completion, and the callback
                                              among 500 stray connections
                webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N] [--minutes N]
