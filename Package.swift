@@ -31,6 +31,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -66,6 +67,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Browsers the session launches and steers itself: Chromium over the DevTools protocol on
@@ -115,6 +117,7 @@ let package = Package(
             name: "WebAuthOAuth",
             dependencies: [
                 "WebAuth", "WebAuthTokenFiles", "WebAuthPlatform",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -146,7 +149,7 @@ let package = Package(
         .target(
             name: "WebAuthEmbeddedProvider",
             dependencies: [
-                "WebAuthCore",
+                "WebAuthCore", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -157,7 +160,9 @@ let package = Package(
         // provider and adds a local authorization page and a redirect-following browser.
         .target(
             name: "WebAuthTesting",
-            dependencies: ["WebAuthCore", "WebAuthEmbeddedProvider"]
+            dependencies: [
+                "WebAuthCore", "WebAuthEmbeddedProvider", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         // The commit the programs were built from (see `buildCommit` above), in C because only
         // a C definition can carry a value. A new commit recompiles this file and WebAuthCLI,
@@ -181,6 +186,7 @@ let package = Package(
                 "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // `webauth`: the fast path, linked with the standard library statically in release
@@ -211,6 +217,10 @@ let package = Package(
             dependencies: [
                 "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles",
                 "WebAuthProcess", "WebAuthLoopback",
+                // Only for the head-parsing figure: the listener's parser against SwiftNIO's.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Benchmarks/webauth-benchmarks"
         ),
@@ -224,11 +234,15 @@ let package = Package(
             name: "FuzzAuthorizationResponse", dependencies: ["FuzzHarness", "WebAuthOAuth", "WebAuthCore"],
             path: "Fuzz/FuzzAuthorizationResponse"),
         .executableTarget(
-            name: "FuzzEndpointResponse", dependencies: ["FuzzHarness", "WebAuthOAuth"],
+            name: "FuzzEndpointResponse",
+            dependencies: ["FuzzHarness", "WebAuthOAuth", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Fuzz/FuzzEndpointResponse"),
         .executableTarget(
             name: "FuzzIDToken",
-            dependencies: ["FuzzHarness", "WebAuthOAuth", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "FuzzHarness", "WebAuthOAuth", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Fuzz/FuzzIDToken"),
         .executableTarget(
             name: "FuzzDevTools", dependencies: ["FuzzHarness", "WebAuthControlledBrowsers"], path: "Fuzz/FuzzDevTools"),
@@ -262,6 +276,7 @@ let package = Package(
                 "WebAuthTesting",
                 "WebAuthControlledBrowsers",
                 "WebAuthOAuth",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -275,6 +290,7 @@ let package = Package(
             name: "WebAuthLoopbackTests",
             dependencies: [
                 "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -299,6 +315,7 @@ let package = Package(
             name: "WebAuthOAuthTests",
             dependencies: [
                 "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -312,6 +329,7 @@ let package = Package(
             name: "WebAuthTestingTests",
             dependencies: [
                 "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuth",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
@@ -319,6 +337,7 @@ let package = Package(
             name: "WebAuthCLITests",
             dependencies: [
                 "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthFastPath", "WebAuthTokenFiles",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -114,6 +114,7 @@ enum SessionBenchmarks {
         case "signed-in" where arguments.count == 1:
             try await SignInBenchmarks.printFigures()
         case "flood" where arguments.count == 1:
+            try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
         case nil:
@@ -121,6 +122,7 @@ enum SessionBenchmarks {
             try await DPoPBenchmarks.printFigures(
                 header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
             try await printCLIFigures()
+            try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
             try await printListenerFigures()
             try await SignInBenchmarks.printFigures()
@@ -138,7 +140,8 @@ enum SessionBenchmarks {
                webauth-benchmarks signed-in  only callback → signed in against the embedded
                                              provider answering 40 ms late, beside one token
                                              round trip
-               webauth-benchmarks flood      only the loopback listener's: who owns a connection's
+               webauth-benchmarks flood      only the loopback listener's: reading a request head
+                                             (its parser and SwiftNIO's), who owns a connection's
                                              client end, sign-in to completion, and the callback
                                              among 500 stray connections
                webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N] [--minutes N]
@@ -172,7 +175,10 @@ enum SessionBenchmarks {
             // one thread (see StrayRequests), and the callback is sent once the first half of
             // that burst is sent, so the listener meets the idle connections and those requests
             // before the callback, and the rest of the burst while it answers it.
-            let idle = (0..<(strayCount / 2)).compactMap { _ in try? RawHTTPClient.connect(port: port) }
+            var idle: [RawHTTPClient.Connection] = []
+            for _ in 0..<(strayCount / 2) {
+                if let connection = try? await RawHTTPClient.connect(port: port) { idle.append(connection) }
+            }
             var burst = StrayRequests.start(port: port, count: strayCount / 2, underWay: strayCount / 4)
                 .makeAsyncIterator()
             guard case .underWay = await burst.next() else { throw CancellationError() }

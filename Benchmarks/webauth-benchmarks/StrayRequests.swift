@@ -59,7 +59,7 @@ enum StrayRequests {
         sent(0)
         for index in 0..<count {
             let request = RawHTTPClient.getRequest(port: port, target: index.isMultiple(of: 2) ? "/favicon.ico" : "/")
-            if let descriptor = try? RawHTTPClient.openSocket(port: port, address: "127.0.0.1") {
+            if let descriptor = openSocket(port: port) {
                 // A request this small fits the socket's send buffer whole; a failed send (the
                 // server closed already) shows as a connection closed without an answer.
                 _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -92,5 +92,25 @@ enum StrayRequests {
         }
         for entry in waiting { _ = close(entry.fd) }
         return outcomes
+    }
+
+    /// A blocking TCP connection to `127.0.0.1`:`port`, or `nil`.
+    private static func openSocket(port: Int) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            _ = close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }

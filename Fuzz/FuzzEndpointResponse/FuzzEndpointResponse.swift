@@ -1,5 +1,6 @@
 import Foundation
 import FuzzHarness
+import HTTPTypes
 import WebAuthOAuth
 
 /// The OAuth client's reading of what its endpoints answer: token, error, device authorization
@@ -25,7 +26,7 @@ enum FuzzEndpointResponse {
             let transport = ReplyTransport(
                 response: HTTPTransportResponse(
                     status: status,
-                    headerFields: challenge ? [.init(name: "WWW-Authenticate", value: "Basic realm=\"x\"")] : [],
+                    headerFields: challenge ? [.wwwAuthenticate: "Basic realm=\"x\""] : [:],
                     body: Data(bytes.dropFirst(2))))
             let operation = bytes[0] % 5
             FuzzHarness.wait { await run(operation, transport: transport) }

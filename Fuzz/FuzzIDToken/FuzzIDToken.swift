@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import FuzzHarness
+import HTTPTypes
 import WebAuthOAuth
 
 /// ID token validation as the OAuth client does it: the JWT's header, signature and claims
@@ -65,6 +66,6 @@ struct RoutingTransport: HTTPTransport {
     func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         guard let body = documents[request.url.absoluteString] else { return HTTPTransportResponse(status: 404) }
         return HTTPTransportResponse(
-            status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")], body: body)
+            status: 200, headerFields: [.contentType: "application/json"], body: body)
     }
 }

@@ -41,7 +41,7 @@ enum FuzzLoopbackRequest {
             // Scalars, not UTF-8 bytes: an invalid byte in a field value becomes one U+FFFD.
             let size =
                 head.method.unicodeScalars.count + head.target.unicodeScalars.count
-                + head.headers.reduce(0) { $0 + $1.name.unicodeScalars.count + $1.value.unicodeScalars.count }
+                + head.headers.reduce(0) { $0 + $1.name.rawName.unicodeScalars.count + $1.value.unicodeScalars.count }
             FuzzHarness.require(size <= maxHeadBytes, "a parsed head is larger than the bound")
             FuzzHarness.require(head.target.hasPrefix("/"), "the target is not in origin form")
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
@@ -82,21 +83,20 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     /// The `-H` fields, checked: a name of token characters, a value without line breaks.
-    func headerFields() throws -> [HTTPTransportRequest.HeaderField] {
-        try headers.map { header in
-            guard let colon = header.firstIndex(of: ":") else {
-                throw ValidationError("-H must be 'Name: value'.")
-            }
-            let name = String(header[..<colon])
-            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            let tokenCharacters = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && tokenCharacters.contains($0) }),
-                !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
-            else {
-                throw ValidationError("-H must be 'Name: value', with a field name and no line break.")
-            }
-            return HTTPTransportRequest.HeaderField(name: name, value: value)
-        }
+    func headerFields() throws -> HTTPFields {
+        try HTTPFields(
+            headers.map { header in
+                guard let colon = header.firstIndex(of: ":") else {
+                    throw ValidationError("-H must be 'Name: value'.")
+                }
+                let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                guard let name = HTTPField.Name(String(header[..<colon])),
+                    !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+                else {
+                    throw ValidationError("-H must be 'Name: value', with a field name and no line break.")
+                }
+                return HTTPField(name: name, value: value)
+            })
     }
 
     func run() async throws {
@@ -106,7 +106,7 @@ struct RequestCommand: AsyncParsableCommand {
             let response = try await send()
             if include {
                 terminal.line("HTTP \(response.status)")
-                for field in response.headerFields { terminal.line("\(field.name): \(field.value)") }
+                for field in response.headerFields { terminal.line("\(field.name.rawName): \(field.value)") }
                 terminal.line("")
             }
             output.exact(response.body)
@@ -126,8 +126,8 @@ struct RequestCommand: AsyncParsableCommand {
         guard let target = URL(string: url) else { throw ValidationError("'\(url)' is not an absolute URL.") }
         var fields = try headerFields()
         let body = try readBody()
-        if body != nil, !fields.contains(where: { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
-            fields.append(.init(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+        if body != nil, fields[.contentType] == nil {
+            fields[.contentType] = "application/x-www-form-urlencoded"
         }
         let request = HTTPTransportRequest(
             method: method?.uppercased() ?? (body == nil ? "GET" : "POST"), url: target, headerFields: fields,

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 
 /// The head of an HTTP/1.1 request: just enough parsing for GET requests from a browser.
@@ -6,7 +7,7 @@ package struct RequestHead: Sendable, Hashable {
     package var method: String
     package var target: String
     package var version: String
-    package var headerFields: [RecordedRequest.HeaderField]
+    package var headerFields: HTTPFields
 
     /// The result of looking for a complete head in the bytes received so far.
     package enum ParseResult: Sendable, Hashable {
@@ -32,13 +33,12 @@ package struct RequestHead: Sendable, Hashable {
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1."), parts[1].hasPrefix("/") else { return .invalid }
 
-        var fields: [RecordedRequest.HeaderField] = []
+        var fields: HTTPFields = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { return .invalid }
-            let name = String(line[..<colon])
-            guard !name.contains(" "), !name.contains("\t") else { return .invalid }
+            guard let name = HTTPField.Name(String(line[..<colon])) else { return .invalid }
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            fields.append(RecordedRequest.HeaderField(name: name, value: value))
+            fields.append(HTTPField(name: name, value: value))
         }
         return .complete(
             RequestHead(

@@ -288,7 +288,7 @@ private actor ServerRequestLog {
 
 extension Duration {
     /// The duration in whole nanoseconds (saturating).
-    fileprivate var nanoseconds: Int64 {
+    var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : product + attoseconds / 1_000_000_000

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// What comes next in an authorization once the request is valid, as a pure function of the
 /// request's `prompt`, the browser's sign-in and the configuration.
@@ -69,7 +70,7 @@ extension ProviderEngine {
         let now = clock.now()
         let cookie = ProviderHTTP.cookie(ProviderHTTP.browserCookieName, in: request)
         return state.withLock { state in
-            var cookies: [RecordedRequest.HeaderField] = []
+            var cookies: HTTPFields = [:]
             let browser = Self.browserKey(cookie: cookie, in: &state, now: now, setting: &cookies)
             let step = AuthorizationFlow.start(
                 prompt: authorization.prompt, signIn: state.signIn(browser: browser, now: now),
@@ -133,7 +134,7 @@ extension ProviderEngine {
                 state.pending.update(pending.key) { $0 = updated }
                 return loginPage(
                     clientID: pending.value.clientID, transaction: pending.key, browser: pending.browser,
-                    state: state, username: username, message: "Wrong username or password.", cookies: [])
+                    state: state, username: username, message: "Wrong username or password.", cookies: [:])
             }
 
             // A fresh cookie for the signed-in browser (no session fixation).
@@ -145,7 +146,7 @@ extension ProviderEngine {
             state.browsers.remove(pending.browser)
             state.browsers.insert(
                 BrowserRecord(signIn: signIn), for: newBrowser, expiresAt: signIn.expiresAt, now: now)
-            let cookies = [ProviderHTTP.browserCookie(newCookie)]
+            let cookies = HTTPFields([ProviderHTTP.browserCookie(newCookie)])
             state.pending.update(pending.key) { $0.browser = newBrowser }
 
             switch pending.value.purpose {
@@ -211,7 +212,7 @@ extension ProviderEngine {
                         status: 303)
                 }
                 let signIn = SignIn(subject: subject, authenticatedAt: authenticatedAt, expiresAt: now)
-                return issueCode(for: authorization, signIn: signIn, in: &state, now: now, status: 303, cookies: [])
+                return issueCode(for: authorization, signIn: signIn, in: &state, now: now, status: 303, cookies: [:])
             case .device(let deviceKey):
                 var stillPending = false
                 state.devices.update(deviceKey) { device in
@@ -239,7 +240,7 @@ extension ProviderEngine {
     /// and `iss`.
     func issueCode(
         for authorization: AuthorizationRequest, signIn: SignIn, in state: inout ProviderState, now: Date,
-        status: Int, cookies: [RecordedRequest.HeaderField]
+        status: Int, cookies: HTTPFields
     ) -> Answer {
         let code = ProviderSecrets.randomToken()
         let grant = TokenGrant(
@@ -261,7 +262,7 @@ extension ProviderEngine {
     /// The digest of the browser's cookie if the provider knows it; otherwise a new cookie
     /// (added to `cookies`) and its digest.
     static func browserKey(
-        cookie: String?, in state: inout ProviderState, now: Date, setting cookies: inout [RecordedRequest.HeaderField]
+        cookie: String?, in state: inout ProviderState, now: Date, setting cookies: inout HTTPFields
     ) -> String {
         if let cookie {
             let key = ProviderSecrets.digest(cookie)
@@ -364,7 +365,7 @@ extension ProviderEngine {
 
     func loginPage(
         clientID: String, transaction: String, browser: String, state: ProviderState, username: String?,
-        message: String?, cookies: [RecordedRequest.HeaderField]
+        message: String?, cookies: HTTPFields
     ) -> Answer {
         let html = ProviderPages.login(
             providerName: configuration.displayName, clientName: configuration.client(id: clientID)?.name ?? clientID,
@@ -375,7 +376,7 @@ extension ProviderEngine {
 
     func consentPage(
         clientID: String, subject: String, scopes: [String], transaction: String, browser: String,
-        state: ProviderState, isDevice: Bool, cookies: [RecordedRequest.HeaderField]
+        state: ProviderState, isDevice: Bool, cookies: HTTPFields
     ) -> Answer {
         let html = ProviderPages.consent(
             providerName: configuration.displayName, clientName: configuration.client(id: clientID)?.name ?? clientID,

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 extension ProviderEngine {
     /// A request's DPoP proof, checked.
@@ -22,7 +23,7 @@ extension ProviderEngine {
     func checkProof(
         _ request: ServerRequest, endpoint: EmbeddedProvider.Endpoint, accessToken: String?, now: Date
     ) -> ProofOutcome {
-        let fields = request.headerFields.filter { $0.name.caseInsensitiveCompare("DPoP") == .orderedSame }.map(\.value)
+        let fields = request.headerFields[values: .dpop]
         guard !fields.isEmpty else { return .absent }
         let nonce = configuration.requiresDPoPNonce ? state.withLock { $0.dpopNonce } : nil
         let result = DPoPProofCheck.check(
@@ -72,6 +73,6 @@ extension ProviderEngine {
     /// Adds the current `DPoP-Nonce` to `response` when the provider requires nonces.
     func withDPoPNonce(_ response: inout ServerResponse) {
         guard configuration.requiresDPoPNonce else { return }
-        response.headerFields.append(.init(name: "DPoP-Nonce", value: state.withLock { $0.dpopNonce }))
+        response.headerFields.append(HTTPField(name: .dpopNonce, value: state.withLock { $0.dpopNonce }))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The device authorization response (RFC 8628 §3.2).
 struct DeviceAuthorizationBody: Encodable {
@@ -76,7 +77,7 @@ extension ProviderEngine {
         case "GET":
             let typed = ProviderHTTP.queryParameters(request).first { $0.name == "user_code" }?.value
             return state.withLock { state in
-                var cookies: [RecordedRequest.HeaderField] = []
+                var cookies: HTTPFields = [:]
                 let browser = Self.browserKey(cookie: cookie, in: &state, now: now, setting: &cookies)
                 return deviceEntryPage(
                     browser: browser, state: state, userCode: typed.map { String($0.prefix(32)) }, message: nil,
@@ -100,7 +101,7 @@ extension ProviderEngine {
                 else {
                     return deviceEntryPage(
                         browser: browser, state: state, userCode: String(typed.prefix(32)),
-                        message: "That code is not valid, or it has expired.", cookies: [])
+                        message: "That code is not valid, or it has expired.", cookies: [:])
                 }
                 if let signIn = state.signIn(browser: browser, now: now) {
                     let transaction = Self.startPending(
@@ -110,14 +111,14 @@ extension ProviderEngine {
                         in: &state, now: now)
                     return consentPage(
                         clientID: device.clientID, subject: signIn.subject, scopes: device.scopes,
-                        transaction: transaction, browser: browser, state: state, isDevice: true, cookies: [])
+                        transaction: transaction, browser: browser, state: state, isDevice: true, cookies: [:])
                 }
                 let transaction = Self.startPending(
                     .device(deviceKey: deviceKey), clientID: device.clientID, scopes: device.scopes, browser: browser,
                     stage: .login, in: &state, now: now)
                 return loginPage(
                     clientID: device.clientID, transaction: transaction, browser: browser, state: state,
-                    username: nil, message: nil, cookies: [])
+                    username: nil, message: nil, cookies: [:])
             }
         default:
             return Answer(ProviderHTTP.methodNotAllowed(["GET", "POST"]))
@@ -126,7 +127,7 @@ extension ProviderEngine {
 
     private func deviceEntryPage(
         browser: String, state: ProviderState, userCode: String?, message: String?,
-        cookies: [RecordedRequest.HeaderField]
+        cookies: HTTPFields
     ) -> Answer {
         let html = ProviderPages.deviceEntry(
             providerName: configuration.displayName,

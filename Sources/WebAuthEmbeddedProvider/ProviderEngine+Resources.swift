@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A UserInfo response (OpenID Connect Core §5.3.2): `sub`, and more claims by scope.
 struct UserInfoBody: Encodable {
@@ -50,7 +51,7 @@ extension ProviderEngine {
         guard let header = request.header("Authorization"), header.lowercased().hasPrefix("bearer ") else {
             // RFC 6750 §3.1: no credentials, no error code.
             var response = ProviderHTTP.json(ErrorBody(error: "invalid_request"), status: 401)
-            response.headerFields.append(.init(name: "WWW-Authenticate", value: #"Bearer realm="webauth""#))
+            response.headerFields.append(HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="webauth""#))
             return Answer(response, error: "invalid_request")
         }
         let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
@@ -61,7 +62,7 @@ extension ProviderEngine {
             var response = ProviderHTTP.error(
                 ProtocolError(code: "invalid_token", description: "the access token is invalid", status: 401))
             response.headerFields.append(
-                .init(name: "WWW-Authenticate", value: #"Bearer realm="webauth", error="invalid_token""#))
+                HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="webauth", error="invalid_token""#))
             return Answer(response, error: "invalid_token")
         }
         return userInfoAnswer(for: grant)
@@ -73,7 +74,7 @@ extension ProviderEngine {
             var response = ProviderHTTP.error(
                 ProtocolError(code: "insufficient_scope", description: "the openid scope is needed", status: 403))
             response.headerFields.append(
-                .init(name: "WWW-Authenticate", value: #"Bearer realm="webauth", error="insufficient_scope""#))
+                HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="webauth", error="insufficient_scope""#))
             return Answer(response, error: "insufficient_scope")
         }
         let user = configuration.user(subject: grant.subject)
@@ -105,6 +106,6 @@ extension ProviderEngine {
         }
         let hint = form.first { $0.name == "token_type_hint" }?.value
         _ = state.withLock { $0.ledger.revoke(token, hint: hint, clientID: client.id) }
-        return Answer(ServerResponse(status: 200, headerFields: [.init(name: "Cache-Control", value: "no-store")]))
+        return Answer(ServerResponse(status: 200, headerFields: [.cacheControl: "no-store"]))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// The provider's request handling: routes each request to its endpoint, applies the fault
@@ -79,12 +80,12 @@ final class ProviderEngine: Sendable {
         case (.some, .garbage?):
             answer = Answer(
                 ServerResponse(
-                    status: 200, headerFields: [.init(name: "Content-Type", value: "application/json")],
+                    status: 200, headerFields: [.contentType: "application/json"],
                     body: Array("<html>this is not JSON</html>".utf8)))
         case (.some, .fixed(let status, let contentType, let body)?):
             answer = Answer(
                 ServerResponse(
-                    status: status, headerFields: [.init(name: "Content-Type", value: contentType)],
+                    status: status, headerFields: [.contentType: contentType],
                     body: Array(body.utf8)))
         case (.some, .closedWithoutAnswer?):
             answer = Answer(.raw([], status: 0))
@@ -165,7 +166,7 @@ final class ProviderEngine: Sendable {
     // MARK: - Shared answers
 
     /// An error page.
-    func problemPage(_ problem: PageProblem, cookies: [RecordedRequest.HeaderField] = []) -> Answer {
+    func problemPage(_ problem: PageProblem, cookies: HTTPFields = [:]) -> Answer {
         Answer(
             ProviderHTTP.page(
                 ProviderPages.problem(providerName: configuration.displayName, problem), status: problem.status,
@@ -175,7 +176,7 @@ final class ProviderEngine: Sendable {
     /// A redirect to the client with an error, `state` and `iss` (RFC 6749 §4.1.2.1, RFC 9207).
     func redirectError(
         to redirectURI: String, state: String?, _ error: ProtocolError, status: Int = 302,
-        cookies: [RecordedRequest.HeaderField] = []
+        cookies: HTTPFields = [:]
     ) -> Answer {
         let location = responseLocation(
             redirectURI,

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The provider's HTTP vocabulary: reading forms, queries and cookies from a request, and
 /// building its JSON, HTML, redirect and error responses with the right headers.
@@ -24,7 +25,7 @@ enum ProviderHTTP {
 
     /// The value of cookie `name`, from any of the request's `Cookie` fields.
     static func cookie(_ name: String, in request: ServerRequest) -> String? {
-        for field in request.headerFields where field.name.lowercased() == "cookie" {
+        for field in request.headerFields[fields: .cookie] {
             for pair in field.value.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
@@ -37,8 +38,8 @@ enum ProviderHTTP {
 
     /// A `Set-Cookie` field for the browser cookie: HttpOnly, SameSite=Lax, Path=/, and no
     /// expiry (the provider ends sign-ins itself).
-    static func browserCookie(_ value: String) -> RecordedRequest.HeaderField {
-        .init(name: "Set-Cookie", value: "\(browserCookieName)=\(value); Path=/; HttpOnly; SameSite=Lax")
+    static func browserCookie(_ value: String) -> HTTPField {
+        HTTPField(name: .setCookie, value: "\(browserCookieName)=\(value); Path=/; HttpOnly; SameSite=Lax")
     }
 
     /// A JSON response from `value`, with `Cache-Control: no-store` (RFC 6749 §5.1).
@@ -48,10 +49,8 @@ enum ProviderHTTP {
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return ServerResponse(
             status: status,
-            headerFields: [
-                .init(name: "Content-Type", value: "application/json"), .init(name: "Cache-Control", value: "no-store"),
-                .init(name: "Pragma", value: "no-cache"),
-            ], body: Array(body))
+            headerFields: [.contentType: "application/json", .cacheControl: "no-store", .pragma: "no-cache"],
+            body: Array(body))
     }
 
     /// An RFC 6749 §5.2 error response. `invalid_client` after a Basic attempt carries a
@@ -59,7 +58,7 @@ enum ProviderHTTP {
     static func error(_ error: ProtocolError, challenge: String? = nil) -> ServerResponse {
         let body = ErrorBody(error: error.code, errorDescription: error.description.isEmpty ? nil : error.description)
         var response = json(body, status: error.status)
-        if let challenge { response.headerFields.append(.init(name: "WWW-Authenticate", value: challenge)) }
+        if let challenge { response.headerFields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
         return response
     }
 
@@ -69,37 +68,36 @@ enum ProviderHTTP {
     /// An HTML page with the headers every page has: no caching, no referrer, no framing, no
     /// sniffing, and a content security policy that allows nothing but the inline style.
     static func page(
-        _ html: String, status: Int = 200, cookies: [RecordedRequest.HeaderField] = []
+        _ html: String, status: Int = 200, cookies: HTTPFields = [:]
     ) -> ServerResponse {
         ServerResponse(
             status: status,
-            headerFields: [.init(name: "Content-Type", value: "text/html; charset=utf-8")] + pageHeaders + cookies,
+            headerFields: [.contentType: "text/html; charset=utf-8"] + pageHeaders + cookies,
             body: Array(html.utf8))
     }
 
     /// A redirect (`302` after a GET, `303` after a POST) with the page headers.
     static func redirect(
-        to location: String, status: Int = 302, cookies: [RecordedRequest.HeaderField] = []
+        to location: String, status: Int = 302, cookies: HTTPFields = [:]
     ) -> ServerResponse {
         ServerResponse(
-            status: status, headerFields: [.init(name: "Location", value: location)] + pageHeaders + cookies)
+            status: status, headerFields: [.location: location] + pageHeaders + cookies)
     }
 
     /// `405 Method Not Allowed` with the methods allowed.
     static func methodNotAllowed(_ allowed: [String]) -> ServerResponse {
         var response = ServerResponse.text("method not allowed\n", status: 405)
-        response.headerFields.append(.init(name: "Allow", value: allowed.joined(separator: ", ")))
+        response.headerFields.append(HTTPField(name: .allow, value: allowed.joined(separator: ", ")))
         return response
     }
 
-    private static let pageHeaders: [RecordedRequest.HeaderField] = [
-        .init(name: "Cache-Control", value: "no-store"),
-        .init(name: "Referrer-Policy", value: "no-referrer"),
-        .init(name: "X-Content-Type-Options", value: "nosniff"),
-        .init(name: "X-Frame-Options", value: "DENY"),
-        .init(
-            name: "Content-Security-Policy",
-            value: "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"),
+    private static let pageHeaders: HTTPFields = [
+        .cacheControl: "no-store",
+        .referrerPolicy: "no-referrer",
+        .xContentTypeOptions: "nosniff",
+        .xFrameOptions: "DENY",
+        .contentSecurityPolicy:
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
     ]
 
     /// `uri` with `parameters` added to its query.

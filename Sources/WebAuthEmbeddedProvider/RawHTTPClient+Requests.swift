@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 extension RawHTTPClient {
     /// Sends one HTTP/1.1 request to a loopback `url` (`http` only) and reads the whole reply.
@@ -16,7 +17,7 @@ extension RawHTTPClient {
     ///     as for ``exchange(port:bytes:address:timeout:)``.
     /// - Throws: `URLError(.unsupportedURL)` for another kind of URL; socket errors.
     public static func request(
-        method: String, url: URL, headerFields: [RecordedRequest.HeaderField] = [], body: [UInt8] = [],
+        method: String, url: URL, headerFields: HTTPFields = [:], body: [UInt8] = [],
         timeout: Duration = .seconds(60)
     ) async throws -> Response {
         guard url.scheme?.lowercased() == "http", let host = url.host, let port = url.port else {
@@ -36,7 +37,7 @@ extension RawHTTPClient {
         }
         let hostField = address == "::1" ? "[::1]:\(port)" : "\(bareHost):\(port)"
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostField)\r\nConnection: close\r\n"
-        for field in headerFields { head += "\(field.name): \(field.value)\r\n" }
+        for field in headerFields { head += "\(field.name.rawName): \(field.value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         return try await exchange(port: port, bytes: Array(head.utf8) + body, address: address, timeout: timeout)

@@ -1,15 +1,13 @@
 import Foundation
+import NIOCore
+import NIOPosix
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// A deliberately plain HTTP client over POSIX sockets, for tests and benchmarks that play a
-/// browser (or an attacker) against a loopback listener: it sends exactly the bytes it is given.
+/// A deliberately plain HTTP client, for tests and benchmarks that play a browser (or an
+/// attacker) against a loopback server: it sends exactly the bytes it is given and reads
+/// everything the server sends until it closes.
 ///
-/// Blocking socket calls run on their own threads, never on the concurrency pool.
+/// It runs on SwiftNIO's shared event loops (`ClientBootstrap`), never blocking the concurrency
+/// pool.
 public enum RawHTTPClient {
     /// A response as text.
     public struct Response: Sendable {
@@ -30,14 +28,7 @@ public enum RawHTTPClient {
 
         /// The value of the first header `name` (case-insensitive).
         public func header(_ name: String) -> String? {
-            for line in raw.components(separatedBy: "\r\n").dropFirst() {
-                if line.isEmpty { break }
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
-                    return parts[1].trimmingCharacters(in: .whitespaces)
-                }
-            }
-            return nil
+            headers(name).first
         }
     }
 
@@ -57,105 +48,74 @@ public enum RawHTTPClient {
         return Array("GET \(target) HTTP/1.1\r\n\(hostLine)User-Agent: webauth-tests\r\nAccept: text/html\r\n\r\n".utf8)
     }
 
-    /// Sends `bytes` and reads until the server closes the connection (or `timeout` passes with
-    /// nothing read). The default only stops a hang: a loaded machine can take seconds to answer.
+    /// Sends `bytes` and reads until the server closes the connection (or `timeout` passes).
+    /// The default only stops a hang: a loaded machine can take seconds to answer.
+    ///
+    /// A server that closes before it has read everything (an oversized request) still has
+    /// its answer read.
     public static func exchange(
         port: Int, bytes: [UInt8], address: String = "127.0.0.1", timeout: Duration = .seconds(60)
     ) async throws -> Response {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result { try exchangeBlocking(port: port, bytes: bytes, address: address, timeout: timeout) })
+        let connection = try await bootstrap().connect(to: socketAddress(address, port)) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
         }
-    }
-
-    /// Opens a connection and leaves it idle (or sends `partial` and stalls), as a slow or
-    /// hostile client would. Close it with ``Connection/close()``.
-    public static func connect(port: Int, sending partial: [UInt8] = [], address: String = "127.0.0.1") throws
-        -> Connection
-    {
-        let descriptor = try openSocket(port: port, address: address)
-        if !partial.isEmpty {
-            _ = partial.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // The bound against a server that never closes: closing ends the reading below.
+        let channel = connection.channel
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            channel.close(promise: nil)
         }
-        return Connection(descriptor: descriptor)
-    }
-
-    /// An open client connection.
-    public final class Connection: Sendable {
-        let descriptor: Int32
-        init(descriptor: Int32) { self.descriptor = descriptor }
-
-        /// Closes the connection.
-        public func close() { _ = Glibc.close(descriptor) }
-    }
-
-    /// Whether something accepts connections on `port` right now.
-    public static func isListening(port: Int, address: String = "127.0.0.1") -> Bool {
-        guard let descriptor = try? openSocket(port: port, address: address) else { return false }
-        _ = Glibc.close(descriptor)
-        return true
-    }
-
-    private static func exchangeBlocking(port: Int, bytes: [UInt8], address: String, timeout: Duration) throws
-        -> Response
-    {
-        let descriptor = try openSocket(port: port, address: address)
-        defer { _ = Glibc.close(descriptor) }
-        var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            // The server may close early (an oversized request); read what it said anyway.
-            if sent <= 0 { break }
-            offset += sent
-        }
+        defer { deadline.cancel() }
         var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[..<count]
+        try? await connection.executeThenClose { inbound, outbound in
+            // A server that closes before it has read everything (an oversized request) cuts
+            // the write short; what it answered is read all the same.
+            try? await outbound.write(ByteBuffer(bytes: bytes))
+            // A reset ends the reading too: what arrived before it is the answer.
+            do {
+                for try await buffer in inbound { received += buffer.readableBytesView }
+            } catch {}
         }
         return Response(received)
     }
 
-    /// Opens a blocking TCP connection to `address`:`port`.
-    package static func openSocket(port: Int, address: String) throws -> Int32 {
-        let isIPv6 = address.contains(":")
-        let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        let result: Int32
-        if isIPv6 {
-            var socketAddress = sockaddr_in6()
-            socketAddress.sin6_family = sa_family_t(AF_INET6)
-            socketAddress.sin6_port = in_port_t(UInt16(port).bigEndian)
-            inet_pton(AF_INET6, address, &socketAddress.sin6_addr)
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
-        } else {
-            var socketAddress = sockaddr_in()
-            socketAddress.sin_family = sa_family_t(AF_INET)
-            socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
-            inet_pton(AF_INET, address, &socketAddress.sin_addr)
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            _ = Glibc.close(descriptor)
-            throw POSIXError(.init(rawValue: code) ?? .ECONNREFUSED)
-        }
-        return descriptor
+    /// Opens a connection and leaves it idle (or sends `partial` and stalls), as a slow or
+    /// hostile client would. Close it with ``Connection/close()``.
+    public static func connect(port: Int, sending partial: [UInt8] = [], address: String = "127.0.0.1")
+        async throws -> Connection
+    {
+        let channel = try await bootstrap().connect(to: socketAddress(address, port)).get()
+        if !partial.isEmpty { channel.writeAndFlush(ByteBuffer(bytes: partial), promise: nil) }
+        return Connection(channel: channel)
+    }
+
+    /// An open client connection.
+    public final class Connection: Sendable {
+        let channel: any Channel
+        init(channel: any Channel) { self.channel = channel }
+
+        /// Closes the connection.
+        public func close() { channel.close(promise: nil) }
+    }
+
+    /// Whether something accepts connections on `port` right now. It blocks the calling thread
+    /// until the connection is made or refused.
+    public static func isListening(port: Int, address: String = "127.0.0.1") -> Bool {
+        guard let target = try? socketAddress(address, port),
+            let channel = try? bootstrap().connect(to: target).wait()
+        else { return false }
+        channel.close(promise: nil)
+        return true
+    }
+
+    /// A client bootstrap on the shared event loops.
+    private static func bootstrap() -> ClientBootstrap {
+        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(10))
+    }
+
+    /// `address` (an IP address, no brackets) and `port`.
+    private static func socketAddress(_ address: String, _ port: Int) throws -> SocketAddress {
+        try SocketAddress(ipAddress: address, port: port)
     }
 }

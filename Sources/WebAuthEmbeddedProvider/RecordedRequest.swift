@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One HTTP request a test server (`AuthorizationPageServer` in `WebAuthTesting`) received, and
 /// what it answered.
@@ -11,20 +12,6 @@ import Foundation
 /// #expect(request.queryValue("state") == state)
 /// ```
 public struct RecordedRequest: Sendable, Hashable {
-    /// One header line, as received (names keep their case; compare them case-insensitively).
-    public struct HeaderField: Sendable, Hashable {
-        /// The field name, such as `User-Agent`.
-        public var name: String
-        /// The field value, without surrounding whitespace.
-        public var value: String
-
-        /// Creates a header field.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
     /// The request method, such as `GET`.
     public var method: String
     /// The request target exactly as received, such as `/authorize?state=abc`.
@@ -33,8 +20,9 @@ public struct RecordedRequest: Sendable, Hashable {
     public var path: String
     /// The query items of the target, percent-decoded (`+` is left as it is).
     public var queryItems: [URLQueryItem]
-    /// The header fields, in the order received.
-    public var headerFields: [HeaderField]
+    /// The header fields, in the order received: each name as sent (`rawName`), each value
+    /// without surrounding whitespace.
+    public var headerFields: HTTPFields
     /// The status code the server answered with, such as 302.
     public var responseStatus: Int
     /// The `Location` the server redirected to, if it redirected (or, for
@@ -45,7 +33,7 @@ public struct RecordedRequest: Sendable, Hashable {
 
     /// Creates a record; the server makes these, tests normally only read them.
     public init(
-        method: String, target: String, path: String, queryItems: [URLQueryItem], headerFields: [HeaderField],
+        method: String, target: String, path: String, queryItems: [URLQueryItem], headerFields: HTTPFields,
         responseStatus: Int, redirectLocation: String? = nil, issuedCode: String? = nil
     ) {
         self.method = method
@@ -68,7 +56,7 @@ public struct RecordedRequest: Sendable, Hashable {
     /// The value of the header field `name`, compared case-insensitively; repeated fields are
     /// joined with `, `. `nil` if the request did not have it.
     public func header(_ name: String) -> String? {
-        let values = headerFields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        let values = HTTPField.Name(name).map { headerFields[values: $0] } ?? []
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
@@ -80,7 +68,7 @@ public struct RecordedRequest: Sendable, Hashable {
     /// The cookies the request came with, from its `Cookie` header fields.
     public var cookies: [String: String] {
         var cookies: [String: String] = [:]
-        for field in headerFields where field.name.lowercased() == "cookie" {
+        for field in headerFields[fields: .cookie] {
             for pair in field.value.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 guard let name = parts.first?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 
 extension RequestHead {
@@ -25,7 +26,7 @@ extension RequestHead {
 
     /// The value of the first header field `name` (case-insensitive).
     package func header(_ name: String) -> String? {
-        headerFields.first { $0.name.lowercased() == name.lowercased() }?.value
+        HTTPField.Name(name).flatMap { headerFields[values: $0].first }
     }
 }
 
@@ -43,7 +44,7 @@ package enum RequestBody: Sendable, Hashable {
 
     /// The framing `head` announces.
     package init(head: RequestHead) {
-        let lengths = head.headerFields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
+        let lengths = head.headerFields[values: .contentLength]
         if let coding = head.header("Transfer-Encoding") {
             self = lengths.isEmpty && coding.lowercased() == "chunked" ? .chunked : .invalid
         } else if lengths.isEmpty {

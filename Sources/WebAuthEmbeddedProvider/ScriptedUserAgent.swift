@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import WebAuthCore
 
@@ -116,9 +117,11 @@ public struct ScriptedUserAgent: Browser {
             goal: .authorization(request.callback), username: username, password: password,
             approves: consent == .approve, maximumSteps: maximumSteps)
         let jar = request.prefersEphemeralSession ? CookieJar() : cookies
-        let extraFields = request.additionalHeaderFields.sorted { $0.key < $1.key }.map {
-            RecordedRequest.HeaderField(name: $0.key, value: $0.value)
-        }
+        // The session has checked the fields (HeaderFieldPolicy): every name is a field name.
+        let extraFields = HTTPFields(
+            request.additionalHeaderFields.sorted { $0.key < $1.key }.compactMap { name, value in
+                HTTPField.Name(name).map { HTTPField(name: $0, value: value) }
+            })
         let agent = self
         let task = Task {
             let outcome = await agent.run(navigation, from: request.url, jar: jar, firstRequestFields: extraFields)
@@ -157,7 +160,7 @@ public struct ScriptedUserAgent: Browser {
         let navigation = ScriptedNavigation(
             goal: .device(userCode: userCode), username: username, password: password, approves: approve,
             maximumSteps: maximumSteps)
-        switch await run(navigation, from: verificationURI, jar: cookies, firstRequestFields: []) {
+        switch await run(navigation, from: verificationURI, jar: cookies, firstRequestFields: [:]) {
         case .finished: return
         case .callback: throw .unexpectedPage("the device verification ended in a redirect")
         case .failed(let error): throw error
@@ -173,7 +176,7 @@ public struct ScriptedUserAgent: Browser {
     /// Sends requests as `navigation` decides until it finishes or fails.
     private func run(
         _ navigation: ScriptedNavigation, from url: URL, jar: CookieJar,
-        firstRequestFields: [RecordedRequest.HeaderField]
+        firstRequestFields: HTTPFields
     ) async -> Outcome {
         var navigation = navigation
         var action = navigation.start(at: url)
@@ -196,7 +199,7 @@ public struct ScriptedUserAgent: Browser {
                     return .failed(
                         .unreachable("could not reach \(ScriptedNavigation.describe(request.url)): \(detail)"))
                 }
-                extraFields = []
+                extraFields = [:]
                 onStep?(.requested(method: request.method, path: request.url.path, status: reply.status))
                 action = navigation.next(after: reply)
                 if let step = navigation.lastStep { onStep?(step) }
@@ -205,16 +208,13 @@ public struct ScriptedUserAgent: Browser {
     }
 
     private func send(
-        _ request: ScriptedNavigation.Request, jar: CookieJar, extraFields: [RecordedRequest.HeaderField]
+        _ request: ScriptedNavigation.Request, jar: CookieJar, extraFields: HTTPFields
     ) async throws -> ScriptedNavigation.Reply {
-        var fields: [RecordedRequest.HeaderField] = [
-            .init(name: "User-Agent", value: "webauth-scripted-user-agent"),
-            .init(name: "Accept", value: "text/html"),
-        ]
-        if let cookie = jar.header(for: request.url) { fields.append(.init(name: "Cookie", value: cookie)) }
+        var fields: HTTPFields = [.userAgent: "webauth-scripted-user-agent", .accept: "text/html"]
+        if let cookie = jar.header(for: request.url) { fields.append(HTTPField(name: .cookie, value: cookie)) }
         var body: [UInt8] = []
         if let form = request.form {
-            fields.append(.init(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+            fields.append(HTTPField(name: .contentType, value: "application/x-www-form-urlencoded"))
             body = Array(FormCoding.encode(form.map { ($0.name, $0.value ?? "") }).utf8)
         }
         let response = try await RawHTTPClient.request(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 
 /// One request a ``LoopbackHTTPServer`` received: the head as parsed, and the body as bytes.
@@ -20,7 +21,7 @@ package struct ServerRequest: Sendable, Hashable {
     /// The query items of the target, percent-decoded (`+` is left as it is).
     package var queryItems: [URLQueryItem]
     /// The header fields, in the order received.
-    package var headerFields: [RecordedRequest.HeaderField]
+    package var headerFields: HTTPFields
     /// The body, byte for byte (after undoing chunked transfer coding); empty when there was none.
     package var body: [UInt8]
     /// When the complete request had arrived.
@@ -31,7 +32,7 @@ package struct ServerRequest: Sendable, Hashable {
 
     /// Creates a request; the server makes these, tests normally only read them.
     package init(
-        method: String, target: String, headerFields: [RecordedRequest.HeaderField] = [], body: [UInt8] = [],
+        method: String, target: String, headerFields: HTTPFields = [:], body: [UInt8] = [],
         receivedAt: ContinuousClock.Instant = .now, responseStatus: Int? = nil
     ) {
         let components = URLComponents(string: "http://127.0.0.1" + target)
@@ -51,7 +52,7 @@ package struct ServerRequest: Sendable, Hashable {
     /// The value of the header field `name`, compared case-insensitively; repeated fields are
     /// joined with `, `. `nil` if the request did not have it.
     package func header(_ name: String) -> String? {
-        let values = headerFields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        let values = HTTPField.Name(name).map { headerFields[values: $0] } ?? []
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
@@ -88,7 +89,7 @@ package struct ServerResponse: Sendable, Hashable {
     /// The reason phrase.
     package var reason: String
     /// Header fields, sent in this order before the ones the server adds.
-    package var headerFields: [RecordedRequest.HeaderField]
+    package var headerFields: HTTPFields
     /// The body.
     package var body: [UInt8]
     /// How long the server waits before sending the response. Other connections are served
@@ -100,7 +101,7 @@ package struct ServerResponse: Sendable, Hashable {
 
     /// Creates a response; `reason` defaults to the standard phrase for `status`.
     package init(
-        status: Int, reason: String? = nil, headerFields: [RecordedRequest.HeaderField] = [], body: [UInt8] = [],
+        status: Int, reason: String? = nil, headerFields: HTTPFields = [:], body: [UInt8] = [],
         delay: Duration = .zero
     ) {
         self.status = status
@@ -114,7 +115,7 @@ package struct ServerResponse: Sendable, Hashable {
     /// A JSON response (`Content-Type: application/json`).
     package static func json(_ body: some DataProtocol, status: Int = 200, delay: Duration = .zero) -> ServerResponse {
         ServerResponse(
-            status: status, headerFields: [.init(name: "Content-Type", value: "application/json")], body: Array(body),
+            status: status, headerFields: [.contentType: "application/json"], body: Array(body),
             delay: delay)
     }
 
@@ -126,20 +127,20 @@ package struct ServerResponse: Sendable, Hashable {
     /// A plain-text response (`Content-Type: text/plain; charset=utf-8`).
     package static func text(_ text: String, status: Int = 200, delay: Duration = .zero) -> ServerResponse {
         ServerResponse(
-            status: status, headerFields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8")],
+            status: status, headerFields: [.contentType: "text/plain; charset=utf-8"],
             body: Array(text.utf8), delay: delay)
     }
 
     /// An HTML response (`Content-Type: text/html; charset=utf-8`).
     package static func html(_ html: String, status: Int = 200, delay: Duration = .zero) -> ServerResponse {
         ServerResponse(
-            status: status, headerFields: [.init(name: "Content-Type", value: "text/html; charset=utf-8")],
+            status: status, headerFields: [.contentType: "text/html; charset=utf-8"],
             body: Array(html.utf8), delay: delay)
     }
 
     /// A redirect (default `302 Found`) to `location`, written as given.
     package static func redirect(to location: String, status: Int = 302) -> ServerResponse {
-        ServerResponse(status: status, headerFields: [.init(name: "Location", value: location)])
+        ServerResponse(status: status, headerFields: [.location: location])
     }
 
     /// Exactly `bytes` on the wire, then the connection closes. `status` is only what the request
@@ -152,7 +153,7 @@ package struct ServerResponse: Sendable, Hashable {
 
     /// The value of the first header field `name` (case-insensitive).
     package func header(_ name: String) -> String? {
-        headerFields.first { $0.name.lowercased() == name.lowercased() }?.value
+        HTTPField.Name(name).flatMap { headerFields[values: $0].first }
     }
 
     /// The response as bytes on the wire.
@@ -160,7 +161,7 @@ package struct ServerResponse: Sendable, Hashable {
         if let rawBytes { return ByteBuffer(bytes: rawBytes) }
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
         for field in headerFields {
-            head += "\(field.name): \(field.value)\r\n"
+            head += "\(field.name.rawName): \(field.value)\r\n"
         }
         if header("Content-Length") == nil { head += "Content-Length: \(body.count)\r\n" }
         if header("Cache-Control") == nil { head += "Cache-Control: no-store\r\n" }

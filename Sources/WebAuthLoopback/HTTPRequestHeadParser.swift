@@ -1,11 +1,4 @@
-/// One header field of a request head, as sent: the name keeps its case, the value is trimmed
-/// of surrounding spaces and tabs.
-package struct HTTPHeaderField: Sendable, Hashable {
-    /// The field name as sent, such as `Host`.
-    package var name: String
-    /// The field value without leading or trailing whitespace.
-    package var value: String
-}
+import HTTPTypes
 
 /// The head of an HTTP/1.x request: request line and header fields.
 package struct HTTPRequestHead: Sendable, Hashable {
@@ -15,17 +8,12 @@ package struct HTTPRequestHead: Sendable, Hashable {
     package var target: String
     /// The minor version: 0 for `HTTP/1.0`, 1 for `HTTP/1.1`.
     package var minorVersion: Int
-    /// The header fields in the order they were sent.
-    package var headers: [HTTPHeaderField]
+    /// The header fields in the order they were sent: each name as sent (`rawName`), each value
+    /// without leading or trailing whitespace.
+    package var headers: HTTPFields
     /// Whether the request announces a body: a `Transfer-Encoding` field, or a `Content-Length`
     /// greater than zero.
     package var declaresBody: Bool
-
-    /// The values of every field called `name`, compared case-insensitively (RFC 9110 §5.1).
-    package func values(forName name: String) -> [String] {
-        let wanted = name.lowercased()
-        return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
-    }
 
     /// The target's path: everything before the first `?`.
     package var path: Substring {
@@ -175,7 +163,7 @@ package struct HTTPRequestHeadParser {
             let minor = version.last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(minor)
         else { return .invalid("not HTTP/1.x") }
 
-        var headers: [HTTPHeaderField] = []
+        var headers = HTTPFields()
         var contentLength: UInt64?
         var declaresBody = false
         for line in lines.dropFirst() {
@@ -192,10 +180,13 @@ package struct HTTPRequestHeadParser {
             guard value.allSatisfy({ $0 == .tab || $0 >= 0x20 && $0 != 0x7F }) else {
                 return .invalid("control character in a field value")
             }
-            let field = HTTPHeaderField(
-                name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
-            switch field.name.lowercased() {
-            case "content-length":
+            // The name is a token (checked above), so it is a valid field name.
+            guard let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) else {
+                return .invalid("malformed field name")
+            }
+            let field = HTTPField(name: fieldName, value: value)
+            switch fieldName {
+            case .contentLength:
                 // A list such as `5, 5` is allowed by RFC 9110 §8.6 when all members agree.
                 for member in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
                     var digits = member[...]
@@ -209,7 +200,7 @@ package struct HTTPRequestHeadParser {
                     contentLength = length
                 }
                 if contentLength ?? 0 > 0 { declaresBody = true }
-            case "transfer-encoding":
+            case .transferEncoding:
                 declaresBody = true
             default:
                 break

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import WebAuthCore
 
 /// Decides, without I/O, what a complete request head is: the callback, or something to turn
@@ -47,13 +48,17 @@ package struct LoopbackRequestRouter: Sendable {
         self.path = endpoint.path
     }
 
+    /// `Host`: swift-http-types spells it as the request's authority, but an HTTP/1.1 head
+    /// carries it as a field, and the router must see every copy of it.
+    static let hostField = HTTPField.Name("Host")!
+
     /// What `head` is.
     package func route(_ head: HTTPRequestHead) -> Route {
         guard head.method == "GET" || head.method == "HEAD" else {
             return .reject(.methodNotAllowed, reason: "method \(head.method) not allowed")
         }
         guard !head.declaresBody else { return .reject(.badRequest, reason: "request has a body") }
-        let hosts = head.values(forName: "Host")
+        let hosts = head.headers[values: Self.hostField]
         guard hosts.count == 1, let hostValue = hosts.first else {
             return .reject(.badRequest, reason: hosts.isEmpty ? "no Host field" : "several Host fields")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 // Printing, interpolating, `String(reflecting:)` or `dump` of the types that hold a secret
 // shows everything but the secret. Each type's own file says which of its properties are secret.
@@ -102,7 +103,7 @@ extension HTTPTransportRequest: CustomStringConvertible, CustomDebugStringConver
     /// request's form holds several).
     public var description: String {
         var text = "\(method) \(url.redactedForLogs)"
-        if !headerFields.isEmpty { text += " [\(headerFields.map(\.name).joined(separator: ", "))]" }
+        if !headerFields.isEmpty { text += " [\(headerFields.map(\.name.rawName).joined(separator: ", "))]" }
         if let body { text += " (\(body.count)-byte body)" }
         return text
     }
@@ -115,7 +116,7 @@ extension HTTPTransportRequest: CustomStringConvertible, CustomDebugStringConver
         Mirror(
             self,
             children: [
-                "method": method, "url": url.redactedForLogs, "headerFieldNames": headerFields.map(\.name),
+                "method": method, "url": url.redactedForLogs, "headerFieldNames": headerFields.map(\.name.rawName),
                 "bodyByteCount": body?.count as Any, "timeout": timeout, "maximumResponseSize": maximumResponseSize,
             ], displayStyle: .struct)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import WebAuthEmbeddedProvider
 
 extension AuthorizationPageServer {
@@ -17,7 +18,7 @@ extension AuthorizationPageServer {
         guard path == "/authorize" else { return .text("not found: \(path)\n", status: 404) }
         guard request.method == "GET" else {
             var response = ServerResponse.text("only GET is supported\n", status: 405)
-            response.headerFields.append(.init(name: "Allow", value: "GET"))
+            response.headerFields.append(HTTPField(name: .allow, value: "GET"))
             return response
         }
         guard let redirectURI = record.queryValue("redirect_uri"), !redirectURI.isEmpty else {
@@ -55,10 +56,7 @@ extension AuthorizationPageServer {
         case .cookie:
             return ServerResponse(
                 status: 302,
-                headerFields: [
-                    .init(name: "Location", value: location),
-                    .init(name: "Set-Cookie", value: "\(testCookieName)=1; Max-Age=3600"),
-                ])
+                headerFields: [.location: location, .setCookie: "\(testCookieName)=1; Max-Age=3600"])
         default:
             return .redirect(to: location)
         }

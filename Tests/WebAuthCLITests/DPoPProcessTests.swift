@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthOAuth
 import WebAuthTestSupport
@@ -55,20 +56,14 @@ struct DPoPProcessTests {
                 proofs.append(proof)
                 let answer = try await RawHTTPClient.request(
                     method: "GET", url: userInfo,
-                    headerFields: [
-                        .init(name: "Authorization", value: "DPoP \(entry.tokens.accessToken)"),
-                        .init(name: "DPoP", value: proof),
-                    ])
+                    headerFields: [.authorization: "DPoP \(entry.tokens.accessToken)", HTTPField.Name("DPoP")!: proof])
                 #expect(answer.status == 200, "\(answer.status) \(answer.body)")
             }
             #expect(proofs[0] != proofs[1])
             // Each proof is good once.
             let replayed = try await RawHTTPClient.request(
                 method: "GET", url: userInfo,
-                headerFields: [
-                    .init(name: "Authorization", value: "DPoP \(entry.tokens.accessToken)"),
-                    .init(name: "DPoP", value: proofs[0]),
-                ])
+                headerFields: [.authorization: "DPoP \(entry.tokens.accessToken)", HTTPField.Name("DPoP")!: proofs[0]])
             #expect(replayed.status == 401)
             #expect(proofs.allSatisfy { !$0.contains(key.thumbprint) })
 

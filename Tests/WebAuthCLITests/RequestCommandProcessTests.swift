@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 import WebAuthEmbeddedProvider
@@ -32,7 +33,7 @@ struct RequestCommandProcessTests {
             if request.path == "/always-401" {
                 return ServerResponse(
                     status: 401,
-                    headerFields: [.init(name: "WWW-Authenticate", value: #"Bearer error="invalid_token""#)])
+                    headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#])
             }
             let token = request.header("Authorization").flatMap { value in
                 value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
@@ -40,7 +41,7 @@ struct RequestCommandProcessTests {
             guard let token, token != refused, provider.isActive(accessToken: token) else {
                 return ServerResponse(
                     status: 401,
-                    headerFields: [.init(name: "WWW-Authenticate", value: #"Bearer error="invalid_token""#)])
+                    headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#])
             }
             switch request.path {
             case "/same": return .redirect(to: "/echo")

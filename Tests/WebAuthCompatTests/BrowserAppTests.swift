@@ -122,8 +122,11 @@
                     #expect(setup.logged("completed "))
                     let page = try #require(requests.first { $0.path == "/auth" })
                     #expect(
-                        page.headerFields.contains { $0.name == "X-Request-Source" && $0.value == "browser-app-test" })
-                    #expect(page.headerFields.contains { $0.name == "User-Agent" && $0.value.contains("Chrome") })
+                        page.headerFields.contains {
+                            $0.name.rawName == "X-Request-Source" && $0.value == "browser-app-test"
+                        })
+                    #expect(
+                        page.headerFields.contains { $0.name.rawName == "User-Agent" && $0.value.contains("Chrome") })
                     // A shared request: the app's Chromium used its kept profile.
                     #expect(
                         FileManager.default.fileExists(atPath: setup.desktop.dataHome + "/webauth/profiles/chromium"))

@@ -160,7 +160,7 @@
                     let request = try #require(await server.requests.first { $0.path == "/auth" })
                     #expect(
                         request.headerFields.contains {
-                            $0.name.lowercased() == "x-client-version" && $0.value == "4.2"
+                            $0.name.canonicalName == "x-client-version" && $0.value == "4.2"
                         })
                     #expect(driver.instances.first?.isEphemeral == true)
                     await server.shutdown()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthCore
 
@@ -65,12 +66,13 @@ struct LoopbackPagesAndRoutingTests {
     }
 
     private func head(
-        _ target: String, host: String?, method: String = "GET", extra: [HTTPHeaderField] = []
+        _ target: String, host: String?, method: String = "GET", extra: [HTTPField] = []
     ) -> HTTPRequestHead {
         HTTPRequestHead(
             method: method, target: target, minorVersion: 1,
-            headers: (host.map { [HTTPHeaderField(name: "Host", value: $0)] } ?? []) + extra,
-            declaresBody: extra.contains { $0.name == "Content-Length" })
+            headers: HTTPFields(
+                (host.map { [HTTPField(name: LoopbackRequestRouter.hostField, value: $0)] } ?? []) + extra),
+            declaresBody: extra.contains { $0.name == .contentLength })
     }
 
     @Test func routing() throws {
@@ -101,12 +103,14 @@ struct LoopbackPagesAndRoutingTests {
         #expect(
             status(
                 router.route(
-                    head("/callback", host: "127.0.0.1:4321", extra: [.init(name: "host", value: "127.0.0.1:4321")])))
+                    head(
+                        "/callback", host: "127.0.0.1:4321",
+                        extra: [HTTPField(name: HTTPField.Name("host")!, value: "127.0.0.1:4321")])))
                 == 400)
         #expect(
             status(
                 router.route(
-                    head("/callback", host: "127.0.0.1:4321", extra: [.init(name: "Content-Length", value: "3")])))
+                    head("/callback", host: "127.0.0.1:4321", extra: [HTTPField(name: .contentLength, value: "3")])))
                 == 400)
         for path in ["/", "/favicon.ico", "/callback/", "/callbackx", "/Callback", "/%63allback"] {
             #expect(status(router.route(head(path, host: "127.0.0.1:4321"))) == 404, "\(path)")

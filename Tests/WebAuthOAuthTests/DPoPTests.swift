@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -98,7 +99,7 @@ struct DPoPTests {
         #expect(refreshed.dpopKey == tokens.dpopKey)
         try await client.revoke(refreshed)
         let proofs = try transport.requests.map { request in
-            try DecodedProof(try #require(request.value(forHeader: "DPoP")))
+            try DecodedProof(try #require(request.headerFields[HTTPField.Name("DPoP")!]))
         }
         #expect(proofs.count == 4)
         #expect(Set(proofs.compactMap { $0.claims["jti"] as? String }).count == 4)
@@ -116,10 +117,10 @@ struct DPoPTests {
             var response = HTTPTransportResponse.json(
                 400,
                 #"{"error":"use_dpop_nonce","error_description":"Authorization server requires nonce in DPoP proof"}"#)
-            response.headerFields.append(.init(name: "DPoP-Nonce", value: "nonce-\(call)"))
+            response.headerFields.append(HTTPField(name: HTTPField.Name("DPoP-Nonce")!, value: "nonce-\(call)"))
             if call == 2 {
                 response = .json(200, #"{"access_token":"at","token_type":"DPoP"}"#)
-                response.headerFields.append(.init(name: "DPoP-Nonce", value: "nonce-next"))
+                response.headerFields.append(HTTPField(name: HTTPField.Name("DPoP-Nonce")!, value: "nonce-next"))
             }
             return response
         }
@@ -127,8 +128,8 @@ struct DPoPTests {
         let tokens = try await client.exchange(
             code: "c", verifier: "v", redirectURI: URL(string: "http://127.0.0.1:1/cb")!, nonce: nil)
         #expect(tokens.accessToken == "at")
-        let first = try DecodedProof(try #require(transport.requests[0].value(forHeader: "DPoP")))
-        let second = try DecodedProof(try #require(transport.requests[1].value(forHeader: "DPoP")))
+        let first = try DecodedProof(try #require(transport.requests[0].headerFields[HTTPField.Name("DPoP")!]))
+        let second = try DecodedProof(try #require(transport.requests[1].headerFields[HTTPField.Name("DPoP")!]))
         #expect(first.claims["nonce"] == nil)
         #expect(second.claims["nonce"] as? String == "nonce-1")
         #expect(first.claims["jti"] as? String != second.claims["jti"] as? String)
@@ -142,7 +143,7 @@ struct DPoPTests {
             (error as? OAuthError)?.serverError?.code == .useDPoPNonce
         }
         #expect(transport.requests.count == 4)
-        let third = try DecodedProof(try #require(transport.requests[2].value(forHeader: "DPoP")))
+        let third = try DecodedProof(try #require(transport.requests[2].headerFields[HTTPField.Name("DPoP")!]))
         #expect(third.claims["nonce"] as? String == "nonce-next")
     }
 
@@ -165,8 +166,8 @@ struct DPoPTests {
         let key = try #require(client.dpopKey)
         _ = try await client.userInfo(for: TokenSet(accessToken: "at-value", tokenType: "DPoP", dpopKey: key))
         let request = try #require(transport.requests.first)
-        #expect(request.value(forHeader: "Authorization") == "DPoP at-value")
-        let proof = try DecodedProof(try #require(request.value(forHeader: "DPoP")))
+        #expect(request.headerFields[.authorization] == "DPoP at-value")
+        let proof = try DecodedProof(try #require(request.headerFields[HTTPField.Name("DPoP")!]))
         #expect(proof.claims["htm"] as? String == "GET")
         #expect(proof.claims["ath"] as? String == DPoPProof.hash(ofAccessToken: "at-value"))
 
@@ -187,9 +188,8 @@ struct DPoPTests {
                 return HTTPTransportResponse(
                     status: 401,
                     headerFields: [
-                        .init(
-                            name: "WWW-Authenticate", value: #"DPoP error="use_dpop_nonce", error_description="nonce""#),
-                        .init(name: "DPoP-Nonce", value: "rs-nonce"),
+                        .wwwAuthenticate: #"DPoP error="use_dpop_nonce", error_description="nonce""#,
+                        HTTPField.Name("DPoP-Nonce")!: "rs-nonce",
                     ])
             }
             return HTTPTransportResponse(status: 200, body: Data("ok".utf8))
@@ -202,11 +202,13 @@ struct DPoPTests {
             HTTPTransportRequest(method: "GET", url: URL(string: "https://api.example/v1/items?page=2")!))
         #expect(response.status == 200)
         #expect(transport.requests.count == 2)
-        let proofs = try transport.requests.map { try DecodedProof(try #require($0.value(forHeader: "DPoP"))) }
+        let proofs = try transport.requests.map {
+            try DecodedProof(try #require($0.headerFields[HTTPField.Name("DPoP")!]))
+        }
         #expect(proofs[0].claims["nonce"] == nil)
         #expect(proofs[1].claims["nonce"] as? String == "rs-nonce")
         #expect(proofs[1].claims["htu"] as? String == "https://api.example/v1/items")
-        #expect(transport.requests.allSatisfy { $0.value(forHeader: "Authorization") == "DPoP at" })
+        #expect(transport.requests.allSatisfy { $0.headerFields[.authorization] == "DPoP at" })
     }
 
     @Test func onlyAPersistentKeyIsStoredWithTheTokens() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import WebAuthOAuth
@@ -79,7 +80,7 @@ struct OAuth1ClientTests {
 
         // Step 1: POST, consumer secret only, oauth_callback is the configured custom-scheme URI.
         let initiate = transport.requests[0]
-        let initiateFields = oauth1AuthorizationFields(initiate.value(forHeader: "Authorization"))
+        let initiateFields = oauth1AuthorizationFields(initiate.headerFields[.authorization])
         #expect(initiate.method == "POST")
         #expect(initiateFields["oauth_callback"] == "com.example.printer%3A%2Fready")
         #expect(initiateFields["oauth_token"] == nil)
@@ -87,7 +88,7 @@ struct OAuth1ClientTests {
         #expect(try Self.signatureIsValid(initiate, tokenSecret: nil))
         // Step 3: POST with the temporary token and the verifier, keyed with the temporary secret.
         let token = transport.requests[1]
-        let tokenFields = oauth1AuthorizationFields(token.value(forHeader: "Authorization"))
+        let tokenFields = oauth1AuthorizationFields(token.headerFields[.authorization])
         #expect(tokenFields["oauth_token"] == Self.temporaryToken)
         #expect(tokenFields["oauth_verifier"] == Self.verifier)
         #expect(tokenFields["oauth_callback"] == nil)
@@ -104,7 +105,7 @@ struct OAuth1ClientTests {
     /// Recomputes the HMAC-SHA1 signature of a recorded request with the test's secrets.
     static func signatureIsValid(_ request: HTTPTransportRequest, tokenSecret: String?) throws -> Bool {
         var fields: [String: String] = [:]
-        for (name, value) in oauth1AuthorizationFields(request.value(forHeader: "Authorization")) {
+        for (name, value) in oauth1AuthorizationFields(request.headerFields[.authorization]) {
             fields[name] = FormEncoding.decode("v=\(value)").first?.1 ?? value
         }
         let sent = try #require(fields["oauth_signature"])
@@ -127,7 +128,7 @@ struct OAuth1ClientTests {
         let credentials = try await Self.client(transport: transport, browser: browser).signIn(
             sessionTimeout: .seconds(60))
         #expect(credentials.token == Self.accessToken)
-        let fields = oauth1AuthorizationFields(transport.requests.last?.value(forHeader: "Authorization"))
+        let fields = oauth1AuthorizationFields(transport.requests.last?.headerFields[.authorization])
         #expect(fields["oauth_verifier"] == Self.verifier)
     }
 
@@ -203,7 +204,7 @@ struct OAuth1ClientTests {
         let transport = OAuth1ScriptedTransport { _ in
             .success(
                 HTTPTransportResponse(
-                    status: 401, headerFields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8")],
+                    status: 401, headerFields: [.contentType: "text/plain; charset=utf-8"],
                     body: Data(hostile.utf8)))
         }
         let browser = OAuth1InterceptingBrowser { _ in [] }
@@ -236,7 +237,7 @@ struct OAuth1ClientTests {
         let transport = OAuth1ScriptedTransport { _ in
             .success(
                 HTTPTransportResponse(
-                    status: 500, headerFields: [.init(name: "Content-Type", value: contentType)], body: Data(body.utf8))
+                    status: 500, headerFields: [.contentType: contentType], body: Data(body.utf8))
             )
         }
         let client = Self.client(transport: transport, browser: OAuth1InterceptingBrowser { _ in [] })
@@ -352,10 +353,10 @@ struct OAuth1ClientTests {
         _ = try await Self.client(transport: transport, browser: browser, configuration: configuration).signIn(
             sessionTimeout: .seconds(60))
         let initiate = try #require(transport.requests.first)
-        #expect(initiate.value(forHeader: "Content-Type") == "application/x-www-form-urlencoded")
+        #expect(initiate.headerFields[.contentType] == "application/x-www-form-urlencoded")
         #expect(initiate.body.map { String(decoding: $0, as: UTF8.self) } == "scope=photos%20read")
         #expect(
-            oauth1AuthorizationFields(initiate.value(forHeader: "Authorization"))["oauth_callback"]
+            oauth1AuthorizationFields(initiate.headerFields[.authorization])["oauth_callback"]
                 == "com.example.printer%3A%2Fready")
         #expect(try Self.signatureIsValid(initiate, tokenSecret: nil))
         #expect(
@@ -381,7 +382,7 @@ struct OAuth1ClientTests {
         let request = HTTPTransportRequest(
             method: "GET", url: URL(string: "https://photos.example.net/photos?file=vacation.jpg&size=original")!)
         let signed = client.sign(request, with: credentials)
-        #expect(oauth1AuthorizationFields(signed.value(forHeader: "Authorization"))["oauth_token"] == Self.accessToken)
+        #expect(oauth1AuthorizationFields(signed.headerFields[.authorization])["oauth_token"] == Self.accessToken)
         #expect(try Self.signatureIsValid(signed, tokenSecret: Self.accessSecret))
         #expect(signed.url == request.url)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import WebAuthOAuth
@@ -58,7 +59,7 @@ struct OAuth1SignatureTests {
 
     static let section3411Request = HTTPTransportRequest(
         method: "POST", url: URL(string: "http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b")!,
-        headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+        headerFields: [.contentType: "application/x-www-form-urlencoded"],
         body: Data("c2&a3=2+q".utf8))
     static let section3411ProtocolParameters = [
         "realm": "Example", "oauth_consumer_key": "9djdj82h48djs9d2", "oauth_token": "kkk9d7dh3k39sjv7",
@@ -122,7 +123,7 @@ struct OAuth1SignatureTests {
         let signed = signer.sign(
             request, additionalProtocolParameters: ["oauth_callback": "http://printer.example.com/ready"])
         #expect(
-            signed.value(forHeader: "Authorization")
+            signed.headerFields[.authorization]
                 == "OAuth realm=\"Photos\", oauth_callback=\"http%3A%2F%2Fprinter.example.com%2Fready\", "
                 + "oauth_consumer_key=\"dpf43f3p2l4k3l03\", oauth_nonce=\"wIjqoS\", "
                 + "oauth_signature=\"74KNZJeDHnMBp0EMJ9ZHt%2FXKycU%3D\", oauth_signature_method=\"HMAC-SHA1\", "
@@ -138,7 +139,7 @@ struct OAuth1SignatureTests {
         let request = HTTPTransportRequest(method: "POST", url: URL(string: "https://photos.example.net/token")!)
         let signed = signer.sign(
             request, token: temporary, additionalProtocolParameters: ["oauth_verifier": "hfdp7dh39dks9884"])
-        let fields = oauth1AuthorizationFields(signed.value(forHeader: "Authorization"))
+        let fields = oauth1AuthorizationFields(signed.headerFields[.authorization])
         #expect(fields["oauth_signature"] == "gKgrFCywp7rO0OXSjdot%2FIHF7IU%3D")
         #expect(fields["oauth_token"] == "hh5s93j4hdidpola")
         #expect(fields["oauth_verifier"] == "hfdp7dh39dks9884")
@@ -153,12 +154,12 @@ struct OAuth1SignatureTests {
         let token = OAuth1Credentials(token: "nnch734d00sl2jdk", tokenSecret: "pfkkdhi9sl3r4s00")
         let request = HTTPTransportRequest(
             method: "GET", url: URL(string: "http://photos.example.net/photos?file=vacation.jpg&size=original")!)
-        let fields = oauth1AuthorizationFields(signer.sign(request, token: token).value(forHeader: "Authorization"))
+        let fields = oauth1AuthorizationFields(signer.sign(request, token: token).headerFields[.authorization])
         #expect(fields["oauth_signature"] == "MdpQcU8iPSUjWoN%2FUDMsK2sui9I%3D")
         // The scheme is signed: the same request over HTTPS has another signature.
         let https = HTTPTransportRequest(
             method: "GET", url: URL(string: "https://photos.example.net/photos?file=vacation.jpg&size=original")!)
-        let other = oauth1AuthorizationFields(signer.sign(https, token: token).value(forHeader: "Authorization"))
+        let other = oauth1AuthorizationFields(signer.sign(https, token: token).headerFields[.authorization])
         #expect(other["oauth_signature"] == "91yh92rtXzicpezVYjTDNzieVps%3D")
     }
 
@@ -170,7 +171,7 @@ struct OAuth1SignatureTests {
             method: "POST", url: URL(string: "https://server.example.com/request_temp_credentials")!)
         let fields = oauth1AuthorizationFields(
             signer.sign(request, additionalProtocolParameters: ["oauth_callback": "http://client.example.net/cb?x=1"])
-                .value(forHeader: "Authorization"))
+                .headerFields[.authorization])
         #expect(fields["oauth_signature"] == "ja893SD9%26")
         #expect(fields["oauth_signature_method"] == "PLAINTEXT")
         #expect(fields["oauth_callback"] == "http%3A%2F%2Fclient.example.net%2Fcb%3Fx%3D1")
@@ -215,7 +216,7 @@ struct OAuth1SignatureTests {
                 string:
                     "https://API.Example.COM:443/1.1/statuses/update.json?include_entities=true&q=caf%C3%A9+%26+cr%C3%A8me"
             )!,
-            headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+            headerFields: [.contentType: "application/x-www-form-urlencoded"],
             body: Data(
                 "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21&emoji=%F0%9F%94%91&empty="
                     .utf8))
@@ -245,7 +246,7 @@ struct OAuth1SignatureTests {
             method: "POST", url: URL(string: "http://127.0.0.1:8080/oauth/request_token")!)
         let header = signer.sign(
             request, additionalProtocolParameters: ["oauth_callback": "http://127.0.0.1:49152/callback"]
-        ).value(forHeader: "Authorization")
+        ).headerFields[.authorization]
         #expect(
             header
                 == "OAuth realm=\"Photos\", oauth_callback=\"http%3A%2F%2F127.0.0.1%3A49152%2Fcallback\", "
@@ -310,11 +311,11 @@ struct OAuth1SignatureTests {
     func bodyOnlyWhenFormEncoded() {
         let url = URL(string: "https://api.example.com/items")!
         let json = HTTPTransportRequest(
-            method: "POST", url: url, headerFields: [.init(name: "Content-Type", value: "application/json")],
+            method: "POST", url: url, headerFields: [.contentType: "application/json"],
             body: Data("a=1".utf8))
         let form = HTTPTransportRequest(
             method: "POST", url: url,
-            headerFields: [.init(name: "content-type", value: "Application/X-WWW-Form-Urlencoded; charset=UTF-8")],
+            headerFields: [HTTPField.Name("content-type")!: "Application/X-WWW-Form-Urlencoded; charset=UTF-8"],
             body: Data("a=1".utf8))
         #expect(OAuth1Signer.requestParameters(of: json).isEmpty)
         #expect(OAuth1Signer.requestParameters(of: form).map(\.name) == ["a"])
@@ -327,11 +328,11 @@ struct OAuth1SignatureTests {
         let signer = fixedSigner(key: "k", secret: "s", nonce: "n", timestamp: 1)
         let request = HTTPTransportRequest(
             method: "get", url: URL(string: "https://api.example.com/")!,
-            headerFields: [.init(name: "authorization", value: "Bearer old"), .init(name: "Accept", value: "*/*")])
+            headerFields: [HTTPField.Name("authorization")!: "Bearer old", .accept: "*/*"])
         let signed = signer.sign(request)
-        #expect(signed.headerFields.filter { $0.name.lowercased() == "authorization" }.count == 1)
-        #expect(signed.value(forHeader: "Authorization")?.hasPrefix("OAuth ") == true)
-        #expect(signed.value(forHeader: "Accept") == "*/*")
+        #expect(signed.headerFields[fields: .authorization].count == 1)
+        #expect(signed.headerFields[.authorization]?.hasPrefix("OAuth ") == true)
+        #expect(signed.headerFields[.accept] == "*/*")
         // The method is upper-cased in the base string, whatever the request says.
         let parameters = signer.protocolParameters(for: request)
         #expect(OAuth1Signer.signatureBaseString(for: request, protocolParameters: parameters).hasPrefix("GET&"))

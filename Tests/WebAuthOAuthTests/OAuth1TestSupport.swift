@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Synchronization
 import WebAuthOAuth
@@ -21,7 +22,7 @@ final class OAuth1ScriptedTransport: HTTPTransport {
             return .success(
                 HTTPTransportResponse(
                     status: status,
-                    headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+                    headerFields: [.contentType: "application/x-www-form-urlencoded"],
                     body: Data(body.utf8)))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -48,7 +49,7 @@ struct PushedAuthorizationTests {
         #expect(query.last?.value == "urn:ietf:params:oauth:request_uri:abc")
         let push = try #require(transport.requests.last)
         #expect(push.method == "POST" && push.url.path == "/par")
-        #expect(push.value(forHeader: "Authorization")?.hasPrefix("Basic ") == true)
+        #expect(push.headerFields[.authorization]?.hasPrefix("Basic ") == true)
         let form = push.formParameters
         #expect(form["redirect_uri"] == "http://127.0.0.1:5/callback")
         #expect(form["state"] == authorization.request.state)

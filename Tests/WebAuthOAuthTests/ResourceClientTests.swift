@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import WebAuthOAuth
@@ -24,7 +25,7 @@ struct ResourceClientTests {
     }
 
     static func redirect(_ status: Int = 302, to location: String) -> HTTPTransportResponse {
-        HTTPTransportResponse(status: status, headerFields: [.init(name: "Location", value: location)])
+        HTTPTransportResponse(status: status, headerFields: [.location: location])
     }
 
     @Test func theTokenGoesToTheRequestsOriginOnly() async throws {
@@ -38,7 +39,7 @@ struct ResourceClientTests {
         }
         let request = HTTPTransportRequest(
             method: "GET", url: URL(string: "https://api.example/start")!,
-            headerFields: [.init(name: "Cookie", value: "session=1"), .init(name: "Accept", value: "text/plain")])
+            headerFields: [.cookie: "session=1", .accept: "text/plain"])
         let response = try await Self.client(transport).send(request)
         #expect(response.status == 200)
         let sent = transport.requests
@@ -48,11 +49,11 @@ struct ResourceClientTests {
                 "https://api.example/back",
             ])
         #expect(
-            sent.map { $0.value(forHeader: "Authorization") } == [
+            sent.map { $0.headerFields[.authorization] } == [
                 "Bearer access-1", "Bearer access-1", nil, "Bearer access-1",
             ])
-        #expect(sent[2].value(forHeader: "Cookie") == nil, "credential fields stay behind")
-        #expect(sent[2].value(forHeader: "Accept") == "text/plain", "other fields go along")
+        #expect(sent[2].headerFields[.cookie] == nil, "credential fields stay behind")
+        #expect(sent[2].headerFields[.accept] == "text/plain", "other fields go along")
         #expect(sent.allSatisfy { $0.deliversRedirects }, "the transport hands 3xx back instead of failing")
     }
 
@@ -95,12 +96,12 @@ struct ResourceClientTests {
     @Test func methodAndBodyFollowTheRedirectStatus() throws {
         let post = HTTPTransportRequest(
             method: "POST", url: URL(string: "https://api.example/items")!,
-            headerFields: [.init(name: "Content-Type", value: "application/json")], body: Data("{}".utf8))
+            headerFields: [.contentType: "application/json"], body: Data("{}".utf8))
         for status in [301, 302, 303] {
             let next = try #require(try ResourceRedirect.next(after: post, response: Self.redirect(status, to: "/x")))
             #expect(next.method == "GET", "\(status)")
             #expect(next.body == nil)
-            #expect(next.value(forHeader: "Content-Type") == nil)
+            #expect(next.headerFields[.contentType] == nil)
         }
         for status in [307, 308] {
             let next = try #require(try ResourceRedirect.next(after: post, response: Self.redirect(status, to: "/x")))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 
 @testable import WebAuthOAuth
@@ -27,7 +28,7 @@ extension HTTPTransportResponse {
     /// A JSON response.
     static func json(_ status: Int, _ body: String) -> HTTPTransportResponse {
         HTTPTransportResponse(
-            status: status, headerFields: [.init(name: "Content-Type", value: "application/json")],
+            status: status, headerFields: [.contentType: "application/json"],
             body: Data(body.utf8))
     }
 }

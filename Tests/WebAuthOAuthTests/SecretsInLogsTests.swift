@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthOAuth
 import WebAuthTestSupport
@@ -45,8 +46,7 @@ struct SecretsInLogsTests {
         for name in ["access_token", "refresh_token", "id_token", "device_code"] {
             values += wire.answeredValues(name)
         }
-        values += wire.requests.flatMap { $0.headerFields.filter { $0.name.lowercased() == "authorization" } }
-            .map(\.value)
+        values += wire.requests.flatMap { $0.headerFields[values: .authorization] }
         for token in tokens {
             values += [token.accessToken, token.refreshToken, token.idToken].compactMap { $0 }
         }
@@ -141,7 +141,7 @@ struct SecretsInLogsTests {
             (
                 HTTPTransportRequest(
                     method: "POST", url: URL(string: "https://issuer.example/token?x=\(secret)")!,
-                    headerFields: [.init(name: "Authorization", value: "Basic \(secret)")],
+                    headerFields: [.authorization: "Basic \(secret)"],
                     body: Data("refresh_token=\(secret)".utf8)),
                 [secret]
             ),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -32,7 +33,7 @@ struct TokenEndpointTests {
             code: "c0de", verifier: "v", redirectURI: URL(string: "http://127.0.0.1:1/cb")!, nonce: nil)
         let request = try #require(transport.requests.first)
         #expect(request.method == "POST")
-        #expect(request.value(forHeader: "Authorization") == nil)
+        #expect(request.headerFields[.authorization] == nil)
         #expect(
             request.formParameters == [
                 "grant_type": "authorization_code", "code": "c0de", "redirect_uri": "http://127.0.0.1:1/cb",
@@ -50,7 +51,7 @@ struct TokenEndpointTests {
             code: "c", verifier: "v", redirectURI: URL(string: "http://127.0.0.1:1/cb")!, nonce: nil)
         let request = try #require(transport.requests.first)
         let expected = Data("cli%20ent:p%40ss%3Aword".utf8).base64EncodedString()
-        #expect(request.value(forHeader: "Authorization") == "Basic \(expected)")
+        #expect(request.headerFields[.authorization] == "Basic \(expected)")
         #expect(request.formParameters["client_secret"] == nil)
         #expect(request.formParameters["client_id"] == nil)
     }
@@ -60,7 +61,7 @@ struct TokenEndpointTests {
         _ = try await client(secret: "s", method: .clientSecretPost, transport).exchange(
             code: "c", verifier: "v", redirectURI: URL(string: "http://127.0.0.1:1/cb")!, nonce: nil)
         let request = try #require(transport.requests.first)
-        #expect(request.value(forHeader: "Authorization") == nil)
+        #expect(request.headerFields[.authorization] == nil)
         #expect(request.formParameters["client_id"] == "cli ent")
         #expect(request.formParameters["client_secret"] == "s")
     }

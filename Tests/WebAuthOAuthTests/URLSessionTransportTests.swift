@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 import WebAuthTestSupport
@@ -35,7 +36,7 @@ struct URLSessionTransportTests {
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
             let request = HTTPTransportRequest(
                 method: "POST", url: server.url("/token"),
-                headerFields: [.init(name: "X-Custom", value: "1"), .init(name: "Content-Type", value: "text/plain")],
+                headerFields: [HTTPField.Name("X-Custom")!: "1", .contentType: "text/plain"],
                 body: Data("a=b".utf8), timeout: .seconds(60))
             let response = try await URLSessionTransport().send(request)
             #expect(response.status == 200)
@@ -45,7 +46,7 @@ struct URLSessionTransportTests {
                 "host", "user-agent", "accept", "accept-encoding", "accept-language", "content-length", "content-type",
                 "connection", "expect", "transfer-encoding",
             ]
-            let extra = received.headerFields.map(\.name).filter { !http.contains($0.lowercased()) }
+            let extra = received.headerFields.map(\.name).filter { !http.contains($0.canonicalName) }.map(\.rawName)
             #expect(extra == ["X-Custom"])
             #expect(received.bodyText == "a=b")
         }
@@ -66,7 +67,7 @@ struct URLSessionTransportTests {
             request.deliversRedirects = true
             let response = try await URLSessionTransport().send(request)
             #expect(response.status == 307)
-            #expect(response.value(forHeader: "Location") == "/elsewhere")
+            #expect(response.headerFields[.location] == "/elsewhere")
             #expect(await server.requestPaths == ["/moved", "/moved"], "never followed")
         }
     }

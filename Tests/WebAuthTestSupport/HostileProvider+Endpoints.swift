@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Synchronization
 import WebAuthTesting
 
@@ -211,7 +212,7 @@ final class ProviderCore: Sendable {
                 }
             }
             response = .json(JSONValue.object(members).serialized)
-            response.headerFields.append(.init(name: "Pragma", value: "no-cache"))
+            response.headerFields.append(HTTPField(name: HTTPField.Name("Pragma")!, value: "no-cache"))
         }
         state.withLock { $0.tokenRequests.append(record) }
         return response
@@ -255,7 +256,7 @@ final class ProviderCore: Sendable {
             if script.requireValidToken, grant?.active != true {
                 var response = ServerResponse.json(
                     HostileProvider.ErrorResponse(code: "invalid_token").json.serialized, status: 401)
-                response.headerFields.append(.init(name: "WWW-Authenticate", value: #"Bearer error="invalid_token""#))
+                response.headerFields.append(HTTPField(name: .wwwAuthenticate, value: #"Bearer error="invalid_token""#))
                 return response
             }
             var members = script.claims
@@ -308,13 +309,13 @@ final class ProviderCore: Sendable {
 
     static func errorResponse(_ error: HostileProvider.ErrorResponse, challenge: String? = nil) -> ServerResponse {
         var response = ServerResponse.json(error.json.serialized, status: error.status)
-        if let challenge { response.headerFields.append(.init(name: "WWW-Authenticate", value: challenge)) }
+        if let challenge { response.headerFields.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
         return response
     }
 
     static func methodNotAllowed(_ allowed: String) -> ServerResponse {
         var response = ServerResponse.text("method not allowed\n", status: 405)
-        response.headerFields.append(.init(name: "Allow", value: allowed))
+        response.headerFields.append(HTTPField(name: .allow, value: allowed))
         return response
     }
 

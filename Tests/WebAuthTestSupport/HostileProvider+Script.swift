@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 import WebAuthTesting
 
@@ -107,7 +108,7 @@ extension HostileProvider {
         ) -> Fault {
             Fault(
                 response: ServerResponse(
-                    status: status, headerFields: [.init(name: "Content-Type", value: contentType)],
+                    status: status, headerFields: [.contentType: contentType],
                     body: Array(body.utf8)))
         }
 

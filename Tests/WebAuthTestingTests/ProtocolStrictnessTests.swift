@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthOAuth
 
@@ -283,25 +284,25 @@ struct ProtocolStrictnessTests {
     @Test func tokenRequestsAreCheckedBeforeAnythingHappens() async throws {
         try await EmbeddedProvider.withTestProvider { provider in
             let basic = "Basic " + Data("backend:wrong".utf8).base64EncodedString()
-            let cases: [([(String, String)], [RecordedRequest.HeaderField], Int, String)] = [
-                ([("grant_type", "password"), ("client_id", "webauth-demo")], [], 400, "unsupported_grant_type"),
-                ([("client_id", "webauth-demo")], [], 400, "invalid_request"),
+            let cases: [([(String, String)], HTTPFields, Int, String)] = [
+                ([("grant_type", "password"), ("client_id", "webauth-demo")], [:], 400, "unsupported_grant_type"),
+                ([("client_id", "webauth-demo")], [:], 400, "invalid_request"),
                 (
-                    [("grant_type", "refresh_token"), ("client_id", "nobody"), ("refresh_token", "x")], [], 401,
+                    [("grant_type", "refresh_token"), ("client_id", "nobody"), ("refresh_token", "x")], [:], 401,
                     "invalid_client"
                 ),
                 (
                     [("grant_type", "refresh_token"), ("refresh_token", "x")],
-                    [.init(name: "Authorization", value: basic)],
+                    [.authorization: basic],
                     401,
                     "invalid_client"
                 ),
                 (
-                    [("grant_type", "refresh_token"), ("client_id", "backend"), ("refresh_token", "x")], [], 401,
+                    [("grant_type", "refresh_token"), ("client_id", "backend"), ("refresh_token", "x")], [:], 401,
                     "invalid_client"
                 ),
                 (
-                    [("grant_type", "refresh_token"), ("client_id", "webauth-demo"), ("refresh_token", "x")], [], 400,
+                    [("grant_type", "refresh_token"), ("client_id", "webauth-demo"), ("refresh_token", "x")], [:], 400,
                     "invalid_grant"
                 ),
                 (
@@ -309,7 +310,7 @@ struct ProtocolStrictnessTests {
                         ("grant_type", "refresh_token"), ("client_id", "webauth-demo"), ("refresh_token", "x"),
                         ("refresh_token", "y"),
                     ],
-                    [], 400, "invalid_request"
+                    [:], 400, "invalid_request"
                 ),
             ]
             for (form, headers, status, error) in cases {
@@ -320,12 +321,12 @@ struct ProtocolStrictnessTests {
             // Only a Basic attempt gets a Basic challenge.
             let challenged = try await provider.postForm(
                 .token, [("grant_type", "refresh_token"), ("refresh_token", "x")],
-                headerFields: [.init(name: "Authorization", value: basic)])
+                headerFields: [.authorization: basic])
             #expect(challenged.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
             // Not a form: refused.
             let json = try await RawHTTPClient.request(
                 method: "POST", url: provider.url(.token),
-                headerFields: [.init(name: "Content-Type", value: "application/json")], body: Array("{}".utf8))
+                headerFields: [.contentType: "application/json"], body: Array("{}".utf8))
             #expect(json.status == 400)
             let get = try await RawHTTPClient.request(method: "GET", url: provider.url(.token))
             #expect(get.status == 405)
@@ -391,7 +392,7 @@ struct ProtocolStrictnessTests {
             #expect(none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
             let wrong = try await RawHTTPClient.request(
                 method: "GET", url: provider.url(.userInfo),
-                headerFields: [.init(name: "Authorization", value: "Bearer not-a-token")])
+                headerFields: [.authorization: "Bearer not-a-token"])
             #expect(wrong.status == 401)
             #expect(wrong.header("WWW-Authenticate")?.contains(#"error="invalid_token""#) == true)
 
@@ -405,7 +406,7 @@ struct ProtocolStrictnessTests {
             let accessToken = try #require(tokens["access_token"] as? String)
             let forbidden = try await RawHTTPClient.request(
                 method: "GET", url: provider.url(.userInfo),
-                headerFields: [.init(name: "Authorization", value: "Bearer \(accessToken)")])
+                headerFields: [.authorization: "Bearer \(accessToken)"])
             #expect(forbidden.status == 403)
         }
     }

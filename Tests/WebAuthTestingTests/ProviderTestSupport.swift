@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthOAuth
 
@@ -50,11 +51,11 @@ struct HandBrowser {
     }
 
     private func send(_ method: String, _ url: URL, form: [(String, String)]?) async throws -> Page {
-        var fields: [RecordedRequest.HeaderField] = []
-        if let cookie = jar.header(for: url) { fields.append(.init(name: "Cookie", value: cookie)) }
+        var fields: HTTPFields = [:]
+        if let cookie = jar.header(for: url) { fields.append(HTTPField(name: .cookie, value: cookie)) }
         var body: [UInt8] = []
         if let form {
-            fields.append(.init(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+            fields.append(HTTPField(name: .contentType, value: "application/x-www-form-urlencoded"))
             body = Array(FormCoding.encode(form).utf8)
         }
         let response = try await RawHTTPClient.request(method: method, url: url, headerFields: fields, body: body)
@@ -145,11 +146,11 @@ extension EmbeddedProvider {
 
     /// POSTs `form` to `endpoint`.
     func postForm(
-        _ endpoint: Endpoint, _ form: [(String, String)], headerFields: [RecordedRequest.HeaderField] = []
+        _ endpoint: Endpoint, _ form: [(String, String)], headerFields: HTTPFields = [:]
     ) async throws -> RawHTTPClient.Response {
         try await RawHTTPClient.request(
             method: "POST", url: url(endpoint),
-            headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")] + headerFields,
+            headerFields: [.contentType: "application/x-www-form-urlencoded"] + headerFields,
             body: Array(FormCoding.encode(form).utf8))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebAuthOAuth
 
@@ -34,10 +35,8 @@ struct PushedAuthorizationAndDPoPTests {
     static func postToken(
         _ provider: EmbeddedProvider, form: [(String, String)], proofs: [String]
     ) async throws -> RawHTTPClient.Response {
-        var fields: [RecordedRequest.HeaderField] = [
-            .init(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        ]
-        fields += proofs.map { .init(name: "DPoP", value: $0) }
+        var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        fields += proofs.map { HTTPField(name: HTTPField.Name("DPoP")!, value: $0) }
         return try await RawHTTPClient.request(
             method: "POST", url: provider.issuer.appending(path: "token"), headerFields: fields,
             body: Array(FormCoding.encode(form).utf8))
@@ -71,7 +70,7 @@ struct PushedAuthorizationAndDPoPTests {
             let tokens = try await client.signIn(environment: .standard(browser: ScriptedUserAgent()))
             let asBearer = try await RawHTTPClient.request(
                 method: "GET", url: provider.issuer.appending(path: "userinfo"),
-                headerFields: [.init(name: "Authorization", value: "Bearer \(tokens.accessToken)")])
+                headerFields: [.authorization: "Bearer \(tokens.accessToken)"])
             #expect(asBearer.status == 401)
             var stolen = tokens
             stolen.dpopKey = DPoPKey()
@@ -136,7 +135,7 @@ struct PushedAuthorizationAndDPoPTests {
             // Opened after its lifetime, a request_uri shows an error page; it is never redirected.
             let push = try await RawHTTPClient.request(
                 method: "POST", url: provider.issuer.appending(path: "par"),
-                headerFields: [.init(name: "Content-Type", value: "application/x-www-form-urlencoded")],
+                headerFields: [.contentType: "application/x-www-form-urlencoded"],
                 body: Array(
                     FormCoding.encode([
                         ("client_id", "webauth-demo"), ("response_type", "code"),

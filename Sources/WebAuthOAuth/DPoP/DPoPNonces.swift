@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// The latest `DPoP-Nonce` each server gave (RFC 9449 §8, §9), by origin: the authorization
@@ -15,7 +16,7 @@ final class DPoPNonces: Sendable {
     /// whether it is a new one.
     @discardableResult
     func record(_ response: HTTPTransportResponse, from url: URL) -> Bool {
-        guard let nonce = response.value(forHeader: "DPoP-Nonce"), Self.isNonce(nonce) else { return false }
+        guard let nonce = response.headerFields[values: .dpopNonce].first, Self.isNonce(nonce) else { return false }
         return nonces.withLock { table in
             let origin = Self.origin(of: url)
             defer { table[origin] = nonce }

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// ```swift
 /// let proof = DPoPProof(method: "GET", url: api, accessToken: tokens.accessToken)
-/// request.headerFields.append(.init(name: "Authorization", value: "DPoP \(tokens.accessToken)"))
-/// request.headerFields.append(.init(name: "DPoP", value: proof.signed(with: key)))
+/// request.headerFields[.authorization] = "DPoP \(tokens.accessToken)"
+/// request.headerFields[HTTPField.Name("DPoP")!] = proof.signed(with: key)
 /// ```
 ///
 /// Every proof has a fresh `jti` (256 random bits), so no two proofs are alike.

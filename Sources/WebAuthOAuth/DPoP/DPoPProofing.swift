@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Puts a fresh DPoP proof on each request for one key, keeps the servers' nonces, and says
 /// when a server asks for a nonce (RFC 9449 §8, §9) — so that a request is sent again exactly
@@ -15,11 +16,11 @@ struct DPoPProofing: Sendable {
     /// `accessToken`, and the latest nonce of its server.
     func proving(_ request: HTTPTransportRequest, accessToken: String?) -> HTTPTransportRequest {
         var request = request
-        request.headerFields.removeAll { $0.name.caseInsensitiveCompare("DPoP") == .orderedSame }
+        request.headerFields[.dpop] = nil
         let proof = DPoPProof(
             method: request.method, url: request.url, accessToken: accessToken, nonce: nonces.nonce(for: request.url),
             issuedAt: clock.now())
-        request.headerFields.append(.init(name: "DPoP", value: proof.signed(with: key)))
+        request.headerFields.append(HTTPField(name: .dpop, value: proof.signed(with: key)))
         return request
     }
 
@@ -29,7 +30,7 @@ struct DPoPProofing: Sendable {
     func asksForNonce(_ response: HTTPTransportResponse, from url: URL) -> Bool {
         let isNew = nonces.record(response, from: url)
         guard isNew, response.status == 400 || response.status == 401 else { return false }
-        if let challenge = response.value(forHeader: "WWW-Authenticate"),
+        if let challenge = response.headerFields[values: .wwwAuthenticate].first,
             challenge.range(of: #"error\s*=\s*"?use_dpop_nonce"#, options: [.regularExpression, .caseInsensitive])
                 != nil
         {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 
 /// Talks to the provider's endpoints: builds form and JSON requests, adds client
@@ -53,9 +54,9 @@ struct EndpointClient: Sendable {
         _ url: URL, endpoint: OAuthEndpoint, accessToken: String? = nil, dpop: DPoPProofing? = nil,
         as type: Response.Type = Response.self
     ) async throws(OAuthError) -> Response {
-        var fields = [HTTPTransportRequest.HeaderField(name: "Accept", value: "application/json")]
+        var fields: HTTPFields = [.accept: "application/json"]
         if let accessToken {
-            fields.append(.init(name: "Authorization", value: "\(dpop == nil ? "Bearer" : "DPoP") \(accessToken)"))
+            fields[.authorization] = "\(dpop == nil ? "Bearer" : "DPoP") \(accessToken)"
         }
         let request = SecretCarryingRequest(
             request: HTTPTransportRequest(method: "GET", url: url, headerFields: fields, timeout: timeout),
@@ -75,10 +76,7 @@ struct EndpointClient: Sendable {
         _ parameters: [(String, String)], to url: URL, authentication: ClientCredentials?
     ) -> SecretCarryingRequest {
         var parameters = parameters
-        var fields = [
-            HTTPTransportRequest.HeaderField(name: "Content-Type", value: "application/x-www-form-urlencoded"),
-            HTTPTransportRequest.HeaderField(name: "Accept", value: "application/json"),
-        ]
+        var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
         if let authentication {
             switch authentication.method {
             case .clientSecretBasic:
@@ -86,7 +84,7 @@ struct EndpointClient: Sendable {
                 let pair =
                     FormEncoding.escape(authentication.clientID) + ":"
                     + FormEncoding.escape(authentication.clientSecret ?? "")
-                fields.append(.init(name: "Authorization", value: "Basic \(Data(pair.utf8).base64EncodedString())"))
+                fields[.authorization] = "Basic \(Data(pair.utf8).base64EncodedString())"
             case .clientSecretPost:
                 parameters.append(("client_id", authentication.clientID))
                 parameters.append(("client_secret", authentication.clientSecret ?? ""))
@@ -177,7 +175,7 @@ struct EndpointClient: Sendable {
         }
         // RFC 6749 §5.2: a 401 with an authentication challenge is how a token endpoint says
         // invalid_client (the transport may have had to drop the body to get the answer).
-        if response.status == 401, response.value(forHeader: "WWW-Authenticate") != nil,
+        if response.status == 401, response.headerFields[.wwwAuthenticate] != nil,
             endpoint == .token || endpoint == .revocation || endpoint == .deviceAuthorization
         {
             let error = OAuthServerError(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// An HTTP request to an OAuth endpoint.
 public struct HTTPTransportRequest: Sendable, Hashable {
@@ -6,8 +7,9 @@ public struct HTTPTransportRequest: Sendable, Hashable {
     public var method: String
     /// The endpoint.
     public var url: URL
-    /// Header fields, in the order they are sent.
-    public var headerFields: [HeaderField]
+    /// Header fields, in the order they are sent. Look one up with its name, such as
+    /// `headerFields[.authorization]`.
+    public var headerFields: HTTPFields
     /// The body, for `POST`.
     public var body: Data?
     /// How long the whole exchange may take.
@@ -21,20 +23,6 @@ public struct HTTPTransportRequest: Sendable, Hashable {
     /// redirect either way.
     public var deliversRedirects: Bool
 
-    /// A header field name and value.
-    public struct HeaderField: Sendable, Hashable {
-        /// The field name.
-        public var name: String
-        /// The field value.
-        public var value: String
-
-        /// Creates a header field.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
     /// The default ``timeout``: 30 seconds.
     public static let defaultTimeout: Duration = .seconds(30)
     /// The default ``maximumResponseSize``: 1 MiB, far more than any token or metadata response.
@@ -42,7 +30,7 @@ public struct HTTPTransportRequest: Sendable, Hashable {
 
     /// Creates a request.
     public init(
-        method: String, url: URL, headerFields: [HeaderField] = [], body: Data? = nil,
+        method: String, url: URL, headerFields: HTTPFields = [:], body: Data? = nil,
         timeout: Duration = HTTPTransportRequest.defaultTimeout,
         maximumResponseSize: Int = HTTPTransportRequest.defaultMaximumResponseSize,
         deliversRedirects: Bool = false
@@ -54,10 +42,5 @@ public struct HTTPTransportRequest: Sendable, Hashable {
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
         self.deliversRedirects = deliversRedirects
-    }
-
-    /// The value of the first header field named `name` (case-insensitive).
-    public func value(forHeader name: String) -> String? {
-        headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }

@@ -1,23 +1,20 @@
 import Foundation
+import HTTPTypes
 
 /// An HTTP response from an OAuth endpoint.
 public struct HTTPTransportResponse: Sendable, Hashable {
     /// The status code.
     public var status: Int
-    /// Header fields as received.
-    public var headerFields: [HTTPTransportRequest.HeaderField]
+    /// Header fields as received. Look one up with its name, such as
+    /// `headerFields[.wwwAuthenticate]`.
+    public var headerFields: HTTPFields
     /// The body.
     public var body: Data
 
     /// Creates a response.
-    public init(status: Int, headerFields: [HTTPTransportRequest.HeaderField] = [], body: Data = Data()) {
+    public init(status: Int, headerFields: HTTPFields = [:], body: Data = Data()) {
         self.status = status
         self.headerFields = headerFields
         self.body = body
-    }
-
-    /// The value of the first header field named `name` (case-insensitive).
-    public func value(forHeader name: String) -> String? {
-        headerFields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }

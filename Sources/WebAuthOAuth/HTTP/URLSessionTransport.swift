@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -41,7 +42,7 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.timeoutInterval = request.timeout.timeInterval
         urlRequest.httpShouldHandleCookies = false
         for field in request.headerFields {
-            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
         let endpoint = request.url.redactedForLogs
         let task = session.dataTask(with: urlRequest)
@@ -207,11 +208,15 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
 }
 
 extension HTTPURLResponse {
-    fileprivate var headerFieldList: [HTTPTransportRequest.HeaderField] {
-        allHeaderFields.compactMap { name, value in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return HTTPTransportRequest.HeaderField(name: name, value: value)
-        }
+    /// The response's header fields; one whose name is not a field name is left out.
+    fileprivate var headerFieldList: HTTPFields {
+        HTTPFields(
+            allHeaderFields.compactMap { name, value in
+                guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else {
+                    return nil
+                }
+                return HTTPField(name: name, value: value)
+            })
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import WebAuthCore
 
@@ -284,9 +285,9 @@ public struct OAuth1Client: Sendable {
         body: [(String, String)]
     ) async throws(OAuthError) -> [(String, String)] {
         var request = HTTPTransportRequest(method: "POST", url: url, body: Data(), timeout: requestTimeout)
-        request.headerFields.append(.init(name: "Accept", value: "application/x-www-form-urlencoded, text/plain"))
+        request.headerFields[.accept] = "application/x-www-form-urlencoded, text/plain"
         if !body.isEmpty {
-            request.headerFields.append(.init(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+            request.headerFields[.contentType] = "application/x-www-form-urlencoded"
             request.body = Data(FormEncoding.encode(body).utf8)
         }
         let signed = signer.sign(request, token: token, additionalProtocolParameters: protocolParameters)
@@ -349,7 +350,7 @@ public struct OAuth1Client: Sendable {
     /// string would) or contains one of `secrets`, as it is or percent-encoded.
     static func excerpt(of response: HTTPTransportResponse, hiding secrets: [String]) -> String? {
         guard !response.body.isEmpty else { return nil }
-        if let contentType = response.value(forHeader: "Content-Type")?.lowercased() {
+        if let contentType = response.headerFields[values: .contentType].first?.lowercased() {
             let textual = ["text/", "application/x-www-form-urlencoded", "application/json", "application/xml"]
             guard textual.contains(where: { contentType.hasPrefix($0) }) else { return nil }
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 
 /// An OAuth 1.0 signature method (RFC 5849 §3.4): how `oauth_signature` is computed.
 ///
@@ -44,7 +45,7 @@ public struct OAuth1SignatureMethod: Sendable, Hashable, CustomStringConvertible
 /// let request = HTTPTransportRequest(
 ///     method: "GET", url: URL(string: "http://photos.example.net/photos?file=vacation.jpg&size=original")!)
 /// let signed = signer.sign(request, token: token)
-/// // signed.value(forHeader: "Authorization") contains
+/// // signed.headerFields[.authorization] contains
 /// // oauth_signature="MdpQcU8iPSUjWoN%2FUDMsK2sui9I%3D" (RFC 5849 §1.2)
 /// ```
 ///
@@ -120,9 +121,7 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
         let parameters = protocolParameters(
             for: request, token: token, additionalProtocolParameters: additionalProtocolParameters)
         var signed = request
-        signed.headerFields.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
-        signed.headerFields.append(
-            .init(name: "Authorization", value: Self.authorizationHeader(protocolParameters: parameters, realm: realm)))
+        signed.headerFields[.authorization] = Self.authorizationHeader(protocolParameters: parameters, realm: realm)
         return signed
     }
 
@@ -209,7 +208,7 @@ public struct OAuth1Signer: Sendable, CustomStringConvertible {
         if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
             parameters += FormEncoding.decode(query).map { (name: $0.0, value: $0.1) }
         }
-        if let body = request.body, !body.isEmpty, isFormEncoded(request.value(forHeader: "Content-Type")) {
+        if let body = request.body, !body.isEmpty, isFormEncoded(request.headerFields[values: .contentType].first) {
             parameters += FormEncoding.decode(String(decoding: body, as: UTF8.self)).map { (name: $0.0, value: $0.1) }
         }
         return parameters

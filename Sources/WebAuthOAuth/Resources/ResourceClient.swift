@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import WebAuthCore
 
 /// Sends requests to a resource server (an API) with an access token from an
@@ -81,15 +82,15 @@ public struct ResourceClient: Sendable {
         while true {
             var sent = current
             let carriesToken =
-                current.url.hasSameOrigin(as: request.url) && current.value(forHeader: "Authorization") == nil
+                current.url.hasSameOrigin(as: request.url) && current.headerFields[.authorization] == nil
             var dpop: DPoPProofing?
             if carriesToken {
                 dpop = try tokenProvider.client.boundProofing(for: tokens).map {
                     DPoPProofing(key: $0.key, nonces: dpopNonces, clock: $0.clock)
                 }
                 sent.headerFields.append(
-                    .init(
-                        name: "Authorization",
+                    HTTPField(
+                        name: .authorization,
                         value: "\(tokens.isDPoPBound ? "DPoP" : tokens.tokenType) \(tokens.accessToken)"))
             }
             var response = try await transport.send(dpop?.proving(sent, accessToken: tokens.accessToken) ?? sent)

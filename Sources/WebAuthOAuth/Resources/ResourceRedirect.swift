@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import WebAuthCore
 
 /// The one rule for following a resource server's redirect with credentials: which answers are
@@ -11,10 +12,10 @@ enum ResourceRedirect {
 
     /// Header fields that carry credentials: never sent to another origin (as browsers and curl
     /// do).
-    static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    static let credentialFields: Set<HTTPField.Name> = [.authorization, .cookie, .proxyAuthorization]
 
     /// Header fields that describe the body, dropped with it.
-    static let bodyFields: Set<String> = ["content-type", "content-length", "content-encoding"]
+    static let bodyFields: Set<HTTPField.Name> = [.contentType, .contentLength, .contentEncoding]
 
     /// The request to send next after `response` answered `request`; `nil` when `response` is
     /// not a redirect to follow (it is then the answer).
@@ -28,7 +29,7 @@ enum ResourceRedirect {
     static func next(
         after request: HTTPTransportRequest, response: HTTPTransportResponse
     ) throws(OAuthError) -> HTTPTransportRequest? {
-        guard followedStatuses.contains(response.status), let location = response.value(forHeader: "Location"),
+        guard followedStatuses.contains(response.status), let location = response.headerFields[values: .location].first,
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL
         else { return nil }
         let from = request.url.redactedForLogs
@@ -50,10 +51,10 @@ enum ResourceRedirect {
         if becomesGet {
             next.method = "GET"
             next.body = nil
-            next.headerFields.removeAll { bodyFields.contains($0.name.lowercased()) }
+            next.headerFields.removeAll { bodyFields.contains($0.name) }
         }
         if !target.hasSameOrigin(as: request.url) {
-            next.headerFields.removeAll { credentialFields.contains($0.name.lowercased()) }
+            next.headerFields.removeAll { credentialFields.contains($0.name) }
         }
         return next
     }

@@ -1,0 +1,8 @@
+import HTTPTypes
+
+extension HTTPField.Name {
+    /// `DPoP` (RFC 9449 §4.1): the proof a request carries.
+    static let dpop = HTTPField.Name("DPoP")!
+    /// `DPoP-Nonce` (RFC 9449 §8): the nonce a server asks the next proof to carry.
+    static let dpopNonce = HTTPField.Name("DPoP-Nonce")!
+}
