@@ -32,6 +32,7 @@ struct ProtocolStrictnessTests {
                 #expect(
                     document["grant_types_supported"] as? [String] == [
                         "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
+                        "client_credentials",
                     ])
                 #expect(
                     document["token_endpoint_auth_methods_supported"] as? [String] == [
