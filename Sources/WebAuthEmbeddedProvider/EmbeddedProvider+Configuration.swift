@@ -200,6 +200,9 @@ extension EmbeddedProvider {
         public var clock: Clock
         /// The multi-tenant shape (see ``MultiTenant``); `nil` (the default) for one issuer.
         public var multiTenant: MultiTenant? = nil
+        /// The audiences and resource URIs the provider issues tokens for in a token exchange
+        /// (RFC 8693); asking for another is `invalid_target`. Empty (the default): none.
+        public var tokenExchangeTargets: Set<String> = []
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(

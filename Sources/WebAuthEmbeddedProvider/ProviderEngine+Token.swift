@@ -8,6 +8,8 @@ struct TokenResponseBody: Encodable {
     var refreshToken: String?
     var idToken: String?
     var scope: String
+    /// `issued_token_type`, for a token exchange (RFC 8693 §2.2.1).
+    var issuedTokenType: String?
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -16,6 +18,7 @@ struct TokenResponseBody: Encodable {
         case refreshToken = "refresh_token"
         case idToken = "id_token"
         case scope
+        case issuedTokenType = "issued_token_type"
     }
 }
 
@@ -23,6 +26,7 @@ extension ProviderEngine {
     /// The grant types the token endpoint knows, as the log names them.
     static let knownGrantTypes: Set<String> = [
         "authorization_code", "refresh_token", deviceCodeGrantType, clientCredentialsGrantType,
+        tokenExchangeGrantType,
     ]
 
     /// The form's `grant_type` when it is one of ``knownGrantTypes``, for the request log.
@@ -71,6 +75,8 @@ extension ProviderEngine {
             outcome = redeemDeviceCode(fields, client: client, now: now, binding: binding)
         case Self.clientCredentialsGrantType:
             outcome = issueToClient(fields, client: client, now: now, binding: binding)
+        case Self.tokenExchangeGrantType:
+            outcome = exchangeToken(form, client: client, now: now)
         default:
             return fail(ProtocolError(code: "unsupported_grant_type", description: "unsupported grant_type"))
         }
@@ -89,6 +95,8 @@ extension ProviderEngine {
         var issued: TokenLedger.Issued
         /// The `nonce` of the authorization request, for the first ID token.
         var nonce: String?
+        /// `issued_token_type`, for a token exchange.
+        var issuedTokenType: String? = nil
     }
 
     /// The response body for `issue`, with an ID token when `openid` was granted.
@@ -120,7 +128,8 @@ extension ProviderEngine {
         return TokenResponseBody(
             accessToken: issue.issued.accessToken, tokenType: grant.dpopJKT == nil ? "Bearer" : "DPoP",
             expiresIn: max(1, Int(issue.issued.accessTokenExpiresAt.timeIntervalSince(now).rounded())),
-            refreshToken: issue.issued.refreshToken, idToken: idToken, scope: grant.scopes.joined(separator: " "))
+            refreshToken: issue.issued.refreshToken, idToken: idToken, scope: grant.scopes.joined(separator: " "),
+            issuedTokenType: issue.issuedTokenType)
     }
 
     // MARK: - Grants

@@ -236,7 +236,7 @@ final class ProviderEngine: Sendable {
             responseModesSupported: ["query"],
             grantTypesSupported: [
                 "authorization_code", "refresh_token", ProviderEngine.deviceCodeGrantType,
-                ProviderEngine.clientCredentialsGrantType,
+                ProviderEngine.clientCredentialsGrantType, ProviderEngine.tokenExchangeGrantType,
             ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["RS256"],

@@ -12,6 +12,8 @@ struct TokenGrant: Sendable, Hashable {
     var authenticatedAt: Date
     /// The thumbprint of the DPoP key the tokens are bound to (RFC 9449), if they are.
     var dpopJKT: String? = nil
+    /// The audiences and resources a token exchange issued the tokens for (RFC 8693).
+    var audience: [String] = []
 }
 
 /// The provider's bookkeeping of issued tokens, as a value: which access and refresh tokens

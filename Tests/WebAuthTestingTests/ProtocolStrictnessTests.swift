@@ -32,7 +32,7 @@ struct ProtocolStrictnessTests {
                 #expect(
                     document["grant_types_supported"] as? [String] == [
                         "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
-                        "client_credentials",
+                        "client_credentials", "urn:ietf:params:oauth:grant-type:token-exchange",
                     ])
                 #expect(
                     document["token_endpoint_auth_methods_supported"] as? [String] == [

@@ -82,6 +82,8 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
         public static let temporarilyUnavailable: Code = "temporarily_unavailable"
         /// `unsupported_token_type` (RFC 7009).
         public static let unsupportedTokenType: Code = "unsupported_token_type"
+        /// RFC 8693 §2.2.2: the provider will not issue a token for the audience or resource asked.
+        public static let invalidTarget: Code = "invalid_target"
         /// `authorization_pending` (RFC 8628): keep polling.
         public static let authorizationPending: Code = "authorization_pending"
         /// `slow_down` (RFC 8628): keep polling, 5 seconds slower.

@@ -97,6 +97,8 @@ struct TokenResponse: Decodable, Sendable {
     var refreshToken: String?
     var idToken: String?
     var scope: String?
+    /// `issued_token_type`, in a token exchange's answer (RFC 8693 §2.2.1).
+    var issuedTokenType: String?
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -105,6 +107,7 @@ struct TokenResponse: Decodable, Sendable {
         case refreshToken = "refresh_token"
         case idToken = "id_token"
         case scope
+        case issuedTokenType = "issued_token_type"
     }
 
     init(from decoder: any Decoder) throws {
@@ -121,6 +124,7 @@ struct TokenResponse: Decodable, Sendable {
         }
         refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
         idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
+        issuedTokenType = try? container.decodeIfPresent(String.self, forKey: .issuedTokenType)
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 
