@@ -86,7 +86,7 @@ let package = Package(
         // What both ends of the desktop's Unix sockets share, without SwiftNIO: the private
         // socket directory, the scheme socket's wire protocol, the blocking client calls and the
         // forwarder the scheme handler runs. Every system call of the desktop code is here.
-        .target(name: "WebAuthDesktopSocket", dependencies: ["WebAuthCore"]),
+        .target(name: "WebAuthDesktopSocket", dependencies: ["WebAuthCore", "WebAuthPlatform"]),
         // Custom URL schemes on the Linux desktop: registration and the sessions' socket
         // servers, on SwiftNIO (re-exports WebAuthDesktopSocket).
         .target(

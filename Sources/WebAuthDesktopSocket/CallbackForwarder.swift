@@ -49,9 +49,11 @@ public struct CallbackForwarder: Sendable {
             if error.isMissing { throw .noWaitingSession(dropped) }
             throw .failed("cannot forward \(shown): \(error)")
         }
+        let deadline = ContinuousClock.now + timeout
         let connection: Int32
         do {
-            connection = try DesktopSocketCalls.makeConnection(to: socketDirectory.socketPath(forScheme: scheme))
+            connection = try DesktopSocketCalls.makeConnection(
+                to: socketDirectory.socketPath(forScheme: scheme), deadline: deadline)
         } catch {
             if error.isNothingListening { throw .noWaitingSession(dropped) }
             throw .failed("cannot forward \(shown): \(error)")
@@ -60,7 +62,6 @@ public struct CallbackForwarder: Sendable {
         guard DesktopSocketCalls.peerUserID(connection) == DesktopSocketCalls.effectiveUserID else {
             throw .failed("cannot forward \(shown): the socket for \(scheme): belongs to another user")
         }
-        let deadline = ContinuousClock.now + timeout
         guard DesktopSocketCalls.writeAll(connection, Array((url.absoluteString + "\n").utf8), deadline: deadline)
         else {
             throw .failed("cannot forward \(shown): the waiting sign-in did not take the URL")

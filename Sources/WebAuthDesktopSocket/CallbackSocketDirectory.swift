@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthPlatform
 
 /// The private directory where waiting sessions listen for their scheme's callbacks, one Unix
 /// socket per scheme, and where the handler program finds them.
@@ -101,32 +102,33 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
 
     private func checkRuntimeDirectory() throws(Problem) {
         guard let runtimeDirectory else { return }
-        let info: DesktopSocketCalls.FileStatus
+        let info: FileStatus
         switch DesktopSocketCalls.status(runtimeDirectory, followingLinks: true) {
         case .success(let status): info = status
         case .failure(let failure):
             throw Problem(
-                "XDG_RUNTIME_DIR (\(runtimeDirectory)) does not exist", isMissing: DesktopSocketCalls.isMissing(failure)
+                "XDG_RUNTIME_DIR (\(runtimeDirectory)) does not exist", isMissing: failure.isMissing
             )
         }
-        guard info.isDirectory, info.ownerID == DesktopSocketCalls.effectiveUserID, info.permissions & 0o022 == 0 else {
+        guard info.kind == .directory, info.owner == DesktopSocketCalls.effectiveUserID, info.permissions & 0o022 == 0
+        else {
             throw Problem(
                 "XDG_RUNTIME_DIR (\(runtimeDirectory)) must be a directory of your own that no one else can write to")
         }
     }
 
     private func checkPrivate(_ path: String) throws(Problem) {
-        let info: DesktopSocketCalls.FileStatus
+        let info: FileStatus
         switch DesktopSocketCalls.status(path, followingLinks: false) {
         case .success(let status): info = status
         case .failure(let failure):
-            throw Problem("\(path) does not exist", isMissing: DesktopSocketCalls.isMissing(failure))
+            throw Problem("\(path) does not exist", isMissing: failure.isMissing)
         }
-        guard info.isDirectory else {
+        guard info.kind == .directory else {
             throw Problem("\(path) is not a directory (or is a symbolic link); remove it")
         }
-        guard info.ownerID == DesktopSocketCalls.effectiveUserID else {
-            throw Problem("\(path) belongs to another user (uid \(info.ownerID)); remove it or set XDG_RUNTIME_DIR")
+        guard info.owner == DesktopSocketCalls.effectiveUserID else {
+            throw Problem("\(path) belongs to another user (uid \(info.owner)); remove it or set XDG_RUNTIME_DIR")
         }
         guard info.permissions & 0o077 == 0 else {
             throw Problem(

@@ -23,12 +23,23 @@ package enum LocalSocket {
         case abstract(String)
     }
 
+    /// The longest path a socket address holds, in bytes, without the terminating NUL (107 on
+    /// Linux, 103 on macOS).
+    package static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
     /// Why a connection was not made.
     package enum ConnectFailure: Error, Sendable, Hashable {
-        /// No socket could be made, the address is too long, or the connection was refused.
-        case unreachable
+        /// No socket could be made, the address is too long, or the connection was refused;
+        /// with the system's reason.
+        case unreachable(SystemError)
         /// The deadline passed first.
         case timedOut
+
+        /// Whether nothing listens at the address: no socket file, or nobody accepting on it.
+        package var isNothingListening: Bool {
+            guard case .unreachable(let reason) = self else { return false }
+            return reason == .noSuchEntry || reason == .connectionRefused
+        }
     }
 
     /// Connects to `address` before `deadline`: a non-blocking connect, retried while the
@@ -37,32 +48,11 @@ package enum LocalSocket {
     package static func connect(
         _ address: Address, deadline: ContinuousClock.Instant
     ) throws(ConnectFailure) -> Int32 {
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        let name: [UInt8]
-        switch address {
-        case .path(let path): name = Array(path.utf8)
-        case .abstract(let abstract): name = [0] + Array(abstract.utf8)
-        }
-        guard name.count < MemoryLayout.size(ofValue: socketAddress.sun_path) else { throw .unreachable }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: name) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count + (name.first == 0 ? 0 : 1))
-
-        #if os(Linux)
-            let descriptor = socket(
-                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        #else
-            let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
-            if descriptor >= 0 {
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-                Descriptor.setNonBlocking(descriptor)
-                var one: Int32 = 1
-                _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-            }
-        #endif
-        guard descriptor >= 0 else { throw .unreachable }
+        guard case (var endpoint, let length)? = socketAddress(address) else { throw .unreachable(.nameTooLong) }
+        let descriptor = makeStreamSocket(nonBlocking: true)
+        guard descriptor >= 0 else { throw .unreachable(.last) }
         while true {
-            let result = withUnsafePointer(to: &socketAddress) {
+            let result = withUnsafePointer(to: &endpoint) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connectSocket(descriptor, $0, length) }
             }
             if result == 0 { return descriptor }
@@ -78,8 +68,9 @@ package enum LocalSocket {
                 var error: Int32 = 0
                 var size = socklen_t(MemoryLayout<Int32>.size)
                 guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error == 0 else {
+                    let reason = error == 0 ? SystemError.last : SystemError(number: error)
                     Descriptor.close(descriptor)
-                    throw .unreachable
+                    throw .unreachable(reason)
                 }
                 return descriptor
             case EAGAIN:
@@ -93,24 +84,67 @@ package enum LocalSocket {
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(nap.components.attoseconds / 1_000_000_000))
                 _ = nanosleep(&pause, nil)
             default:
+                let reason = SystemError.last
                 Descriptor.close(descriptor)
-                throw .unreachable
+                throw .unreachable(reason)
             }
         }
     }
+
+    /// A stream socket bound at the file-system `path` with permission bits `mode`, close-on-exec,
+    /// not yet listening: a server hands it to its event loop, which listens on it.
+    ///
+    /// The mode is set between `bind` and `listen`: nothing can connect before `listen`, so the
+    /// socket is never reachable with a wider mode (and the process-wide `umask` is left alone).
+    /// On failure nothing is left behind: no descriptor, no socket file.
+    package static func bindForListening(at path: String, mode: UInt32) throws(SystemError) -> Int32 {
+        guard case (var address, let length)? = socketAddress(.path(path)) else { throw .nameTooLong }
+        let descriptor = makeStreamSocket(nonBlocking: false)
+        guard descriptor >= 0 else { throw .last }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0 else {
+            let reason = SystemError.last
+            Descriptor.close(descriptor)
+            throw reason
+        }
+        guard chmod(path, mode_t(mode)) == 0 else {
+            let reason = SystemError.last
+            Descriptor.close(descriptor)
+            unlink(path)
+            throw reason
+        }
+        return descriptor
+    }
+
+    /// The socket option that reads a connected Unix socket's peer credentials, as (`level`,
+    /// `name`) for an event loop's socket-option call, whose value is a ``PeerCredentials``:
+    /// `SO_PEERCRED` on Linux. `nil` where the system has no such option (macOS has
+    /// `LOCAL_PEERCRED` with another layout; ``peerUserID(_:)`` asks `getpeereid` there).
+    package static var peerCredentialsOption: (level: Int32, name: Int32)? {
+        #if os(Linux)
+            (SOL_SOCKET, SO_PEERCRED)
+        #else
+            nil
+        #endif
+    }
+
+    /// The value ``peerCredentialsOption`` reads: Linux's `struct ucred { pid_t; uid_t; gid_t }`,
+    /// three 32-bit fields.
+    package typealias PeerCredentials = (processID: Int32, userID: UInt32, groupID: UInt32)
 
     /// The user ID of the process that listens on the other end of the connected `descriptor`
     /// (`SO_PEERCRED` on Linux, `getpeereid` elsewhere), taken when it started listening;
     /// `nil` when the system does not tell.
     package static func peerUserID(_ descriptor: Int32) -> UInt32? {
         #if os(Linux)
-            // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — three 32-bit fields.
-            var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
-            var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+            var credentials: PeerCredentials = (0, 0, 0)
+            var size = socklen_t(MemoryLayout<PeerCredentials>.size)
             guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0,
-                Int(size) == MemoryLayout.size(ofValue: credentials)
+                Int(size) == MemoryLayout<PeerCredentials>.size
             else { return nil }
-            return credentials.1
+            return credentials.userID
         #else
             var user: uid_t = 0
             var group: gid_t = 0
@@ -146,6 +180,41 @@ package enum LocalSocket {
             if count > 0 { return Array(buffer[..<count]) }
             if count == 0 || (errno != EINTR && errno != EAGAIN) { return nil }
         }
+    }
+    /// The socket address of `address` and its length; `nil` when the name does not fit.
+    private static func socketAddress(_ address: Address) -> (sockaddr_un, socklen_t)? {
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        let name: [UInt8]
+        switch address {
+        case .path(let path):
+            name = Array(path.utf8)
+            guard !name.isEmpty, !name.contains(0) else { return nil }
+        case .abstract(let abstract):
+            name = [0] + Array(abstract.utf8)
+        }
+        guard name.count <= maximumPathLength else { return nil }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: name) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count + (name.first == 0 ? 0 : 1))
+        return (socketAddress, length)
+    }
+
+    /// A new Unix stream socket, close-on-exec from the start, on which no send raises `SIGPIPE`
+    /// (`MSG_NOSIGNAL` per send on Linux, `SO_NOSIGPIPE` on the socket elsewhere); -1 on failure.
+    private static func makeStreamSocket(nonBlocking: Bool) -> Int32 {
+        #if os(Linux)
+            var type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
+            return socket(AF_UNIX, type, 0)
+        #else
+            let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
+            guard descriptor >= 0 else { return descriptor }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            if nonBlocking { Descriptor.setNonBlocking(descriptor) }
+            var one: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            return descriptor
+        #endif
     }
 }
 

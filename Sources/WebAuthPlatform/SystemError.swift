@@ -45,6 +45,10 @@ package struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     package static let noSuchProcess = SystemError(number: ESRCH)
     /// `ELOOP`: a symbolic link where `O_NOFOLLOW` allows none (or too many links).
     package static let symbolicLink = SystemError(number: ELOOP)
+    /// `ECONNREFUSED`: nobody accepts connections at the address.
+    package static let connectionRefused = SystemError(number: ECONNREFUSED)
+    /// `ENAMETOOLONG`: a name longer than the system takes (such as a socket path).
+    package static let nameTooLong = SystemError(number: ENAMETOOLONG)
     /// `EIO`: an input/output error, also what is reported when nothing better is known.
     package static let inputOutput = SystemError(number: EIO)
 }

@@ -163,12 +163,68 @@ struct SocketAndProcessTests {
         }
     }
 
-    @Test("Connecting where nothing listens is unreachable, not a wait")
+    @Test("Connecting where nothing listens is unreachable, not a wait, and says that nothing listens")
     func connectingToNothingIsUnreachable() throws {
         try withTemporaryDirectory { directory in
-            #expect(throws: LocalSocket.ConnectFailure.unreachable) {
+            #expect(throws: LocalSocket.ConnectFailure.unreachable(.noSuchEntry)) {
                 try LocalSocket.connect(.path(directory + "/nobody"), deadline: .now + .seconds(5))
             }
+            let bound = try LocalSocket.bindForListening(at: directory + "/not-listening", mode: 0o600)
+            defer { Descriptor.close(bound) }
+            let refused = #expect(throws: LocalSocket.ConnectFailure.self) {
+                try LocalSocket.connect(.path(directory + "/not-listening"), deadline: .now + .seconds(5))
+            }
+            #expect(refused == .unreachable(.connectionRefused))
+            #expect(refused?.isNothingListening == true)
+            let tooLong = String(repeating: "x", count: LocalSocket.maximumPathLength + 1)
+            let unfit = #expect(throws: LocalSocket.ConnectFailure.self) {
+                try LocalSocket.connect(.path(tooLong), deadline: .now + .seconds(5))
+            }
+            #expect(unfit == .unreachable(.nameTooLong))
+            #expect(unfit?.isNothingListening == false, "a name that does not fit is a mistake, not an absence")
+        }
+    }
+
+    @Test("A socket bound for listening has its mode before anyone can connect, and names its peer to the server")
+    func boundSocketModeAndPeerCredentials() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/server"
+            let listener = try LocalSocket.bindForListening(at: path, mode: 0o600)
+            defer { Descriptor.close(listener) }
+            let status = try FileSystem.status(path)
+            #expect(status.kind == .other)
+            #expect(status.permissions == 0o600)
+            #expect(status.owner == CurrentProcess.effectiveUserID)
+            #expect(listen(listener, 1) == 0)
+
+            let client = try LocalSocket.connect(.path(path), deadline: .now + .seconds(5))
+            defer { Descriptor.close(client) }
+            let server = accept(listener, nil, nil)
+            defer { Descriptor.close(server) }
+            #expect(server >= 0)
+            let option = try #require(LocalSocket.peerCredentialsOption, "Linux has SO_PEERCRED")
+            var credentials: LocalSocket.PeerCredentials = (0, 0, 0)
+            var size = socklen_t(MemoryLayout<LocalSocket.PeerCredentials>.size)
+            #expect(getsockopt(server, option.level, option.name, &credentials, &size) == 0)
+            #expect(Int(size) == MemoryLayout<LocalSocket.PeerCredentials>.size)
+            #expect(credentials.userID == CurrentProcess.effectiveUserID)
+            #expect(credentials.processID == CurrentProcess.id)
+        }
+    }
+
+    @Test("Binding where a file is, or at a path too long, fails and leaves nothing of its own behind")
+    func bindingFailsCleanly() throws {
+        try withTemporaryDirectory { directory in
+            let taken = directory + "/taken"
+            let file = try Descriptor.open(taken, .write, [.create, .exclusive], mode: 0o644)
+            Descriptor.close(file)
+            #expect(throws: SystemError.self) { try LocalSocket.bindForListening(at: taken, mode: 0o600) }
+            #expect(try FileSystem.status(taken).kind == .regular, "the file that was there is untouched")
+            #expect(try FileSystem.status(taken).permissions == 0o644)
+
+            let tooLong = directory + "/" + String(repeating: "x", count: LocalSocket.maximumPathLength)
+            #expect(throws: SystemError.nameTooLong) { try LocalSocket.bindForListening(at: tooLong, mode: 0o600) }
+            #expect(!FileSystem.exists(tooLong))
         }
     }
 
