@@ -12,7 +12,7 @@ package struct WebAuthCommand: AsyncParsableCommand {
         version: BuildInformation.versionLine(),
         subcommands: [
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
-            ExecCredentialCommand.self, RequestCommand.self,
+            ExecCredentialCommand.self, RequestCommand.self, ExchangeCommand.self,
             SchemeCommand.self, BrowserCommand.self, DemoCommand.self,
             GitCredentialCommand.self, ExitStatusCommand.self,
         ]

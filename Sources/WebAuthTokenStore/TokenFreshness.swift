@@ -44,7 +44,7 @@ public enum TokenFreshness: Equatable, Sendable {
     }
 
     /// Decides for `entry` at `now`. A token with no known expiry is always fresh. A client that
-    /// signs in as itself (``ClientGrant/clientCredentials``) needs no refresh token: it asks
+    /// signs in as itself (`ClientGrant.clientCredentials`) needs no refresh token: it asks
     /// again.
     public static func of(_ entry: StoredTokens, now: Date, minimumValidity: Duration) -> TokenFreshness {
         guard entry.tokens.isExpired(at: now, margin: minimumValidity) else { return .fresh }
