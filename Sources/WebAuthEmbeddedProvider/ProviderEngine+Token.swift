@@ -79,6 +79,9 @@ extension ProviderEngine {
             return fail(error)
         case .success(let issue):
             var response = ProviderHTTP.json(tokenResponse(issue, now: now))
+            if let members = forgeries.withLock({ $0.tokenResponseMembers }) {
+                response = ProviderHTTP.changingMembers(of: response, to: members)
+            }
             withDPoPNonce(&response)
             return Answer(response, grantType: loggedGrantType)
         }
@@ -89,13 +92,16 @@ extension ProviderEngine {
         var issued: TokenLedger.Issued
         /// The `nonce` of the authorization request, for the first ID token.
         var nonce: String?
+        /// Whether the tokens come from a refresh.
+        var isRefresh = false
     }
 
     /// The response body for `issue`, with an ID token when `openid` was granted.
     private func tokenResponse(_ issue: TokenIssue, now: Date) -> TokenResponseBody {
         let grant = issue.issued.grant
         var idToken: String?
-        if grant.scopes.contains("openid") {
+        let withheld = issue.isRefresh && forgeries.withLock { $0.withholdsIDTokenOnRefresh }
+        if grant.scopes.contains("openid"), !withheld {
             let (key, overrides) = state.withLock { ($0.keys.current, $0.claimOverrides) }
             let forgery = forgeries.withLock { $0.idTokenSignature }
             let payload = IDTokenPayload(
@@ -214,7 +220,7 @@ extension ProviderEngine {
                     }
                     issued.grant.scopes = issued.grant.scopes.filter(asked.contains)
                 }
-                return .success(TokenIssue(issued: issued, nonce: nil))
+                return .success(TokenIssue(issued: issued, nonce: nil, isRefresh: true))
             }
         }
     }
