@@ -207,13 +207,17 @@ extension EmbeddedProvider {
         /// Claims left out altogether, by name (`iss`, `sub`, `aud`, `exp`, `iat`, `nonce`,
         /// `azp`, `auth_time`, …).
         public var removedClaims: Set<String>
+        /// More string claims, by name, such as a `groups` claim of 9,000 characters; a name
+        /// the provider already sets keeps the provider's value.
+        public var additionalClaims: [String: String]
 
         /// Creates overrides; leave out what should stay correct.
         public init(
             issuer: String? = nil, subject: String? = nil, audience: [String]? = nil, authorizedParty: String? = nil,
             nonce: String? = nil, lifetime: Duration? = nil, issuedAtOffset: Duration? = nil,
-            removedClaims: Set<String> = [], tenantID: String? = nil
+            removedClaims: Set<String> = [], tenantID: String? = nil, additionalClaims: [String: String] = [:]
         ) {
+            self.additionalClaims = additionalClaims
             self.issuer = issuer
             self.tenantID = tenantID
             self.subject = subject

@@ -182,6 +182,11 @@ struct Forgeries: Sendable {
     var metadata: EmbeddedProvider.MetadataOverrides?
     var idTokenSignature: EmbeddedProvider.IDTokenSignatureForgery?
     var userInfoSubject: String?
+    var tokenResponseMembers: [String: EmbeddedProvider.ForgedJSONValue]?
+    var deviceAuthorizationMembers: [String: EmbeddedProvider.ForgedJSONValue]?
+    var withholdsIDTokenOnRefresh = false
+    /// The subject device authorizations are approved for as soon as they are made.
+    var deviceApprover: String?
 }
 
 extension EmbeddedProvider.MetadataOverrides {

@@ -207,6 +207,8 @@ struct IDTokenPayload: Encodable, Sendable {
     var tid: String?
     /// Claims to leave out.
     var removed: Set<String> = []
+    /// More string claims; the ones above take precedence.
+    var additional: [String: String] = [:]
 
     /// The claims for `grant` issued to `clientID` at `now`.
     init(
@@ -247,6 +249,7 @@ struct IDTokenPayload: Encodable, Sendable {
         }
         if let lifetime = overrides.lifetime { payload.exp = payload.iat + Int(lifetime.components.seconds) }
         payload.removed = overrides.removedClaims
+        payload.additional = overrides.additionalClaims
         return payload
     }
 
@@ -284,5 +287,12 @@ struct IDTokenPayload: Encodable, Sendable {
         try put("email", email)
         try put("email_verified", emailVerified)
         try put("tid", tid)
+        let standard: Set<String> = [
+            "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "name", "preferred_username", "email",
+            "email_verified", "tid",
+        ]
+        for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !standard.contains(name) {
+            try put(name, value)
+        }
     }
 }

@@ -41,6 +41,7 @@ extension ProviderEngine {
         }
 
         let now = clock.now()
+        let approver = forgeries.withLock { $0.deviceApprover }
         let deviceCode = ProviderSecrets.randomToken()
         let interval = Int(configuration.devicePollingInterval.components.seconds)
         let lifetime = configuration.deviceCodeLifetime
@@ -53,17 +54,22 @@ extension ProviderEngine {
             state.devices.insert(
                 DeviceGrant(
                     clientID: client.id, scopes: scopes, userCode: userCode, interval: interval, lastPolledAt: now,
-                    status: .pending),
+                    status: approver.map {
+                        .approved(TokenGrant(clientID: client.id, subject: $0, scopes: scopes, authenticatedAt: now))
+                    } ?? .pending),
                 for: ProviderSecrets.digest(deviceCode), expiresAt: now.adding(lifetime), now: now)
             return userCode
         }
         let verificationURI = issuer + EmbeddedProvider.Endpoint.deviceVerification.path
-        return Answer(
-            ProviderHTTP.json(
-                DeviceAuthorizationBody(
-                    deviceCode: deviceCode, userCode: userCode, verificationURI: verificationURI,
-                    verificationURIComplete: ProviderHTTP.location(verificationURI, adding: [("user_code", userCode)]),
-                    expiresIn: Int(lifetime.components.seconds), interval: interval)))
+        var response = ProviderHTTP.json(
+            DeviceAuthorizationBody(
+                deviceCode: deviceCode, userCode: userCode, verificationURI: verificationURI,
+                verificationURIComplete: ProviderHTTP.location(verificationURI, adding: [("user_code", userCode)]),
+                expiresIn: Int(lifetime.components.seconds), interval: interval))
+        if let members = forgeries.withLock({ $0.deviceAuthorizationMembers }) {
+            response = ProviderHTTP.changingMembers(of: response, to: members)
+        }
+        return Answer(response)
     }
 
     // MARK: - GET and POST /device

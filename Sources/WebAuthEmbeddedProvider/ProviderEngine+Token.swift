@@ -85,6 +85,9 @@ extension ProviderEngine {
             return fail(error)
         case .success(let issue):
             var response = ProviderHTTP.json(tokenResponse(issue, now: now))
+            if let members = forgeries.withLock({ $0.tokenResponseMembers }) {
+                response = ProviderHTTP.changingMembers(of: response, to: members)
+            }
             withDPoPNonce(&response)
             return Answer(response, grantType: loggedGrantType)
         }
@@ -97,13 +100,16 @@ extension ProviderEngine {
         var nonce: String?
         /// `issued_token_type`, for a token exchange.
         var issuedTokenType: String? = nil
+        /// Whether the tokens come from a refresh.
+        var isRefresh = false
     }
 
     /// The response body for `issue`, with an ID token when `openid` was granted.
     private func tokenResponse(_ issue: TokenIssue, now: Date) -> TokenResponseBody {
         let grant = issue.issued.grant
         var idToken: String?
-        if grant.scopes.contains("openid") {
+        let withheld = issue.isRefresh && forgeries.withLock { $0.withholdsIDTokenOnRefresh }
+        if grant.scopes.contains("openid"), !withheld {
             let (key, overrides) = state.withLock { ($0.keys.current, $0.claimOverrides) }
             let forgery = forgeries.withLock { $0.idTokenSignature }
             let payload = IDTokenPayload(
@@ -223,7 +229,7 @@ extension ProviderEngine {
                     }
                     issued.grant.scopes = issued.grant.scopes.filter(asked.contains)
                 }
-                return .success(TokenIssue(issued: issued, nonce: nil))
+                return .success(TokenIssue(issued: issued, nonce: nil, isRefresh: true))
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WebAuthFastPath
 import WebAuthOAuth
@@ -205,34 +206,42 @@ struct ExecCredentialFailureTests {
     @Test func theIDTokenIsRefreshedOnceAndARefreshWithoutOneFails() async throws {
         let sandbox = try sandbox(execInfo: ExecCredentialProcessTests.execInfo(ExecCredentialProcessTests.v1))
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        // The provider's clock runs ahead by `skew`: each refresh below mints an ID token that
+        // expires later than the one before, as it would a moment later (RS256 signatures are
+        // deterministic, so tokens minted in the same second would be the same token).
+        let skew = Mutex<TimeInterval>(0)
+        let clock = EmbeddedProvider.Clock(now: { Date(timeIntervalSinceNow: skew.withLock { $0 }) })
+        try await EmbeddedProvider.withCLIProvider(clock: clock) { provider in
             // The provider's ID tokens live 600 s, its access tokens an hour.
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file"]))
             try #require(login.status == 0, "login failed: \(login.stderr)")
             let first = try #require(try sandbox.storedEntry())
 
             // Only the ID token is inside --min-validity: one refresh, for a new ID token.
+            skew.withLock { $0 += 5 }
             let idOnly = try await sandbox.run(["exec-credential", "--min-validity", "700"])
             #expect(idOnly.status == 0, "\(idOnly.stderr)")
             let second = try #require(try sandbox.storedEntry())
             #expect(second.tokens.idToken != first.tokens.idToken)
             let status = try #require(try jsonObject(idOnly.stdout)["status"] as? [String: Any])
             #expect(status["token"] as? String == second.tokens.idToken)
-            #expect(provider.presentedRefreshTokens.count == 1)
+            #expect(provider.refreshRequests.count == 1)
 
             // Both inside it: the refresh of the access token brings the ID token too — one
             // refresh, not two.
+            skew.withLock { $0 += 5 }
             let both = try await sandbox.run(["exec-credential", "--min-validity", "4000"])
             #expect(both.status == 0, "\(both.stderr)")
             let third = try #require(try sandbox.storedEntry())
             let bothStatus = try #require(try jsonObject(both.stdout)["status"] as? [String: Any])
             #expect(bothStatus["token"] as? String == third.tokens.idToken)
             #expect(third.tokens.idToken != second.tokens.idToken)
-            #expect(provider.presentedRefreshTokens.count == 2)
+            #expect(provider.refreshRequests.count == 2)
 
             // A provider that refreshes without an ID token: a clear failure, and the rotated
             // refresh token it issued is kept.
-            provider.script { $0.idToken.issuance = .notOnRefresh }
+            provider.withholdIDTokensOnRefresh(true)
+            skew.withLock { $0 += 5 }
             let without = try await sandbox.run(["exec-credential", "--min-validity", "700"])
             #expect(without.status == ExitStatus.providerError, "\(without.stderr)")
             #expect(without.stdout.isEmpty)
@@ -240,7 +249,7 @@ struct ExecCredentialFailureTests {
             let fourth = try #require(try sandbox.storedEntry())
             #expect(!containsSecret(without.stderr, of: fourth))
             #expect(provider.isActive(refreshToken: try #require(fourth.tokens.refreshToken)))
-            #expect(provider.presentedRefreshTokens.count == 3)
+            #expect(provider.refreshRequests.count == 3)
         }
     }
 }

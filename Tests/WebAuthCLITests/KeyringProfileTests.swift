@@ -36,11 +36,11 @@ struct KeyringProfileTests {
         let keyring = try await PrivateKeyring.start(in: sandbox.root)
         sandbox.extraEnvironment = keyring.busEnvironment
         do {
-            try await HostileProvider.withProvider { provider in
+            try await EmbeddedProvider.withCLIProvider { provider in
                 // A configuration with a long name: the entry that keeps it is over 8 KiB.
                 let configuration = sandbox.root + "/client.json"
                 let json: [String: Any] = [
-                    "issuer": provider.issuer, "clientID": HostileProvider.cliClientID,
+                    "issuer": provider.issuer.absoluteString, "clientID": EmbeddedProvider.cliClientID,
                     "scopes": ["openid", "offline_access"], "name": String(repeating: "n", count: 9000),
                 ]
                 try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: configuration))
@@ -62,11 +62,7 @@ struct KeyringProfileTests {
                 let small = try await sandbox.run(
                     provider.loginArguments(["--device", "--profile", "grows", "--json"]))
                 #expect(try jsonObject(small.stdout)["store"] as? String == "keyring", "stderr: \(small.stderr)")
-                provider.script {
-                    $0.idToken.editClaims = { claims, _ in
-                        claims.members["groups"] = .string(String(repeating: "g", count: 9000))
-                    }
-                }
+                provider.overrideIDTokenClaims(.init(additionalClaims: ["groups": String(repeating: "g", count: 9000)]))
                 let refresh = try await sandbox.run(["token", "--profile", "grows", "--min-validity", "7200"])
                 #expect(refresh.status == 0, "stderr: \(refresh.stderr)")
                 #expect(refresh.stderr.contains("they are in files now"))
@@ -85,7 +81,7 @@ struct KeyringProfileTests {
     }
 
     private func signInAndOut(_ sandbox: ProfileSandbox) async throws {
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             // automatic: the keyring answers, so the tokens go there and the index says so.
             let login = try await sandbox.run(provider.loginArguments(["--device", "--profile", "work", "--json"]))
             #expect(login.status == 0, "stderr: \(login.stderr)")
@@ -95,7 +91,7 @@ struct KeyringProfileTests {
 
             let store = try SecretServiceTokenStore(environment: sandbox.environment)
             let entry = try #require(try await store.load(profile: "work"))
-            #expect(entry.configuration?.issuer?.absoluteString == provider.issuer)
+            #expect(entry.configuration?.issuer?.absoluteString == provider.issuer.absoluteString)
 
             let token = try await sandbox.run(["token", "--profile", "work"])
             #expect(token.status == 0, "stderr: \(token.stderr)")

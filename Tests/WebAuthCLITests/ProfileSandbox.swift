@@ -119,6 +119,58 @@ extension HostileProvider {
     }
 }
 
+extension EmbeddedProvider {
+    /// The client ID the tests sign in as.
+    static let cliClientID = "webauth-cli-tests"
+
+    /// The provider the command-line tests sign in to: the client ``cliClientID`` (public, or
+    /// confidential with `secret`), device polling every second, ID tokens that live 600 s
+    /// and access tokens an hour, and device authorizations approved for the demo user at
+    /// once — `webauth login --device` signs in without a browser.
+    static func withCLIProvider(
+        secret: String? = nil, clock: Clock = .system, isolation: isolated (any Actor)? = #isolation,
+        _ body: (EmbeddedProvider) async throws -> Void
+    ) async throws {
+        let configuration = Configuration(
+            clients: [
+                Client(
+                    id: cliClientID, secret: secret,
+                    redirectURIs: [URL(string: "http://127.0.0.1/callback")!, URL(string: "http://[::1]/callback")!])
+            ], idTokenLifetime: .seconds(600), devicePollingInterval: .seconds(1), clock: clock)
+        try await withProvider(configuration) { provider in
+            provider.approveDeviceAuthorizations(as: .demo)
+            try await body(provider)
+        }
+    }
+
+    /// `webauth login` arguments for this provider.
+    func loginArguments(_ extra: [String] = []) -> [String] {
+        [
+            "login", "--issuer", issuer.absoluteString, "--client-id", Self.cliClientID, "--scope", "openid",
+            "--scope", "offline_access",
+        ]
+            + extra
+    }
+
+    /// Revokes `token` at `/revoke`, as another device or an administrator would.
+    func revokeFromElsewhere(_ token: String) async throws {
+        let body = "token=\(token)&token_type_hint=refresh_token&client_id=\(Self.cliClientID)"
+        let request =
+            "POST /revoke HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n" + body
+        let response = try await RawHTTPClient.exchange(port: port, bytes: Array(request.utf8))
+        guard response.status == 200 else { throw CLITestError("revocation answered \(response.status)") }
+    }
+
+    /// The refresh requests to `/token` so far, oldest first; `error` is `nil` for each one
+    /// the provider accepted. (A refresh token presented twice revokes its grant and is
+    /// answered `invalid_grant`.)
+    var refreshRequests: [LoggedRequest] {
+        requests(to: .token).filter { $0.grantType == "refresh_token" }
+    }
+}
+
 /// The text of the file at `path` once it exists and is not empty, waiting up to `timeout`.
 func waitForFile(_ path: String, timeout: Duration = .seconds(60)) async throws -> String {
     let deadline = ContinuousClock.now + timeout

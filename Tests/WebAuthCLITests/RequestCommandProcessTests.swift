@@ -12,7 +12,7 @@ import WebAuthTokenStore
 /// `webauth request` run as a process against real loopback servers: a resource server that
 /// refuses the first access token it sees and echoes what it receives, and a second one on
 /// another port — another origin — that records whether a token reached it. The profile is
-/// signed in to ``HostileProvider`` by `webauth login --device`.
+/// signed in to ``EmbeddedProvider`` by `webauth login --device`.
 @Suite("webauth request, run as a process")
 struct RequestCommandProcessTests {
     /// What the servers saw: each request's path and `Authorization` field.
@@ -26,7 +26,7 @@ struct RequestCommandProcessTests {
 
     /// The resource server's answers. `refused` is the token answered with `401`.
     static func resource(
-        provider: HostileProvider, refused: String, other: URL, seen: Seen
+        provider: EmbeddedProvider, refused: String, other: URL, seen: Seen
     ) -> LoopbackHTTPServer.Handler {
         { request in
             seen.record("resource", request)
@@ -65,7 +65,7 @@ struct RequestCommandProcessTests {
     @Test func aRefusedTokenIsRefreshedOnceAndTheTokenStaysWithItsOrigin() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file"]))
             try #require(login.status == 0, "login failed: \(login.stderr)")
             let first = try #require(try sandbox.storedEntry())
@@ -87,7 +87,7 @@ struct RequestCommandProcessTests {
                     #expect(run.stderr.lowercased().contains("content-type: application/json"))
                     let second = try #require(try sandbox.storedEntry())
                     #expect(second.tokens.accessToken != first.tokens.accessToken, "refreshed and stored")
-                    #expect(provider.presentedRefreshTokens.count == 1)
+                    #expect(provider.refreshRequests.count == 1)
                     #expect(
                         seen.all.map(\.authorization) == [
                             "Bearer \(first.tokens.accessToken)", "Bearer \(second.tokens.accessToken)",
@@ -143,11 +143,11 @@ struct RequestCommandProcessTests {
                     #expect(broken.stderr.isEmpty, "without -i nothing but the body: \(broken.stderr)")
 
                     // A token the server keeps refusing: one refresh, one retry, then the 401.
-                    let refreshesBefore = provider.presentedRefreshTokens.count
+                    let refreshesBefore = provider.refreshRequests.count
                     seen.requests.withLock { $0.removeAll() }
                     let refusedAgain = try await sandbox.run(["request", server.url("/always-401").absoluteString])
                     #expect(refusedAgain.status == ExitStatus.httpClientError, "\(refusedAgain.stderr)")
-                    #expect(provider.presentedRefreshTokens.count == refreshesBefore + 1)
+                    #expect(provider.refreshRequests.count == refreshesBefore + 1)
                     #expect(seen.all.count == 2, "sent twice, not more")
                 }
             }
@@ -157,7 +157,7 @@ struct RequestCommandProcessTests {
     @Test func theBodyComesFromAFileOrStandardInput() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file"]))
             try #require(login.status == 0, "login failed: \(login.stderr)")
             let seen = Seen()
