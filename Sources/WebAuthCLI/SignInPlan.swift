@@ -41,9 +41,9 @@ struct SignInPlan: Equatable, Sendable {
             && !situation.opensBrowser
     }
 
-    /// The client credentials grant → that grant, with no browser; `--device` → the device flow; `--no-browser` → the pasted redirect; a browser that opens
-    /// → the browser; otherwise the device flow when the provider offers it, else the pasted
-    /// redirect.
+    /// The client credentials grant → that grant, with no browser; `--device` → the device
+    /// flow; `--no-browser` → the pasted redirect; a browser that opens → the browser; otherwise
+    /// the device flow when the provider offers it, else the pasted redirect.
     static func choose(_ situation: Situation) -> SignInPlan {
         if situation.clientCredentials { return SignInPlan(method: .clientCredentials) }
         if situation.deviceRequested { return SignInPlan(method: .device) }

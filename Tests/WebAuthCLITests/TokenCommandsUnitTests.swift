@@ -104,6 +104,12 @@ struct TokenCommandsUnitTests {
         #expect(pasted.reason?.contains("no device flow") == true)
     }
 
+    @Test func aClientSigningInAsItselfNeedsNoBrowserAndNoProviderLookup() {
+        let machine = SignInPlan.Situation(clientCredentials: true, opensBrowser: false)
+        #expect(SignInPlan.choose(machine) == SignInPlan(method: .clientCredentials))
+        #expect(!SignInPlan.needsProviderMetadata(machine))
+    }
+
     // MARK: When token cannot refresh
 
     @Test func storeErrorsAboutTheProfileReadAsTheCommandsOwnFailures() {
