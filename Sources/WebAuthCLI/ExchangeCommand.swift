@@ -110,14 +110,11 @@ struct ExchangeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The subject token: the file's first line, at most 64 KiB, or standard input's.
+    /// The subject token: the first line of the file's (or standard input's) first 64 KiB; no
+    /// more is ever read.
     private func readSubjectToken() throws -> String {
-        let data: Data?
-        if subjectTokenFile == "-" {
-            data = try FileHandle.standardInput.read(upToCount: 65_536)
-        } else {
-            data = FileManager.default.contents(atPath: subjectTokenFile).map { $0.prefix(65_536) }
-        }
+        let handle = subjectTokenFile == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: subjectTokenFile)
+        let data = try handle?.read(upToCount: 65_536)
         let token = data.flatMap { String(data: $0, encoding: .utf8) }?
             .split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
         guard let token, !token.isEmpty else {

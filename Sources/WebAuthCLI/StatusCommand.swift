@@ -115,8 +115,7 @@ struct StatusCommand: AsyncParsableCommand {
             object["expires_at"] = entry.tokens.expiresAt.map(JSONDate.string) ?? NSNull()
             object["expired"] = entry.tokens.isExpired(at: now)
             object["has_refresh_token"] = entry.tokens.refreshToken != nil
-            object["can_refresh"] =
-                entry.configuration.map { $0.grant == .clientCredentials || entry.tokens.refreshToken != nil } ?? false
+            object["can_refresh"] = (try? TokenFreshness.renewal(of: entry).get()) != nil
             object["saved_at"] = JSONDate.string(entry.savedAt)
         }
         if let problem = row.problem {

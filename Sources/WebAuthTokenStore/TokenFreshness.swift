@@ -21,7 +21,7 @@ public enum TokenFreshness: Equatable, Sendable {
     case cannotRefresh(CannotRefresh)
 
     /// Why an entry cannot be refreshed.
-    public enum CannotRefresh: Equatable, Sendable {
+    public enum CannotRefresh: Error, Equatable, Sendable {
         /// There is no refresh token.
         case noRefreshToken
         /// The entry does not say which client and provider to refresh with.
@@ -48,11 +48,20 @@ public enum TokenFreshness: Equatable, Sendable {
     /// again.
     public static func of(_ entry: StoredTokens, now: Date, minimumValidity: Duration) -> TokenFreshness {
         guard entry.tokens.isExpired(at: now, margin: minimumValidity) else { return .fresh }
-        if let configuration = entry.configuration, configuration.grant == .clientCredentials {
-            return .needsRefresh(configuration)
+        switch renewal(of: entry) {
+        case .success(let configuration): return .needsRefresh(configuration)
+        case .failure(let reason): return .cannotRefresh(reason)
         }
-        guard entry.tokens.refreshToken != nil else { return .cannotRefresh(.noRefreshToken) }
-        guard let configuration = entry.configuration else { return .cannotRefresh(.noConfiguration) }
-        return .needsRefresh(configuration)
+    }
+
+    /// How `entry`'s tokens would be renewed, whatever their expiry: with this configuration, or
+    /// why they cannot be. The one rule `of(_:now:minimumValidity:)` and `webauth status` share.
+    public static func renewal(of entry: StoredTokens) -> Result<ClientConfiguration, CannotRefresh> {
+        if let configuration = entry.configuration, configuration.grant == .clientCredentials {
+            return .success(configuration)
+        }
+        guard entry.tokens.refreshToken != nil else { return .failure(.noRefreshToken) }
+        guard let configuration = entry.configuration else { return .failure(.noConfiguration) }
+        return .success(configuration)
     }
 }
