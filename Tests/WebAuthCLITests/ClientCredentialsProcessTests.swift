@@ -40,6 +40,12 @@ struct ClientCredentialsProcessTests {
             #expect(!containsSecret(login.stdout + login.stderr, of: entry))
             #expect(!(login.stdout + login.stderr).contains(Self.secret))
 
+            // No refresh token, yet renewable: the client asks again.
+            let listed = try await sandbox.run(["status", "--json"])
+            let profile = try #require((try jsonObject(listed.stdout)["profiles"] as? [[String: Any]])?.first)
+            #expect(profile["has_refresh_token"] as? Bool == false)
+            #expect(profile["can_refresh"] as? Bool == true)
+
             // The stored token, as long as it is valid enough.
             let cached = try await sandbox.run(["token"])
             #expect(cached.status == 0, "stderr: \(cached.stderr)")

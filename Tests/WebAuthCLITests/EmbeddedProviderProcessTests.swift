@@ -49,6 +49,7 @@ struct EmbeddedProviderProcessTests {
             let profile = try #require((try jsonObject(listed.stdout)["profiles"] as? [[String: Any]])?.first)
             #expect(profile["subject"] as? String == EmbeddedProvider.User.demo.subject)
             #expect(profile["scopes"] as? [String] == ["openid", "profile", "offline_access"])
+            #expect(profile["can_refresh"] as? Bool == true)
             #expect(!containsSecret(listed.stdout + listed.stderr, of: entry))
 
             let token = try await sandbox.run(["token", "--profile", "embedded"])
