@@ -98,14 +98,16 @@
             @Test func closingTheServerEndsItsConnectionsAndLeavesNoDescriptor() async throws {
                 // SwiftNIO's shared event loops open their descriptors once, on first use.
                 try await withEchoServer { path, _ in #expect(await exchange(path, "warm\n") == "got warm") }
-                let before = try openDescriptorCount()
                 let idle = Mutex<Int32?>(nil)
+                let served = Mutex<String?>(nil)
                 let started = ContinuousClock.now
                 try await withEchoServer(firstLineTimeout: .seconds(60)) { path, _ in
+                    served.withLock { $0 = path }
                     // A connection that never sends anything, still open when the server closes.
                     let connection = try DesktopSocketCalls.makeConnection(to: path)
                     idle.withLock { $0 = connection }
                     #expect(await exchange(path, "x\n") == "got x")
+                    #expect(try descriptors(boundTo: path) >= 2, "the listener and the idle connection are seen")
                 }
                 #expect(ContinuousClock.now - started < .seconds(20), "closing did not wait for the idle connection")
                 let connection = try #require(idle.withLock { $0 })
@@ -113,7 +115,9 @@
                     DesktopSocketCalls.readLine(connection, limit: 16, deadline: .now + .seconds(1)) == .endOfInput([]),
                     "the server closed it")
                 DesktopSocketCalls.close(connection)
-                #expect(await eventually(within: .seconds(10)) { (try? openDescriptorCount()) == before })
+                // Only this server's sockets are counted: other tests open descriptors meanwhile.
+                let path = try #require(served.withLock { $0 })
+                #expect(await eventually(within: .seconds(10)) { (try? descriptors(boundTo: path)) == 0 })
             }
 
             // MARK: - Helpers
@@ -176,8 +180,23 @@
             }
 
             /// The number of this process's open descriptors.
-            private func openDescriptorCount() throws -> Int {
-                try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+            /// How many of this process's descriptors are Unix sockets with `path` as their
+            /// address: a server's listener and the connections it accepted (`/proc/net/unix`).
+            private func descriptors(boundTo path: String) throws -> Int {
+                let table = try String(contentsOfFile: "/proc/net/unix", encoding: .utf8)
+                let inodes = Set(
+                    table.split(separator: "\n").dropFirst().compactMap { line -> Substring? in
+                        let fields = line.split(separator: " ")
+                        return fields.count >= 8 && fields[7] == path ? fields[6] : nil
+                    })
+                return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
+                    guard
+                        let target = try? FileManager.default.destinationOfSymbolicLink(
+                            atPath: "/proc/self/fd/" + name),
+                        target.hasPrefix("socket:[")
+                    else { return false }
+                    return inodes.contains(target.dropFirst(8).dropLast())
+                }
             }
 
             /// Connects to `path`, sends `text` (then ends its input if asked), and returns the
