@@ -34,9 +34,9 @@ final class UnixSocketServer: Sendable {
     }
 
     private let listener: any Channel
-    private let connections: AsyncStream<Connection>
+    private let connections: AsyncStream<Handover>
 
-    private init(listener: any Channel, connections: AsyncStream<Connection>) {
+    private init(listener: any Channel, connections: AsyncStream<Handover>) {
         self.listener = listener
         self.connections = connections
     }
@@ -45,7 +45,7 @@ final class UnixSocketServer: Sendable {
     /// `DesktopSocketCalls.makeBoundSocket(at:)`), which the server then owns and closes.
     /// Once this returns, the socket accepts connections.
     static func start(descriptor: Int32, limits: Limits, logger: Logger) -> EventLoopFuture<UnixSocketServer> {
-        let (connections, continuation) = AsyncStream.makeStream(of: Connection.self)
+        let (connections, continuation) = AsyncStream.makeStream(of: Handover.self)
         let served = ConnectionCount()
         let (seconds, attoseconds) = limits.firstLineTimeout.components
         let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
@@ -67,7 +67,7 @@ final class UnixSocketServer: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(limit: limits.maximumLineLength)))
                     try pipeline.addHandler(FirstLineDeadline(timeout: timeout))
-                    let connection = try Connection(wrappingChannelSynchronously: channel)
+                    let connection = Handover(try Connection(wrappingChannelSynchronously: channel))
                     guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
                 }
             }
@@ -86,7 +86,8 @@ final class UnixSocketServer: Sendable {
         cancellingConnectionsAtClose: Bool, serve: @escaping @Sendable (Connection) async -> Void
     ) async {
         await withDiscardingTaskGroup { group in
-            for await connection in connections {
+            for await handover in connections {
+                guard let connection = handover.take() else { continue }
                 group.addTask { await serve(connection) }
             }
             if cancellingConnectionsAtClose { group.cancelAll() }
@@ -97,7 +98,7 @@ final class UnixSocketServer: Sendable {
     /// meanwhile, unserved.
     func closeUnserved() async {
         try? await listener.close()
-        for await connection in connections { try? await connection.channel.close() }
+        for await handover in connections { await handover.take()?.closeUnserved() }
     }
 
     /// Stops accepting and closes the listening socket, without waiting (it does not remove the
@@ -114,6 +115,31 @@ final class UnixSocketServer: Sendable {
         let credentials: EventLoopFuture<DesktopSocketCalls.PeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(option.level), name: SocketOptionName(option.name))
         return credentials.map(\.userID)
+    }
+
+    /// An accepted connection on its way to the server's logic.
+    ///
+    /// A `NIOAsyncChannel` must end through `executeThenClose`: one dropped before that traps.
+    /// A connection nobody takes (the server stopped between accepting it and handing it over,
+    /// or the task reading the connections ended first) is therefore closed through that
+    /// method when its handover ends.
+    private final class Handover: Sendable {
+        private let connection: Mutex<Connection?>
+
+        init(_ connection: Connection) {
+            self.connection = Mutex(connection)
+        }
+
+        /// The connection, to the first caller only; whoever takes it must end it through
+        /// `executeThenClose`.
+        func take() -> Connection? {
+            connection.withLock { $0.take() }
+        }
+
+        deinit {
+            guard let connection = take() else { return }
+            Task { await connection.closeUnserved() }
+        }
     }
 
     /// Why a connection was closed before it reached the server's logic.
@@ -138,6 +164,13 @@ final class UnixSocketServer: Sendable {
 
         /// Counts one fewer.
         func leave() { count.withLock { $0 -= 1 } }
+    }
+}
+
+extension UnixSocketServer.Connection {
+    /// Closes a connection the server's logic never saw.
+    fileprivate func closeUnserved() async {
+        try? await executeThenClose { _, _ in }
     }
 }
 

@@ -88,16 +88,19 @@ package final class LoopbackHTTPServer: Sendable {
         }
         let log = ServerRequestLog()
         let acceptLoop = Task<Void, Never> {
-            // Ends when shutdown() closes the listener or cancels this task; the group then
-            // cancels (delayed responses included) and waits for the connections still open.
-            try? await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { connections in
+            // Ends when shutdown() closes the listener; the group then cancels the connections
+            // still open (delayed responses included) and waits for them. The loop itself is
+            // never cancelled: it takes every connection accepted before the close, because a
+            // NIOAsyncChannel dropped before `executeThenClose` traps.
+            await withDiscardingTaskGroup { group in
+                try? await server.executeThenClose { connections in
                     for try await connection in connections {
                         group.addTask {
                             await serve(connection, limits: limits, sleep: sleep, log: log, handler: handler)
                         }
                     }
                 }
+                group.cancelAll()
             }
         }
         return LoopbackHTTPServer(
@@ -161,7 +164,6 @@ package final class LoopbackHTTPServer: Sendable {
     /// Stops listening, closes open connections (cancelling delayed responses) and waits until
     /// all of it is done. Safe to call more than once.
     package func shutdown() async {
-        acceptLoop.cancel()
         try? await listener.close()
         await acceptLoop.value
     }

@@ -179,23 +179,27 @@
                 await running.value
             }
 
-            /// The number of this process's open descriptors.
-            /// How many of this process's descriptors are Unix sockets with `path` as their
-            /// address: a server's listener and the connections it accepted (`/proc/net/unix`).
+            /// How many of this process's descriptors are Unix sockets whose own address is `path`:
+            /// a server's listener and the connections it accepted, which take the listener's
+            /// address. Asked of each descriptor (`getsockname`), not read from `/proc/net/unix`,
+            /// whose lines can be skipped while other tests open and close sockets.
             private func descriptors(boundTo path: String) throws -> Int {
-                let table = try String(contentsOfFile: "/proc/net/unix", encoding: .utf8)
-                let inodes = Set(
-                    table.split(separator: "\n").dropFirst().compactMap { line -> Substring? in
-                        let fields = line.split(separator: " ")
-                        return fields.count >= 8 && fields[7] == path ? fields[6] : nil
-                    })
-                return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
-                    guard
-                        let target = try? FileManager.default.destinationOfSymbolicLink(
-                            atPath: "/proc/self/fd/" + name),
-                        target.hasPrefix("socket:[")
-                    else { return false }
-                    return inodes.contains(target.dropFirst(8).dropLast())
+                try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
+                    guard let descriptor = Int32(name) else { return false }
+                    return socketPath(of: descriptor) == path
+                }
+            }
+
+            /// The path a Unix socket descriptor is bound to, or `nil` for anything else.
+            private func socketPath(of descriptor: Int32) -> String? {
+                var address = sockaddr_un()
+                var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+                let named = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+                }
+                guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+                return withUnsafeBytes(of: address.sun_path) { bytes in
+                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
                 }
             }
 
