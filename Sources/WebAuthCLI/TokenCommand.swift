@@ -4,7 +4,8 @@ import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore
 
-/// `webauth token`: prints a fresh access token for a profile, refreshing it first if needed.
+/// `webauth token`: prints a fresh access token for a profile, refreshing it first if needed, or
+/// a token exchanged for it for another audience.
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
@@ -20,6 +21,12 @@ struct TokenCommand: AsyncParsableCommand {
             stored refresh token, under the profile's lock: processes refreshing at once take \
             turns, and each sees the tokens the one before it stored, so a rotated refresh token \
             is never used twice.
+
+            With --audience or --resource it prints a token for that target instead: the \
+            profile's access token exchanged at the provider (OAuth 2.0 Token Exchange, \
+            RFC 8693), kept with the profile until it expires, one per target:
+
+              webauth token --profile work --audience https://api.example.com --scope read
 
             \(ExitStatus.helpText)
             """
@@ -45,8 +52,47 @@ struct TokenCommand: AsyncParsableCommand {
             valueName: "METHOD URL"))
     var dpopProof: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Print a token for this audience instead, exchanged for the profile's (RFC 8693).", valueName: "AUDIENCE"))
+    var audience: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Print a token for this resource (an absolute URI) instead, exchanged for the profile's.",
+            valueName: "URI"))
+    var resource: String?
+
+    @Option(
+        name: .customLong("scope"),
+        help: ArgumentHelp("With --audience or --resource: a scope to ask for (repeatable).", valueName: "SCOPE"))
+    var scopes: [String] = []
+
+    /// The exchange target, when one is named.
+    var target: ExchangeTarget? {
+        guard audience != nil || resource != nil else { return nil }
+        return ExchangeTarget(
+            audience: audience, resource: resource.flatMap(URL.init(string:)),
+            scopes: scopes.flatMap { $0.split(separator: " ").map(String.init) })
+    }
+
     func validate() throws {
         try ProfileOptions.validate(profile)
+        if audience == nil, resource == nil, !scopes.isEmpty {
+            throw ValidationError("--scope asks for a narrower token: give --audience or --resource too.")
+        }
+        if let audience,
+            audience.isEmpty || audience.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        {
+            throw ValidationError("--audience must be a non-empty name without control characters.")
+        }
+        if let resource, URL(string: resource).map({ $0.scheme == nil || $0.fragment != nil }) ?? true {
+            throw ValidationError("--resource must be an absolute URI without a fragment.")
+        }
+        if target != nil, !dpopProof.isEmpty {
+            throw ValidationError(
+                "--dpop-proof is for the profile's own DPoP-bound token; leave out --audience and --resource.")
+        }
         try SecondsOption.validate(minimumValidity, option: "--min-validity", allowsZero: true)
         if !dpopProof.isEmpty {
             guard dpopProof.count == 2, let url = URL(string: dpopProof[1]), url.scheme != nil, url.host != nil,
@@ -82,7 +128,8 @@ struct TokenCommand: AsyncParsableCommand {
                 output.exact((tokens.accessToken + "\n").utf8)
             }
         } catch {
-            let failure = CommandFailure.from(error, profile: profile, action: "refresh")
+            let failure = CommandFailure.from(
+                error, profile: profile, action: target == nil ? "refresh" : "token exchange")
             output.failure(failure, terminal: TerminalOutput())
             throw ExitCode(failure.status)
         }
@@ -90,7 +137,11 @@ struct TokenCommand: AsyncParsableCommand {
 
     /// The stored tokens if fresh; else refreshed under the profile's lock and stored.
     func freshTokens() async throws -> TokenSet {
-        try await storeOption.stores().freshTokens(
-            profile: profile, minimumValidity: SecondsOption.duration(minimumValidity))
+        let stores = storeOption.stores()
+        let validity = SecondsOption.duration(minimumValidity)
+        if let target {
+            return try await stores.freshTokens(profile: profile, exchangedFor: target, minimumValidity: validity)
+        }
+        return try await stores.freshTokens(profile: profile, minimumValidity: validity)
     }
 }

@@ -67,10 +67,18 @@ package struct CachedEntry: Sendable, Hashable {
 
     // MARK: The format, level by level
 
-    /// Whether this reader takes an entry with `key`: every key of an entry.
+    /// Whether this reader takes an entry with `key`: every key of an entry. Its exchanged
+    /// tokens are checked for shape and otherwise left to the full program.
     package static func reads(_ key: TokenEntryFormat.EntryKey) -> Bool {
         switch key {
-        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration: true
+        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration, .exchangedTokens: true
+        }
+    }
+
+    /// Whether this reader takes an exchanged token with `key`: every key of one.
+    package static func reads(_ key: TokenEntryFormat.ExchangeKey) -> Bool {
+        switch key {
+        case .audience, .resource, .scopes, .tokens, .issuedTokenType: true
         }
     }
 
@@ -116,6 +124,7 @@ package struct CachedEntry: Sendable, Hashable {
     private static let tokenKeys = names(TokenEntryFormat.TokenKey.self, reads)
     private static let claimKeys = names(TokenEntryFormat.ClaimKey.self, reads)
     private static let configurationKeys = names(TokenEntryFormat.ConfigurationKey.self, reads)
+    private static let exchangeKeys = names(TokenEntryFormat.ExchangeKey.self, reads)
 
     /// Any key, for listing the keys an object has.
     private struct AnyKey: CodingKey {
@@ -152,6 +161,19 @@ package struct CachedEntry: Sendable, Hashable {
             _ = try container.decode(String.self, forKey: .clientID)
             _ = try container.decode(Date.self, forKey: .savedAt)
             configuration = try container.decodeIfPresent(ConfigurationShape.self, forKey: .configuration)
+            _ = try container.decodeIfPresent([ExchangeShape].self, forKey: .exchangedTokens)
+        }
+    }
+
+    private struct ExchangeShape: Decodable {
+        init(from decoder: any Decoder) throws {
+            let container = try CachedEntry.container(
+                decoder, TokenEntryFormat.ExchangeKey.self, known: CachedEntry.exchangeKeys)
+            _ = try container.decodeIfPresent(String.self, forKey: .audience)
+            _ = try container.decodeIfPresent(String.self, forKey: .resource)
+            _ = try container.decode([String].self, forKey: .scopes)
+            _ = try container.decode(TokenSetShape.self, forKey: .tokens)
+            _ = try container.decode(String.self, forKey: .issuedTokenType)
         }
     }
 

@@ -37,6 +37,15 @@ package enum TokenEntryFormat {
     /// The keys of an entry (`StoredTokens`).
     package enum EntryKey: String, CodingKey, CaseIterable, Sendable {
         case version, tokens, issuer, tokenEndpoint, clientID, savedAt, configuration
+        /// The tokens the entry's access token was exchanged for (RFC 8693), one per target;
+        /// written only when there is one.
+        case exchangedTokens
+    }
+
+    /// The keys of one of an entry's `exchangedTokens` (`StoredExchange`): the target, what
+    /// was issued for it, and its type.
+    package enum ExchangeKey: String, CodingKey, CaseIterable, Sendable {
+        case audience, resource, scopes, tokens, issuedTokenType
     }
 
     /// The keys of an entry's `tokens` (`TokenSet`).

@@ -111,11 +111,15 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     /// The client configuration the tokens were obtained with (secret included, see above), for
     /// refreshing and revoking later; `nil` in entries written without one.
     public var configuration: ClientConfiguration?
+    /// The tokens ``tokens``' access token was exchanged for (RFC 8693), at most one per
+    /// target, kept until they expire (see ``keep(_:now:)``); `webauth token --audience` prints
+    /// them again.
+    public var exchangedTokens: [StoredExchange]
 
     /// Creates an entry.
     public init(
         tokens: TokenSet, clientID: String, issuer: String? = nil, tokenEndpoint: String? = nil,
-        savedAt: Date = Date(), configuration: ClientConfiguration? = nil
+        savedAt: Date = Date(), configuration: ClientConfiguration? = nil, exchangedTokens: [StoredExchange] = []
     ) {
         self.version = Self.currentVersion
         self.tokens = tokens
@@ -124,6 +128,7 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         self.clientID = clientID
         self.savedAt = savedAt
         self.configuration = configuration
+        self.exchangedTokens = exchangedTokens
     }
 
     /// Creates an entry for tokens issued to the client `configuration` describes, keeping the
@@ -138,6 +143,33 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
 
     /// The entry's keys (``TokenEntryFormat``), shared with the fast path's reader.
     private typealias CodingKeys = TokenEntryFormat.EntryKey
+
+    /// Decodes an entry; one written without exchanged tokens has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        tokens = try container.decode(TokenSet.self, forKey: .tokens)
+        issuer = try container.decodeIfPresent(String.self, forKey: .issuer)
+        tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint)
+        clientID = try container.decode(String.self, forKey: .clientID)
+        savedAt = try container.decode(Date.self, forKey: .savedAt)
+        configuration = try container.decodeIfPresent(ClientConfiguration.self, forKey: .configuration)
+        exchangedTokens = try container.decodeIfPresent([StoredExchange].self, forKey: .exchangedTokens) ?? []
+    }
+
+    /// Encodes the entry, writing ``exchangedTokens`` only when there is one: an entry without
+    /// them reads the same as before they existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(tokens, forKey: .tokens)
+        try container.encodeIfPresent(issuer, forKey: .issuer)
+        try container.encodeIfPresent(tokenEndpoint, forKey: .tokenEndpoint)
+        try container.encode(clientID, forKey: .clientID)
+        try container.encode(savedAt, forKey: .savedAt)
+        try container.encodeIfPresent(configuration, forKey: .configuration)
+        if !exchangedTokens.isEmpty { try container.encode(exchangedTokens, forKey: .exchangedTokens) }
+    }
 
     /// A summary with no token values.
     public var description: String {

@@ -55,4 +55,52 @@ extension TokenStores {
             return try await provider.freshTokens()
         }
     }
+
+    /// A token for `target`, obtained by exchanging `profile`'s access token (RFC 8693) and
+    /// kept with the profile (``StoredTokens/exchangedTokens``): the kept one while it is valid
+    /// for at least `minimumValidity` (read without the lock or the network), else a new
+    /// exchange — of the profile's access token, refreshed first when it needs to be — whose
+    /// result is kept in place of the old one.
+    ///
+    /// ```swift
+    /// let api = try await TokenStores().freshTokens(
+    ///     profile: "work", exchangedFor: ExchangeTarget(audience: "https://api.example.com"))
+    /// print(api.accessToken)
+    /// ```
+    ///
+    /// A token that could not be kept (the store failed to write) is still returned, and the
+    /// failure logged: the next call exchanges again.
+    ///
+    /// - Throws: what ``freshTokens(profile:minimumValidity:)`` throws for the profile's own
+    ///   tokens; `OAuthError` when the provider refuses the exchange (`invalid_target` for an
+    ///   audience or resource it does not serve).
+    public func freshTokens(
+        profile: String, exchangedFor target: ExchangeTarget, minimumValidity: Duration = .seconds(60)
+    ) async throws -> TokenSet {
+        guard let (_, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        if let kept = entry.exchangedToken(for: target, minimumValidity: minimumValidity) { return kept.tokens }
+        let subject = try await freshTokens(profile: profile, minimumValidity: minimumValidity)
+        // The refresh above may have stored a newer configuration with the new tokens.
+        guard let (store, current) = try await find(profile: profile) else {
+            throw TokenStoreError.notSignedIn(profile)
+        }
+        guard let configuration = current.configuration else {
+            throw TokenFreshness.CannotRefresh.noConfiguration.error(profile: profile)
+        }
+        let exchanged = try await OAuthClient(configuration: configuration).exchange(
+            subjectToken: subject.accessToken, subjectTokenType: .accessToken, audience: target.audience,
+            resource: target.resource, scopes: target.scopes)
+        let kept = StoredExchange(target: target, tokens: exchanged.tokens, issuedTokenType: exchanged.issuedTokenType)
+        do {
+            _ = try await store.update(profile: profile) { stored in
+                guard var stored else { throw TokenStoreError.notSignedIn(profile) }
+                stored.keep(kept)
+                return stored
+            }
+        } catch {
+            logger.warning(
+                "the token for \(target) was not kept with profile \"\(profile)\": \(error)")
+        }
+        return exchanged.tokens
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthOAuth
 import WebAuthTestSupport
+import WebAuthTokenStore
 
 /// `webauth exchange` as a real process against the embedded provider: the subject token read
 /// from a file (never the command line), the exchanged token printed alone, and the provider's
@@ -61,5 +62,70 @@ struct ExchangeCommandProcessTests {
             "--audience", "a", "--subject-token-type", "bogus",
         ])
         #expect(badType.stderr.contains("is not a token type"))
+    }
+
+    @Test func tokenForAnAudienceIsExchangedOnceAndKeptWithTheProfile() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        var configuration = Self.configuration
+        configuration.tokenExchangeTargets = ["billing", "reports"]
+        configuration.clients = [
+            EmbeddedProvider.Client(
+                id: EmbeddedProvider.cliClientID, redirectURIs: [URL(string: "http://127.0.0.1/callback")!])
+        ]
+        try await EmbeddedProvider.withProvider(configuration) { provider in
+            provider.approveDeviceAuthorizations(as: .demo)
+            let login = try await sandbox.run(provider.loginArguments(["--device", "--profile", "work"]))
+            try #require(login.status == 0, "stderr: \(login.stderr)")
+            let own = try #require(try sandbox.storedEntry("work")).tokens.accessToken
+            var exchanges: Int {
+                provider.requests(to: .token).count {
+                    $0.grantType == "urn:ietf:params:oauth:grant-type:token-exchange"
+                }
+            }
+
+            let first = try await sandbox.run(["token", "--profile", "work", "--audience", "billing"])
+            #expect(first.status == 0, "stderr: \(first.stderr)")
+            let billing = first.stdout.trimmingCharacters(in: .newlines)
+            #expect(first.stdout == billing + "\n")
+            #expect(billing != own)
+            #expect(provider.audiences(ofAccessToken: billing) == ["billing"])
+            #expect(exchanges == 1)
+
+            // Kept with the profile: asked again, it is printed with no request.
+            let again = try await sandbox.run(["token", "--profile", "work", "--audience", "billing"])
+            #expect(again.stdout == billing + "\n", "stderr: \(again.stderr)")
+            #expect(exchanges == 1)
+            let entry = try #require(try sandbox.storedEntry("work"))
+            #expect(entry.exchangedTokens.map(\.target) == [ExchangeTarget(audience: "billing")])
+
+            // Another target is another exchange; the profile's own token is unchanged, and
+            // the fast path still answers for it with the exchanged tokens in its entry.
+            let reports = try await sandbox.run(["token", "--profile", "work", "--audience", "reports"])
+            #expect(reports.status == 0, "stderr: \(reports.stderr)")
+            #expect(provider.audiences(ofAccessToken: reports.stdout.trimmingCharacters(in: .newlines)) == ["reports"])
+            #expect(exchanges == 2)
+            let plain = try await sandbox.run(["token", "--profile", "work"])
+            #expect(plain.stdout == own + "\n")
+            #expect(try sandbox.storedEntry("work")?.exchangedTokens.count == 2)
+
+            // A target the provider does not serve is its refusal, with no token printed.
+            let refused = try await sandbox.run(["token", "--profile", "work", "--audience", "elsewhere"])
+            #expect(refused.status != 0)
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderr.contains("invalid_target"), "stderr: \(refused.stderr)")
+            #expect(!refused.stderr.contains(own) && !refused.stderr.contains(billing))
+        }
+    }
+
+    @Test func aScopeWithoutATargetIsAUsageError() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let scopeAlone = try await sandbox.run(["token", "--profile", "work", "--scope", "read"])
+        #expect(scopeAlone.status != 0)
+        #expect(scopeAlone.stderr.contains("--audience or --resource"))
+        let badResource = try await sandbox.run(["token", "--profile", "work", "--resource", "relative/path"])
+        #expect(badResource.status != 0)
+        #expect(badResource.stderr.contains("absolute URI"))
     }
 }

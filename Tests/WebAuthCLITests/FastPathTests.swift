@@ -215,6 +215,30 @@ struct CachedEntryFormatTests {
         #expect(minimal.configurationName == nil)
     }
 
+    @Test("Exchanged tokens kept in an entry do not keep the fast path from the entry's own token")
+    func exchangedTokensAreReadPast() throws {
+        var stored = fullEntry()
+        #expect(try !keys(of: stored).entry.contains("exchangedTokens"))
+        stored.keep(
+            StoredExchange(
+                target: ExchangeTarget(audience: "billing", scopes: ["b", "a"]),
+                tokens: TokenSet(accessToken: "exchanged", expiresAt: Date() + 3600), issuedTokenType: .accessToken))
+        let data = try stored.encoded()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let exchanged = try #require((object["exchangedTokens"] as? [[String: Any]])?.first)
+        #expect(
+            Set(exchanged.keys)
+                == Set(TokenEntryFormat.ExchangeKey.allCases.map(\.stringValue)).subtracting(["resource"]))
+        #expect(TokenEntryFormat.ExchangeKey.allCases.allSatisfy(CachedEntry.reads))
+        #expect(CachedEntry(decoding: data)?.tokens.accessToken == stored.tokens.accessToken)
+        // Strict all the same: a key the format does not have among them refuses the entry.
+        var stray = object
+        var first = exchanged
+        first["stray"] = "x"
+        stray["exchangedTokens"] = [first]
+        #expect(CachedEntry(decoding: try JSONSerialization.data(withJSONObject: stray)) == nil)
+    }
+
     @Test("A DPoP-bound entry is left to the full program, which presents its proofs and refuses it to helpers")
     func dpopBoundIsNotRead() throws {
         var bound = fullEntry(tokenType: "DPoP")
