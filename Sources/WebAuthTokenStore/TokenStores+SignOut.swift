@@ -12,7 +12,8 @@ extension TokenStores {
     /// What happened at the provider when a profile signed out. In every case the entry has been
     /// deleted here.
     public enum Revocation: Sendable {
-        /// The refresh token and the access token were revoked (RFC 7009).
+        /// The refresh token and the access token were revoked (RFC 7009), and so were the
+        /// unexpired tokens they were exchanged for (``StoredTokens/exchangedTokens``).
         case revoked
         /// The provider has no revocation endpoint: the tokens stay valid there until they expire.
         case unsupported
@@ -31,7 +32,7 @@ extension TokenStores {
     ///
     /// Revoking happens under the profile's lock, so that a refresh in another process cannot
     /// store a new refresh token in between; the refresh token is revoked first, then the access
-    /// token. The entry is deleted whatever the provider says — also when it is unreadable,
+    /// token, then the tokens exchanged for it that have not expired. The entry is deleted whatever the provider says — also when it is unreadable,
     /// since what cannot be read can neither be used nor revoked.
     ///
     /// ```swift
@@ -66,6 +67,10 @@ extension TokenStores {
             let client = try OAuthClient(configuration: configuration)
             guard try await client.metadata().revocationEndpoint != nil else { return .unsupported }
             try await client.revoke(entry.tokens)
+            // The tokens it was exchanged for are grants of their own at many providers.
+            for exchanged in entry.exchangedTokens where !exchanged.tokens.isExpired() {
+                try await client.revoke(exchanged.tokens)
+            }
             return .revoked
         } catch {
             return .failed(error)

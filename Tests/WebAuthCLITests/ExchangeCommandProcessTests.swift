@@ -115,6 +115,13 @@ struct ExchangeCommandProcessTests {
             #expect(refused.stdout.isEmpty)
             #expect(refused.stderr.contains("invalid_target"), "stderr: \(refused.stderr)")
             #expect(!refused.stderr.contains(own) && !refused.stderr.contains(billing))
+
+            // Signing out revokes the exchanged tokens with the profile's own.
+            #expect(provider.isActive(accessToken: billing))
+            let logout = try await sandbox.run(["logout", "--profile", "work"])
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(!provider.isActive(accessToken: billing))
+            #expect(!provider.isActive(accessToken: own))
         }
     }
 
