@@ -8,18 +8,20 @@ import WebAuthCore
 /// (which chooses the system browser with that command). Otherwise ``BrowserChoice/automatic``
 /// decides per session:
 ///
-/// 1. With no display (SSH, containers): the terminal — the URL is printed and the redirect can
+/// 1. In WSL (see `SignInSurroundings`), a session that needs nothing the person's own browser
+///    lacks opens in the Windows default browser (`wslview`, else `explorer.exe`).
+/// 2. With no display (SSH, containers): the terminal — the URL is printed and the redirect can
 ///    be pasted — since a person cannot use a browser that has no window.
-/// 2. A session with a custom-scheme or `https` callback goes to the person's web-authentication
+/// 3. A session with a custom-scheme or `https` callback goes to the person's web-authentication
 ///    browser, when one is registered (`webauth browser register`) and declares what the session
 ///    needs (see `AuthenticationBrowserCapabilities`).
-/// 3. A session that needs nothing the person's own browser lacks — not ephemeral, no extra
+/// 4. A session that needs nothing the person's own browser lacks — not ephemeral, no extra
 ///    header fields, a callback a receiver catches (loopback, a registered scheme) — opens in
 ///    the person's default browser, whose existing sign-ins are the single sign-on people expect.
-/// 4. A session that needs more (ephemeral, extra header fields, an `https` or unregistered
+/// 5. A session that needs more (ephemeral, extra header fields, an `https` or unregistered
 ///    custom-scheme callback) uses a browser the session controls: Chromium if installed, else
 ///    Firefox.
-/// 5. With neither, the person's browser again; the session then reports the preferences it
+/// 6. With neither, the person's browser again; the session then reports the preferences it
 ///    cannot honour, or fails at start naming a missing requirement and how to get it.
 ///
 /// ```swift
@@ -38,21 +40,29 @@ public struct BrowserSelection: Sendable {
     public var environment: [String: String]
     /// Where the chosen browser logs.
     public var logger: Logger
+    /// What the machine tells about where the sign-in happens (``surroundings``); a test
+    /// presents another machine through it.
+    public var hostFacts: any HostFacts
 
-    /// Creates a selection.
+    /// Creates a selection; `hostFacts` defaults to this machine's, read with `environment`.
     public init(
         choice: BrowserChoice = .automatic,
         headless: Bool? = nil,
         extraArguments: [String] = [],
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        logger: Logger = .webAuthSilent
+        logger: Logger = .webAuthSilent,
+        hostFacts: (any HostFacts)? = nil
     ) {
         self.choice = choice
         self.headless = headless
         self.extraArguments = extraArguments
         self.environment = environment
         self.logger = logger
+        self.hostFacts = hostFacts ?? SystemHostFacts(environment: environment)
     }
+
+    /// Where the sign-in happens, from ``hostFacts``: what the automatic choice goes by.
+    public var surroundings: SignInSurroundings { SignInSurroundings(hostFacts) }
 
     /// The selection the environment asks for: `WEBAUTH_BROWSER` (`system`, `chromium`,
     /// `firefox`, `none` or a path) and `WEBAUTH_BROWSER_ARGS` (arguments separated by spaces,
@@ -104,6 +114,12 @@ public struct BrowserSelection: Sendable {
         let system = SystemBrowser.desktopDefault(environment: environment)
         if let variable = environment["BROWSER"], !variable.isEmpty, system.availableCommand != nil {
             return system
+        }
+        // In WSL the person's browser is Windows', whose sign-ins they have; never a Linux
+        // browser that may have no display.
+        if surroundings.place == .wsl, needs.wantedCapabilities.isEmpty {
+            let windows = SystemBrowser.windowsDefault(environment: environment)
+            if windows.availableCommand != nil { return windows }
         }
         guard DisplayEnvironment(environment: environment).hasDisplay else { return TerminalPresenter() }
         if let registered = authenticationBrowser(for: needs) { return registered }

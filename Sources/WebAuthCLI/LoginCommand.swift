@@ -49,6 +49,12 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "Log what the sign-in does on standard error (never secrets).")
     var verbose = false
 
+    @Flag(
+        help:
+            "Say where this sign-in would happen (desktop, SSH, WSL, container, a $BROWSER helper), which browser and which way it would use, and why; without signing in."
+    )
+    var explain = false
+
     func validate() throws {
         try ProfileOptions.validate(profile)
         guard options.namesProvider else {
@@ -70,6 +76,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     private func signIn(output: CommandOutput, terminal: TerminalOutput) async throws {
         let environment = ProcessInfo.processInfo.environment
+        if explain { return try await self.explain(environment: environment, output: output) }
         let configuration = try options.clientConfiguration(
             secret: try LoginSecret.resolve(options.clientSecret, environment: environment, terminal: terminal))
         let signIn = ProfileSignIn(
@@ -77,6 +84,51 @@ struct LoginCommand: AsyncParsableCommand {
             verbose: verbose, environment: environment)
         let outcome = try await signIn.run(configuration: configuration, terminal: terminal)
         outcome.summary(profile: profile).report(terminal: terminal, output: output)
+    }
+}
+
+extension LoginCommand {
+    /// `--explain`: the decision a sign-in would take here, and why, without signing in (the
+    /// provider's metadata is fetched only when no flag or browser decides the way).
+    private func explain(environment: [String: String], output: CommandOutput) async throws {
+        let configuration = try options.clientConfiguration(
+            secret: environment[SecretEnvironment.clientSecret].flatMap { $0.isEmpty ? nil : $0 })
+        let signIn = ProfileSignIn(
+            profile: profile, options: options, stores: storeOption.stores(environment: environment),
+            environment: environment)
+        let decision = try await signIn.decide(
+            configuration: configuration, client: try OAuthClient(configuration: configuration), logger: .webAuthSilent)
+        let browser: String
+        switch decision.chosen {
+        case nil: browser = "none: the client signs in as itself"
+        case let chosen? where chosen.browser is TerminalPresenter: browser = "none: the URL is printed"
+        case let chosen?: browser = chosen.browser.name
+        }
+        let plan = decision.plan
+        let why = plan.reason ?? Self.flagReason(plan.method, options: options)
+        if output.json {
+            output.emit([
+                "place": decision.surroundings.place.rawValue, "place_reason": decision.surroundings.why,
+                "browser": browser, "method": plan.method.rawValue, "method_reason": why,
+            ])
+        } else {
+            output.result(
+                """
+                where: \(decision.surroundings.place.rawValue) (\(decision.surroundings.why))
+                browser: \(browser)
+                sign-in: \(plan.method.rawValue) (\(why))
+                """)
+        }
+    }
+
+    /// Why `method` was taken when a flag or an opening browser decided it.
+    private static func flagReason(_ method: SignInPlan.Method, options: LoginOptions) -> String {
+        switch method {
+        case .clientCredentials: "--client-credentials"
+        case .device: "--device"
+        case .pastedRedirect: options.noBrowser ? "--no-browser" : "no browser opens"
+        case .browser: "a browser opens here"
+        }
     }
 }
 

@@ -52,24 +52,8 @@ struct ProfileSignIn {
         // person signs in, not after.
         let store = try await stores.storeForSaving()
 
-        // The browser is chosen once, for this sign-in's needs, and handed to the session; a
-        // client signing in as itself needs none.
-        let chosen: (browser: any Browser, fallsBackToTerminal: Bool)?
-        if configuration.grant == .clientCredentials {
-            chosen = nil
-        } else {
-            var selection = BrowserSelection.fromEnvironment(environment)
-            if let browser = options.browser, let choice = BrowserChoice(browser) { selection.choice = choice }
-            selection.logger = logger
-            chosen = selection.choose(for: browserNeeds(configuration))
-        }
-        var situation = SignInPlan.Situation(
-            clientCredentials: configuration.grant == .clientCredentials, deviceRequested: options.device,
-            noBrowserRequested: options.noBrowser, opensBrowser: chosen.map { !$0.fallsBackToTerminal } ?? false)
-        if SignInPlan.needsProviderMetadata(situation) {
-            situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
-        }
-        let plan = SignInPlan.choose(situation)
+        let decision = try await decide(configuration: configuration, client: client, logger: logger)
+        let (chosen, plan) = (decision.chosen, decision.plan)
         if let reason = plan.reason { terminal.note(reason) }
 
         let flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
@@ -91,6 +75,34 @@ struct ProfileSignIn {
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
         let savedIn = try await stores.save(entry, profile: profile, in: store)
         return Outcome(entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method)
+    }
+
+    /// How a sign-in would go, decided before anything is shown to the person.
+    struct Decision {
+        /// Where it happens.
+        var surroundings: SignInSurroundings
+        /// The browser chosen for the session, and whether it is the terminal the automatic
+        /// choice falls back to; `nil` for a client signing in as itself.
+        var chosen: (browser: any Browser, fallsBackToTerminal: Bool)?
+        /// The way.
+        var plan: SignInPlan
+    }
+
+    /// Chooses the browser once, for this sign-in's needs (to be handed to the session), and
+    /// the way to sign in; asks the provider's metadata only when no flag or browser decides.
+    func decide(configuration: ClientConfiguration, client: OAuthClient, logger: Logger) async throws -> Decision {
+        var selection = BrowserSelection.fromEnvironment(environment)
+        if let browser = options.browser, let choice = BrowserChoice(browser) { selection.choice = choice }
+        selection.logger = logger
+        let chosen =
+            configuration.grant == .clientCredentials ? nil : selection.choose(for: browserNeeds(configuration))
+        var situation = SignInPlan.Situation(
+            clientCredentials: configuration.grant == .clientCredentials, deviceRequested: options.device,
+            noBrowserRequested: options.noBrowser, opensBrowser: chosen.map { !$0.fallsBackToTerminal } ?? false)
+        if SignInPlan.needsProviderMetadata(situation) {
+            situation.providerOffersDevice = try await client.metadata().deviceAuthorizationEndpoint != nil
+        }
+        return Decision(surroundings: selection.surroundings, chosen: chosen, plan: SignInPlan.choose(situation))
     }
 
     /// What this sign-in's session asks of its browser: the configured callback, caught by a

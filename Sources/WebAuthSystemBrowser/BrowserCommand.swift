@@ -16,11 +16,15 @@ public struct BrowserCommand: Sendable, Hashable, CustomStringConvertible {
     public var executable: String
     /// The arguments, with `%s` where the URL goes (if nowhere, it is appended).
     public var arguments: [String]
+    /// Whether a non-zero exit status soon after the start means the page did not open; not so
+    /// for `explorer.exe`, which exits with 1 after opening it.
+    public var exitStatusIsMeaningful: Bool
 
     /// Creates a command.
-    public init(executable: String, arguments: [String] = []) {
+    public init(executable: String, arguments: [String] = [], exitStatusIsMeaningful: Bool = true) {
         self.executable = executable
         self.arguments = arguments
+        self.exitStatusIsMeaningful = exitStatusIsMeaningful
     }
 
     /// The commands in a `$BROWSER` value, in order; empty entries are skipped.

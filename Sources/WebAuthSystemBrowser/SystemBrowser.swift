@@ -60,6 +60,18 @@ public struct SystemBrowser: Browser {
         return SystemBrowser(commands: [BrowserCommand(executable: Desktop.urlOpener)], searchPath: environment["PATH"])
     }
 
+    /// The Windows default browser, from Windows Subsystem for Linux: `wslview` (wslu) when
+    /// installed, else `explorer.exe` through WSL's interop.
+    public static func windowsDefault(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> SystemBrowser {
+        SystemBrowser(
+            commands: [
+                BrowserCommand(executable: "wslview"),
+                BrowserCommand(executable: "explorer.exe", exitStatusIsMeaningful: false),
+            ], searchPath: environment["PATH"])
+    }
+
     /// The first command whose executable exists, with its resolved path.
     public var availableCommand: (command: BrowserCommand, path: String)? {
         for command in commands {
@@ -111,7 +123,7 @@ public struct SystemBrowser: Browser {
                 defer { group.cancelAll() }
                 return await group.next() ?? nil
             }
-            if let status = exited, Subprocess.exitCode(of: status) != 0 {
+            if command.exitStatusIsMeaningful, let status = exited, Subprocess.exitCode(of: status) != 0 {
                 continuation.yield(
                     .failed("\(name) ended with \(Subprocess.describe(status: status)) without opening the page"))
             }

@@ -112,6 +112,24 @@ struct SystemBrowserLaunchTests {
         }
     }
 
+    @Test func explorerExeExitingWithOneAfterOpeningThePageIsNoFailure() async throws {
+        let directory = try TemporaryDirectory()
+        let record = directory.url.appendingPathComponent("argv")
+        _ = try directory.writeScript(
+            named: "explorer.exe",
+            body: "for argument in \"$@\"; do printf '%s\\n' \"$argument\"; done > '\(record.path)'\nexit 1")
+        let windows = SystemBrowser.windowsDefault(environment: ["PATH": directory.url.path])
+        #expect(windows.name == "explorer.exe")
+        let browser = SystemBrowser(
+            commands: windows.commands, searchPath: directory.url.path, launchCheckInterval: .seconds(5))
+        let url = "https://example.com/authorize?a=1&b=2"
+        let presentation = try await browser.present(request(url))
+        #expect(try await waitForFile(record) == url + "\n", "the URL whole, as one argument")
+        var events: [BrowserEvent] = []
+        for await event in presentation.events { events.append(event) }
+        #expect(events.isEmpty, "no failure reported: \(events)")
+    }
+
     @Test func aLauncherThatFailsQuicklyIsReported() async throws {
         let directory = try TemporaryDirectory()
         let (browser, _) = try recordingBrowser(in: directory, status: 3)

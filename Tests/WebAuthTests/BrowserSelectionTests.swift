@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthCore
 
 @Suite("Choosing a browser per session")
 struct BrowserSelectionTests {
@@ -59,6 +60,32 @@ struct BrowserSelectionTests {
         let selection = BrowserSelection(environment: ["PATH": path, "SSH_CONNECTION": "1 2 3 4"])
         #expect(selection.browser(for: shared) is TerminalPresenter)
         #expect(selection.browser(for: ephemeral) is TerminalPresenter)
+    }
+
+    /// A WSL machine with no display: WSL's variable, a Microsoft kernel.
+    private struct WSLHost: HostFacts {
+        var environment: [String: String]
+        var kernelRelease: String? { "5.15.167.4-microsoft-standard-WSL2" }
+        func fileExists(_ path: String) -> Bool { false }
+    }
+
+    @Test func inWSLTheWindowsBrowserOpensThePageNeverALinuxOne() throws {
+        let (directory, path) = try path(with: ["xdg-open", "chromium", "wslview", "explorer.exe"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["PATH": path, "DISPLAY": ":0"]
+        let selection = BrowserSelection(environment: environment, hostFacts: WSLHost(environment: environment))
+        #expect(selection.surroundings.place == .wsl)
+        #expect(selection.browser(for: shared).name == "wslview")
+        #expect(!selection.fallsBackToTerminal)
+        // Without wslview, explorer.exe; without either, the rules go on as elsewhere.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("wslview"))
+        #expect(selection.browser(for: shared).name == "explorer.exe")
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("explorer.exe"))
+        #expect(selection.browser(for: shared).name == "xdg-open")
+        // With no display and no Windows opener, the terminal: never xdg-open into nothing.
+        let headless = BrowserSelection(environment: ["PATH": path], hostFacts: WSLHost(environment: ["PATH": path]))
+        #expect(headless.browser(for: shared) is TerminalPresenter)
+        #expect(headless.fallsBackToTerminal)
     }
 
     @Test func theTerminalIsAFallbackOnlyWithoutADisplayOrABrowserVariable() throws {
