@@ -75,6 +75,16 @@ enum ClientAuthentication {
         }
     }
 
+    /// How a request tried to authenticate its client, right or wrong: HTTP Basic, a
+    /// `client_secret` in the form, or a `client_id` alone; `nil` when it did none of these.
+    /// For the request log, which keeps the method and never the credentials.
+    static func presentedMethod(authorization: String?, form: [(name: String, value: String)]) -> Method? {
+        if let authorization, authorization.lowercased().hasPrefix("basic ") { return .clientSecretBasic }
+        if form.contains(where: { $0.name == "client_secret" }) { return .clientSecretPost }
+        if form.contains(where: { $0.name == "client_id" }) { return Method.none }
+        return nil
+    }
+
     /// The form-decoded client ID and secret of a `Basic` header, or `nil` if it is not one.
     static func basicCredentials(_ header: String) -> (id: String, secret: String)? {
         let encoded = header.dropFirst("basic ".count).trimmingCharacters(in: .whitespaces)

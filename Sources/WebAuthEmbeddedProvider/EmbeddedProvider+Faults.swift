@@ -247,11 +247,23 @@ extension EmbeddedProvider {
         public var error: String?
         /// When the request arrived.
         public var receivedAt: Date
+        /// For a form a client posted to the token, revocation, device authorization or pushed
+        /// authorization endpoint: how the client presented itself, by the method's registered
+        /// name (RFC 7591 §2) — `client_secret_basic` (an HTTP Basic `Authorization`),
+        /// `client_secret_post` (a `client_secret` in the form) or `none` (a `client_id`
+        /// alone) — whether or not the credentials were right. `nil` for other requests. The
+        /// name only, never a credential.
+        public var clientAuthentication: String?
+        /// For the revocation endpoint: the `token_type_hint` sent, if it was `access_token` or
+        /// `refresh_token` (RFC 7009 §2.1). Tells which kind of token a client revoked, and in
+        /// what order, without the token.
+        public var tokenTypeHint: String?
 
         /// Creates an entry; the provider makes these, tests read them.
         public init(
             method: String, path: String, endpoint: Endpoint?, status: Int, grantType: String? = nil,
-            error: String? = nil, receivedAt: Date = Date()
+            error: String? = nil, receivedAt: Date = Date(), clientAuthentication: String? = nil,
+            tokenTypeHint: String? = nil
         ) {
             self.method = method
             self.path = path
@@ -260,6 +272,8 @@ extension EmbeddedProvider {
             self.grantType = grantType
             self.error = error
             self.receivedAt = receivedAt
+            self.clientAuthentication = clientAuthentication
+            self.tokenTypeHint = tokenTypeHint
         }
 
         /// Such as `POST /token 400 (refresh_token, invalid_grant)`.

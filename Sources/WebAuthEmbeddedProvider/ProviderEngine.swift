@@ -95,14 +95,32 @@ final class ProviderEngine: Sendable {
         case (.some(let endpoint), _):
             answer = route(endpoint, request)
         }
+        let (clientAuthentication, tokenTypeHint) = Self.loggedClientDetails(endpoint, request)
         state.withLock {
             $0.record(
                 EmbeddedProvider.LoggedRequest(
                     method: request.method, path: endpoint?.path ?? "(other)", endpoint: endpoint,
                     status: answer.response.status, grantType: answer.grantType, error: answer.error,
-                    receivedAt: receivedAt))
+                    receivedAt: receivedAt, clientAuthentication: clientAuthentication, tokenTypeHint: tokenTypeHint))
         }
         return answer.response
+    }
+
+    /// What the log keeps of a form a client posted: the client authentication method's name
+    /// and, for a revocation, a known `token_type_hint`; nothing else the client sent.
+    private static func loggedClientDetails(
+        _ endpoint: EmbeddedProvider.Endpoint?, _ request: ServerRequest
+    ) -> (clientAuthentication: String?, tokenTypeHint: String?) {
+        switch endpoint {
+        case .token?, .revocation?, .deviceAuthorization?, .pushedAuthorization?: break
+        default: return (nil, nil)
+        }
+        guard request.method == "POST", let form = ProviderHTTP.formParameters(request) else { return (nil, nil) }
+        let method = ClientAuthentication.presentedMethod(authorization: request.header("Authorization"), form: form)
+        guard endpoint == .revocation else { return (method?.rawValue, nil) }
+        let hints = form.filter { $0.name == "token_type_hint" }.map(\.value)
+        let hint = hints.count == 1 && ["access_token", "refresh_token"].contains(hints[0]) ? hints[0] : nil
+        return (method?.rawValue, hint)
     }
 
     private func route(_ endpoint: EmbeddedProvider.Endpoint, _ request: ServerRequest) -> Answer {
@@ -147,11 +165,17 @@ final class ProviderEngine: Sendable {
     private func faultAnswer(
         _ endpoint: EmbeddedProvider.Endpoint, _ error: ProtocolError, _ request: ServerRequest
     ) -> Answer {
-        if endpoint == .authorization,
-            case .accept(let authorization) = AuthorizationRequestCheck.check(
+        if endpoint == .authorization {
+            switch AuthorizationRequestCheck.check(
                 ProviderHTTP.queryParameters(request), clients: configuration.clients)
-        {
-            return redirectError(to: authorization.redirectURI, state: authorization.state, error)
+            {
+            case .accept(let authorization):
+                return redirectError(to: authorization.redirectURI, state: authorization.state, error)
+            case .redirectError(let redirectURI, let state, _):
+                // The client and redirect URI check out: the fault's error goes back instead.
+                return redirectError(to: redirectURI, state: state, error)
+            case .refuse: break
+            }
         }
         if endpoint.isPage {
             let problem = PageProblem(title: "Error", message: error.description, status: error.status)

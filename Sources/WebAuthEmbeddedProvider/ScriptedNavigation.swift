@@ -11,6 +11,9 @@ struct ScriptedNavigation: Sendable {
         case authorization(Callback)
         /// A device verification with `userCode` (or the one the page prefills).
         case device(userCode: String?)
+        /// A browser sign-in that stops at the redirect to `callback`, handing over its
+        /// address without requesting it.
+        case redirectAddress(Callback)
     }
 
     /// A request to send.
@@ -33,7 +36,8 @@ struct ScriptedNavigation: Sendable {
     /// The next thing to do.
     enum Action: Sendable, Hashable {
         case send(Request)
-        /// Hand this callback URL to the session (it is not a loopback `http` URL).
+        /// Hand this callback URL over (to the session, when it is not a loopback `http` URL;
+        /// to the caller, when the goal is the redirect's address).
         case deliver(URL)
         /// Done: the callback was requested, or the device page said it is done.
         case finish
@@ -135,6 +139,10 @@ struct ScriptedNavigation: Sendable {
         guard let location = reply.location, let target = URL(string: location, relativeTo: reply.url)?.absoluteURL
         else {
             return .fail(.unexpectedPage("the provider answered HTTP \(reply.status) without a usable Location"))
+        }
+        if case .redirectAddress(let callback) = goal, callback.matchesURL(target) {
+            lastStep = .stoppedAtRedirect(path: target.path)
+            return .deliver(target)
         }
         if case .authorization(let callback) = goal, callback.matchesURL(target) {
             guard Self.isLoopbackHTTP(target) else { return .deliver(target) }

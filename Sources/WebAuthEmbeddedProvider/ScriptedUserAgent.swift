@@ -46,6 +46,9 @@ public struct ScriptedUserAgent: Browser {
         case answeredConsent(approved: Bool)
         /// It was sent to the callback at `path` and requested it.
         case reachedCallback(path: String)
+        /// It was sent to the callback at `path` and stopped there, as a browser that cannot
+        /// reach it does (see ``ScriptedUserAgent/redirectAddress(from:to:)``).
+        case stoppedAtRedirect(path: String)
 
         /// A short line, such as `filled in the login form as demo`.
         public var description: String {
@@ -56,6 +59,7 @@ public struct ScriptedUserAgent: Browser {
             case .answeredConsent(let approved):
                 approved ? "approved on the consent page" : "denied on the consent page"
             case .reachedCallback(let path): "followed the redirect to the callback \(path)"
+            case .stoppedAtRedirect(let path): "stopped at the redirect to the callback \(path)"
             }
         }
     }
@@ -133,6 +137,48 @@ public struct ScriptedUserAgent: Browser {
             continuation.finish()
         }
         return ScriptedPresentation(events: events, task: task)
+    }
+
+    /// Signs in at `authorizationURL` the way ``present(_:)`` does — following redirects,
+    /// filling in the login form, answering the consent page — but stops at the redirect to
+    /// `callback` and returns its address without requesting it: the redirect URI with the
+    /// code (or the error), `state` and `iss`. That is the address a person copies from a
+    /// browser that cannot reach the redirect URI, for a client that asks for the redirect to
+    /// be pasted.
+    ///
+    /// ```swift
+    /// let pasted = try await ScriptedUserAgent().redirectAddress(from: authorizationURL)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - authorizationURL: The authorization URL, as the client shows it.
+    ///   - callback: Where the redirect goes; `nil` for the `redirect_uri` in
+    ///     `authorizationURL`'s query.
+    /// - Returns: The redirect's address, as the provider's `Location` names it.
+    /// - Throws: ``ScriptedUserAgentError`` saying where it stopped; ``ScriptedUserAgentError/Code/unexpectedPage``
+    ///   when `callback` is `nil` and the URL has no usable `redirect_uri`, or when the pages
+    ///   end without a redirect to the callback.
+    public func redirectAddress(from authorizationURL: URL, to callback: Callback? = nil)
+        async throws(ScriptedUserAgentError) -> URL
+    {
+        let target: Callback
+        if let callback {
+            target = callback
+        } else {
+            let redirectURI = URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?.queryItems?
+                .first { $0.name == "redirect_uri" }?.value
+            guard let redirectURI, let url = URL(string: redirectURI), let derived = try? Callback(redirectURI: url)
+            else { throw .unexpectedPage("the authorization URL has no usable redirect_uri") }
+            target = derived
+        }
+        let navigation = ScriptedNavigation(
+            goal: .redirectAddress(target), username: username, password: password, approves: consent == .approve,
+            maximumSteps: maximumSteps)
+        switch await run(navigation, from: authorizationURL, jar: cookies, firstRequestFields: [:]) {
+        case .callback(let address): return address
+        case .finished: throw .unexpectedPage("the sign-in ended without a redirect to the callback")
+        case .failed(let error): throw error
+        }
     }
 
     /// Approves a device authorization (RFC 8628) the way a person would: opens

@@ -147,23 +147,21 @@ struct GitCredentialSignInTests {
     @Test func theRedirectIsPastedOnTheTerminalNotReadFromGitsInput() async throws {
         let sandbox = try ProfileSandbox.forGit()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withProvider { provider in
             // --no-browser: the URL is shown on the terminal and the address the browser ends
             // on is pasted there — git's input (standard input) is not where it is read from.
             let session = try TerminalSession(
                 [CLIProcess.executable.path, "git-credential", "--profile", "work", "--profile-for", Self.host]
-                    + Array(provider.loginArguments(["--no-browser", "--timeout", "60", "get"]).dropFirst()),
+                    + Self.loginOptions(provider) + ["--no-browser", "get"],
                 input: Self.request, in: sandbox, environment: ["GIT_TERMINAL_PROMPT": "1"])
             defer { session.finish() }
             let shown = try await session.waitForTerminal(containing: "paste it here")
             let line = try #require(shown.split(whereSeparator: \.isNewline).first { $0.contains("/authorize?") })
             let url = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
-            // The person's browser, elsewhere: the provider sends it on to the redirect URI,
-            // which it cannot reach; the person copies that address.
-            let answer = try await RawHTTPClient.get(
-                port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
-            let redirect = try #require(answer.header("Location"))
-            session.type(redirect + "\n")
+            // The person's browser, elsewhere: they sign in and approve, and the provider sends
+            // it on to the redirect URI, which it cannot reach; the person copies that address.
+            let redirect = try await ScriptedUserAgent().redirectAddress(from: url)
+            session.type(redirect.absoluteString + "\n")
             let status = try await session.process.waitForExit(timeout: .seconds(60))
             let (stdout, stderr) = (session.process.standardOutput, session.process.standardError)
             #expect(status == 0, "stderr: \(stderr); terminal: \(session.transcript)")

@@ -13,9 +13,10 @@ import WebAuthTokenStore
     import Musl
 #endif
 
-/// `webauth` run as a process against a provider that attacks it: text with terminal escape
-/// sequences, bidi overrides and separators in every field a person sees, numbers no token can
-/// have, and a fake browser that records what it was given. The bytes `webauth` writes are
+/// `webauth` run as a process against a provider that attacks it (``EmbeddedProvider`` with its
+/// fault and forgery switches): text with terminal escape sequences, bidi overrides and
+/// separators in every field a person sees, numbers no token can have, and a fake browser that
+/// records what it was given. The bytes `webauth` writes are
 /// checked, on standard error and standard output, `--json` included.
 @Suite("webauth against a hostile provider, run as processes")
 struct HostileProviderProcessTests {
@@ -40,12 +41,14 @@ struct HostileProviderProcessTests {
         }
     }
 
-    private static func errorBody() -> String {
-        HostileProvider.ErrorResponse(code: hostile, description: hostile, uri: "https://evil.example/" + hostile)
-            .json.description
+    /// An RFC 6749 error response whose every member is ``hostile``.
+    private static func errorBody() throws -> String {
+        let members = ["error": hostile, "error_description": hostile, "error_uri": "https://evil.example/" + hostile]
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: members, options: [.sortedKeys]), as: UTF8.self)
     }
 
-    private func signIn(_ sandbox: ProfileSandbox, _ provider: HostileProvider) async throws {
+    private func signIn(_ sandbox: ProfileSandbox, _ provider: EmbeddedProvider) async throws {
         let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file"]))
         try #require(login.status == 0, "login failed: \(login.stderr)")
     }
@@ -62,30 +65,27 @@ struct HostileProviderProcessTests {
     func anErrorResponseReachesTheTerminalClean(_ source: ErrorSource) async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            let fault = HostileProvider.Fault.status(400, body: Self.errorBody())
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let fault = EmbeddedProvider.Fault.answer(400, body: try Self.errorBody())
             let result: (status: Int32, stdout: String, stderr: String)
             switch source {
             case .tokenEndpointAtLogin:
-                provider.script { $0.faults[.token] = fault }
+                provider.setFault(fault, for: .token)
                 result = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             case .deviceEndpointAtLogin:
-                provider.script { $0.faults[.deviceAuthorization] = fault }
+                provider.setFault(fault, for: .deviceAuthorization)
                 result = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             case .authorizationResponseAtLogin:
-                provider.script {
-                    $0.metadata.remove("device_authorization_endpoint")
-                    $0.authorize.response = .error(
-                        code: Self.hostile, description: Self.hostile, uri: "https://evil.example/" + Self.hostile)
-                }
+                provider.overrideMetadata(.init(removedMembers: ["device_authorization_endpoint"]))
+                Self.redirectHostileErrors(provider)
                 result = try await pasteRedirect(sandbox, provider, ["--store", "file", "--json"])
             case .refreshAtToken:
                 try await signIn(sandbox, provider)
-                provider.script { $0.faults[.token] = fault }
+                provider.setFault(fault, for: .token)
                 result = try await sandbox.run(["token", "--min-validity", "7200", "--json"])
             case .revocationAtLogout:
                 try await signIn(sandbox, provider)
-                provider.script { $0.faults[.revocation] = fault }
+                provider.setFault(fault, for: .revocation)
                 result = try await sandbox.run(["logout", "--json"])
             }
             #expect(result.status != 0, "\(source) did not fail")
@@ -99,20 +99,26 @@ struct HostileProviderProcessTests {
         }
     }
 
+    /// Makes `/authorize` redirect back with an error whose `error`, `error_description` and
+    /// `error_uri` are all ``hostile``.
+    private static func redirectHostileErrors(_ provider: EmbeddedProvider) {
+        provider.setFault(.error(hostile, description: hostile), for: .authorization)
+        provider.overrideAuthorizationResponse(
+            .init(additionalParameters: ["error_uri": "https://evil.example/" + hostile]))
+    }
+
     /// Starts `login` with no device flow, takes the authorization URL it prints, lets the
     /// provider answer it and pastes the redirect.
     private func pasteRedirect(
-        _ sandbox: ProfileSandbox, _ provider: HostileProvider, _ extra: [String]
+        _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider, _ extra: [String]
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = try sandbox.start(provider.loginArguments(extra))
         let stderr = try await process.waitForStandardError(containing: "paste it here", timeout: .seconds(60))
+        let issuer = provider.issuer.absoluteString
         let line = try #require(
-            stderr.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(provider.issuer) })
+            stderr.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(issuer) })
         let authorizationURL = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
-        let answer = try await RawHTTPClient.get(
-            port: provider.server.port, target: authorizationURL.path + "?" + (authorizationURL.query ?? ""))
-        let location = try #require(answer.header("Location"))
-        process.type(location + "\n")
+        process.type(try await provider.redirectToPaste(from: authorizationURL) + "\n")
         let status = try await process.waitForExit(timeout: .seconds(60))
         return (status, process.standardOutput, process.standardError)
     }
@@ -121,15 +127,11 @@ struct HostileProviderProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         let browser = try sandbox.recordingBrowser()
-        try await HostileProvider.withProvider { provider in
-            provider.script {
-                $0.authorize.requirePKCE = false
-                $0.authorize.response = .error(
-                    code: Self.hostile, description: Self.hostile, uri: "https://evil.example/" + Self.hostile)
-            }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            Self.redirectHostileErrors(provider)
             let template =
-                provider.authorizationEndpoint.absoluteString
-                + "?response_type=code&client_id=c&state=s&redirect_uri={redirect_uri}"
+                provider.url(.authorization).absoluteString
+                + "?response_type=code&client_id=\(EmbeddedProvider.cliClientID)&state=s&redirect_uri={redirect_uri}"
             let process = try CLIProcess(
                 ["open", "--loopback", "--browser", browser, "--json", template], environment: sandbox.environment)
             let page = try await Self.browseAsRecorded(sandbox, provider)
@@ -145,14 +147,14 @@ struct HostileProviderProcessTests {
     }
 
     /// Plays the browser the recording browser stands for: opens the URL it was given at the
-    /// provider, follows the redirect to the loopback listener and returns the listener's page.
+    /// provider (signing in and approving if asked), follows the redirect to the loopback
+    /// listener and returns the listener's page.
     private static func browseAsRecorded(
-        _ sandbox: ProfileSandbox, _ provider: HostileProvider
+        _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider
     ) async throws -> RawHTTPClient.Response {
         let given = try await waitForFile(sandbox.root + "/browser-url")
         let url = try #require(URL(string: given))
-        let answer = try await RawHTTPClient.get(port: provider.server.port, target: url.path + "?" + (url.query ?? ""))
-        let redirect = try #require(answer.header("Location"))
+        let redirect = try await provider.redirectToPaste(from: url)
         let location = try #require(URLComponents(string: redirect))
         return try await RawHTTPClient.get(
             port: try #require(location.port), target: location.path + "?" + (location.percentEncodedQuery ?? ""))
@@ -161,15 +163,19 @@ struct HostileProviderProcessTests {
     @Test func scopeSubjectAndUserInfoAreShownCleanAndStoredExactly() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            let subject = "user" + Self.hostile
-            let scope = "openid offline_access x" + Self.hostile
-            provider.script {
-                $0.subject = subject
-                $0.token.scope = scope
-                $0.userInfo.claims = ["name": .string("N" + Self.hostile), "email": .string("e" + Self.hostile)]
-            }
-            let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
+        let subject = "user" + Self.hostile
+        // The name and e-mail address reach the ID token (with the profile and email scopes)
+        // and UserInfo.
+        let user = EmbeddedProvider.User(
+            username: "hostile", password: "hostile-password", subject: subject, name: "N" + Self.hostile,
+            email: "e" + Self.hostile)
+        try await EmbeddedProvider.withCLIProvider(user: user) { provider in
+            let scope = "openid offline_access profile email x" + Self.hostile
+            provider.forgeTokenResponseMembers(["scope": .string(scope)])
+            let login = try await sandbox.run(
+                provider.loginArguments([
+                    "--scope", "profile", "--scope", "email", "--device", "--store", "file", "--json",
+                ]))
             #expect(login.status == 0, "stderr: \(login.stderr)")
             Self.expectClean(login.stdout, login.stderr)
             #expect(login.stderr.contains("Signed in as user?]0;owned"), "\(login.stderr)")
@@ -181,6 +187,8 @@ struct HostileProviderProcessTests {
             // Stored byte for byte: they are protocol values.
             let entry = try #require(try sandbox.storedEntry())
             #expect(entry.tokens.idTokenClaims?.subject == subject)
+            #expect(entry.tokens.idTokenClaims?.name == user.name)
+            #expect(entry.tokens.idTokenClaims?.email == user.email)
             #expect(entry.tokens.scopes.joined(separator: " ") == scope)
 
             // Every later status replays them: clean each time.
@@ -205,8 +213,8 @@ struct HostileProviderProcessTests {
     @Test func aHostileUserCodeIsRefusedCleanly() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.device.userCode = "AB" + Self.hostile }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            provider.forgeDeviceAuthorizationMembers(["user_code": .string("AB" + Self.hostile)])
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             #expect(login.status != 0)
             #expect(login.stderr.contains("user code is not printable text"), "\(login.stderr)")
@@ -217,20 +225,18 @@ struct HostileProviderProcessTests {
     @Test func aHostileVerificationURIIsShownPercentEncoded() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            let page = provider.issuer + "/device" + Self.hostile
-            provider.script {
-                $0.device.extraMembers = [
-                    "verification_uri": .string(page), "verification_uri_complete": .string(page + "?c=1"),
-                ]
-            }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let page = provider.deviceVerificationURL.absoluteString + Self.hostile
+            provider.forgeDeviceAuthorizationMembers([
+                "verification_uri": .string(page), "verification_uri_complete": .string(page + "?c=1"),
+            ])
             // URL percent-encodes what a URL may not hold, so the page is shown encoded.
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             Self.expectClean(login.stdout, login.stderr)
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stderr.contains("/device%1B%5D0;owned%07"), "\(login.stderr)")
-            let bidi = provider.issuer + "/device\u{202E}moc.live"
-            provider.script { $0.device.extraMembers = ["verification_uri": .string(bidi)] }
+            let bidi = provider.deviceVerificationURL.absoluteString + "\u{202E}moc.live"
+            provider.forgeDeviceAuthorizationMembers(["verification_uri": .string(bidi)])
             let second = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--json"]))
             Self.expectClean(second.stdout, second.stderr)
             #expect(second.stderr.contains("/device%E2%80%AEmoc.live"), "\(second.stderr)")
@@ -240,15 +246,15 @@ struct HostileProviderProcessTests {
     // MARK: 2. Numbers
 
     @Test(arguments: [
-        ("1e300", HostileProvider.JSONValue.double(1e300)), ("-1e300", .double(-1e300)), ("0", .int(0)),
-        ("-1", .int(-1)),
-        ("0.5", .double(0.5)), ("NaN", .string("NaN")), ("inf", .string("inf")),
+        ("1e300", EmbeddedProvider.ForgedJSONValue.number(1e300)), ("-1e300", .number(-1e300)), ("0", .integer(0)),
+        ("-1", .integer(-1)),
+        ("0.5", .number(0.5)), ("NaN", .string("NaN")), ("inf", .string("inf")),
     ])
-    func anyExpiresInLeavesAWorkingProfile(_ name: String, _ value: HostileProvider.JSONValue) async throws {
+    func anyExpiresInLeavesAWorkingProfile(_ name: String, _ value: EmbeddedProvider.ForgedJSONValue) async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.token.extraMembers = ["expires_in": value] }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            provider.forgeTokenResponseMembers(["expires_in": value])
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file"]))
             guard name != "NaN" && name != "inf" else {
                 #expect(login.status == ExitStatus.failure || login.status > 0, "\(login.stderr)")
@@ -303,9 +309,8 @@ struct HostileProviderProcessTests {
         defer { sandbox.remove() }
         let secret = "s3cret-from-the-environment"
         let browser = try sandbox.recordingBrowser()
-        try await HostileProvider.withProvider { provider in
-            // The provider insists on the secret: the sign-in completes only if webauth had it.
-            provider.script { $0.token.clientSecret = secret }
+        // The provider insists on the secret: the sign-in completes only if webauth had it.
+        try await EmbeddedProvider.withCLIProvider(secret: secret) { provider in
             var environment = sandbox.environment
             environment["WEBAUTH_CLIENT_SECRET"] = secret
             let process = try CLIProcess(
@@ -339,9 +344,10 @@ struct HostileProviderProcessTests {
     @Test func aSharedConfigurationFileWithASecretIsRefusedWithTheFix() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let file = sandbox.root + "/client.json"
-            let json = #"{"issuer":"\#(provider.issuer)","clientID":"c","clientSecret":"config-secret-value"}"#
+            let json =
+                #"{"issuer":"\#(provider.issuer.absoluteString)","clientID":"c","clientSecret":"config-secret-value"}"#
             #expect(
                 FileManager.default.createFile(
                     atPath: file, contents: Data(json.utf8), attributes: [.posixPermissions: 0o644]))
@@ -349,7 +355,7 @@ struct HostileProviderProcessTests {
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("chmod 600 '\(file)'"), "\(refused.stderr)")
             #expect(!refused.stderr.contains("config-secret-value"))
-            #expect(await provider.requestPaths.isEmpty, "nothing was sent with the exposed secret")
+            #expect(provider.requests.isEmpty, "nothing was sent with the exposed secret")
         }
     }
 
@@ -358,7 +364,7 @@ struct HostileProviderProcessTests {
     @Test func nothingAppearsInTheHomeDirectoryButTheStore() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             _ = try await sandbox.run(["token"])
             try await signIn(sandbox, provider)
             _ = try await sandbox.run(["status"])

@@ -87,58 +87,27 @@ struct ProfileSandbox {
     }
 }
 
-extension HostileProvider {
-    /// The client ID the tests sign in as.
-    static let cliClientID = "webauth-cli-tests"
-
-    /// `webauth login` arguments for this provider.
-    func loginArguments(_ extra: [String] = []) -> [String] {
-        [
-            "login", "--issuer", issuer, "--client-id", Self.cliClientID, "--scope", "openid", "--scope",
-            "offline_access",
-        ]
-            + extra
-    }
-
-    /// Revokes `token` at `/revoke`, as another device or an administrator would.
-    func revokeFromElsewhere(_ token: String) async throws {
-        let body = "token=\(token)&token_type_hint=refresh_token&client_id=\(Self.cliClientID)"
-        let request =
-            "POST /revoke HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
-            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
-            + "Connection: close\r\n\r\n" + body
-        let response = try await RawHTTPClient.exchange(port: server.port, bytes: Array(request.utf8))
-        guard response.status == 200 else { throw CLITestError("revocation answered \(response.status)") }
-    }
-
-    /// The refresh tokens presented to `/token`, oldest first, with whether each was accepted.
-    var presentedRefreshTokens: [(token: String, accepted: Bool)] {
-        tokenRequests.filter { $0.grantType == "refresh_token" }.map {
-            ($0.formValue("refresh_token") ?? "", $0.error == nil)
-        }
-    }
-}
-
 extension EmbeddedProvider {
     /// The client ID the tests sign in as.
     static let cliClientID = "webauth-cli-tests"
 
     /// The provider the command-line tests sign in to: the client ``cliClientID`` (public, or
     /// confidential with `secret`), device polling every second, ID tokens that live 600 s
-    /// and access tokens an hour, and device authorizations approved for the demo user at
-    /// once — `webauth login --device` signs in without a browser.
+    /// and access tokens an hour, and device authorizations approved for `user` (the demo
+    /// user unless given) at once — `webauth login --device` signs in without a browser.
     static func withCLIProvider(
-        secret: String? = nil, clock: Clock = .system, isolation: isolated (any Actor)? = #isolation,
-        _ body: (EmbeddedProvider) async throws -> Void
+        secret: String? = nil, user: User = .demo, clock: Clock = .system,
+        isolation: isolated (any Actor)? = #isolation, _ body: (EmbeddedProvider) async throws -> Void
     ) async throws {
         let configuration = Configuration(
+            users: [user],
             clients: [
                 Client(
                     id: cliClientID, secret: secret,
                     redirectURIs: [URL(string: "http://127.0.0.1/callback")!, URL(string: "http://[::1]/callback")!])
             ], idTokenLifetime: .seconds(600), devicePollingInterval: .seconds(1), clock: clock)
         try await withProvider(configuration) { provider in
-            provider.approveDeviceAuthorizations(as: .demo)
+            provider.approveDeviceAuthorizations(as: user)
             try await body(provider)
         }
     }
@@ -161,6 +130,15 @@ extension EmbeddedProvider {
             + "Connection: close\r\n\r\n" + body
         let response = try await RawHTTPClient.exchange(port: port, bytes: Array(request.utf8))
         guard response.status == 200 else { throw CLITestError("revocation answered \(response.status)") }
+    }
+
+    /// Plays the person at `authorizationURL` in a browser that cannot reach the redirect URI:
+    /// signs in as the first configured user, approves, and returns the address the provider
+    /// redirected to, for pasting.
+    func redirectToPaste(from authorizationURL: URL) async throws -> String {
+        let user = configuration.users.first ?? .demo
+        let agent = ScriptedUserAgent(username: user.username, password: user.password)
+        return try await agent.redirectAddress(from: authorizationURL).absoluteString
     }
 
     /// The refresh requests to `/token` so far, oldest first; `error` is `nil` for each one

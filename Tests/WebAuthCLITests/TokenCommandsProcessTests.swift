@@ -14,14 +14,14 @@ import WebAuthTokenStore
 #endif
 
 /// `webauth login`, `status`, `token` and `logout` run as real processes against a real OpenID
-/// provider on loopback (``HostileProvider`` with its default, strict behaviour: discovery,
-/// device flow, rotating refresh tokens that fail when reused, revocation), each in a private
-/// home with no display.
+/// provider on loopback (``EmbeddedProvider``, strict as it is: discovery, device flow,
+/// rotating refresh tokens that fail when reused, revocation; device authorizations approved
+/// at once), each in a private home with no display.
 @Suite("webauth login, token, status, logout, run as processes")
 struct TokenCommandsProcessTests {
     /// Signs the sandbox's `profile` in through the device flow and returns the stored entry.
     private func signIn(
-        _ sandbox: ProfileSandbox, _ provider: HostileProvider, profile: String = "default", extra: [String] = []
+        _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider, profile: String = "default", extra: [String] = []
     ) async throws -> StoredTokens {
         let login = try await sandbox.run(
             provider.loginArguments(["--device", "--store", "file", "--profile", profile] + extra))
@@ -32,17 +32,24 @@ struct TokenCommandsProcessTests {
     @Test func loginStatusTokenLogoutEndToEnd() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let issuer = provider.issuer.absoluteString
+            let subject = EmbeddedProvider.User.demo.subject
             // No display and no browser named: the provider offers the device flow, so login uses it.
             let login = try await sandbox.run(provider.loginArguments(["--store", "file", "--json"]))
             #expect(login.status == 0, "stderr: \(login.stderr)")
             #expect(login.stderr.contains("No display here: signing in with the device flow"))
-            #expect(login.stderr.contains("WDJB-MJHT"), "the user code is shown")
-            #expect(login.stderr.contains(provider.issuer + "/device?user_code=WDJB-MJHT"))
-            #expect(login.stderr.contains("Signed in as user-1234 at \(provider.issuer)"))
+            let page = provider.deviceVerificationURL.absoluteString + "?user_code="
+            let shown = try #require(
+                login.stderr.split(separator: "\n").first { $0.contains(page) }, "the page is shown: \(login.stderr)")
+            let userCode = String(try #require(shown.components(separatedBy: page).last)).trimmingCharacters(
+                in: .whitespaces)
+            #expect(!userCode.isEmpty)
+            #expect(login.stderr.contains("shows the code  \(userCode)"), "the user code is shown")
+            #expect(login.stderr.contains("Signed in as \(subject) at \(issuer)"))
             let summary = try jsonObject(login.stdout)
-            #expect(summary["subject"] as? String == "user-1234")
-            #expect(summary["issuer"] as? String == provider.issuer)
+            #expect(summary["subject"] as? String == subject)
+            #expect(summary["issuer"] as? String == issuer)
             #expect(summary["method"] as? String == "device")
             #expect(summary["store"] as? String == "file")
             #expect(summary["has_refresh_token"] as? Bool == true)
@@ -52,9 +59,9 @@ struct TokenCommandsProcessTests {
             // remembers the file store.
             let entry = try #require(try sandbox.storedEntry())
             #expect(sandbox.mode(of: sandbox.entryPath()) == 0o600)
-            #expect(entry.configuration?.issuer?.absoluteString == provider.issuer)
-            #expect(entry.configuration?.clientID == HostileProvider.cliClientID)
-            #expect(entry.tokenEndpoint == provider.tokenEndpoint.absoluteString)
+            #expect(entry.configuration?.issuer?.absoluteString == issuer)
+            #expect(entry.configuration?.clientID == EmbeddedProvider.cliClientID)
+            #expect(entry.tokenEndpoint == provider.url(.token).absoluteString)
             #expect(provider.isActive(accessToken: entry.tokens.accessToken))
             #expect(!containsSecret(login.stdout + login.stderr, of: entry), "login never prints a token")
             #expect(sandbox.mode(of: sandbox.indexPath) == 0o600)
@@ -65,8 +72,8 @@ struct TokenCommandsProcessTests {
             let status = try await sandbox.run(["status"])
             #expect(status.status == 0, "stderr: \(status.stderr)")
             for expected in [
-                "default  (file: \(sandbox.tokenDirectory))", provider.issuer, HostileProvider.cliClientID,
-                "user-1234", "openid offline_access", "expires ", "refresh token:  held",
+                "default  (file: \(sandbox.tokenDirectory))", issuer, EmbeddedProvider.cliClientID,
+                subject, "openid offline_access", "expires ", "refresh token:  held",
             ] {
                 #expect(status.stdout.contains(expected), "status lacks \(expected): \(status.stdout)")
             }
@@ -75,14 +82,14 @@ struct TokenCommandsProcessTests {
             let profiles = try #require(try jsonObject(statusJSON.stdout)["profiles"] as? [[String: Any]])
             #expect(profiles.count == 1)
             #expect(profiles.first?["profile"] as? String == "default")
-            #expect(profiles.first?["subject"] as? String == "user-1234")
+            #expect(profiles.first?["subject"] as? String == subject)
             #expect(profiles.first?["expired"] as? Bool == false)
             #expect(profiles.first?["has_refresh_token"] as? Bool == true)
             #expect(!containsSecret(statusJSON.stdout, of: entry))
 
             // The cached token, with no request to the provider at all (automatic finds the
             // file store through the index).
-            let requestsBefore = await provider.requestPaths.count
+            let requestsBefore = provider.requests.count
             let token = try await sandbox.run(["token"])
             #expect(token.status == 0, "stderr: \(token.stderr)")
             #expect(token.stdout == entry.tokens.accessToken + "\n")
@@ -91,15 +98,16 @@ struct TokenCommandsProcessTests {
             #expect(tokenJSON["access_token"] as? String == entry.tokens.accessToken)
             #expect(tokenJSON["token_type"] as? String == "Bearer")
             #expect((tokenJSON["expires_at"] as? String)?.hasSuffix("Z") == true)
-            #expect(await provider.requestPaths.count == requestsBefore, "a fresh token needs no network")
+            #expect(provider.requests.count == requestsBefore, "a fresh token needs no network")
 
             let logout = try await sandbox.run(["logout", "--json"])
             #expect(logout.status == 0, "stderr: \(logout.stderr)")
             let outcome = try jsonObject(logout.stdout)
             #expect(outcome["revocation"] as? String == "revoked")
             #expect(outcome["deleted"] as? Bool == true)
-            let revoked = provider.revocationRequests.map { $0.formValue("token") }
-            #expect(revoked == [entry.tokens.refreshToken, entry.tokens.accessToken], "refresh token first")
+            let revoked = provider.requests(to: .revocation)
+            #expect(revoked.map(\.tokenTypeHint) == ["refresh_token", "access_token"], "refresh token first")
+            #expect(revoked.map(\.status) == [200, 200])
             #expect(!provider.isActive(refreshToken: try #require(entry.tokens.refreshToken)))
             #expect(!provider.isActive(accessToken: entry.tokens.accessToken))
             #expect(try sandbox.storedEntry() == nil)
@@ -114,22 +122,32 @@ struct TokenCommandsProcessTests {
     @Test func aVerboseLoginLogsNoSecret() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
+            // A device code the test knows (the provider does not honour it, so this login
+            // fails after polling with it): it stays out of the log.
+            let deviceCode = "device-code-\(UUID().uuidString)"
+            provider.forgeDeviceAuthorizationMembers(["device_code": .string(deviceCode)])
+            let polled = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--verbose"]))
+            #expect(polled.status != 0)
+            #expect(
+                provider.requests(to: .token).map(\.grantType).contains("urn:ietf:params:oauth:grant-type:device_code"),
+                "it was polled")
+            #expect(polled.stderr.contains("OAuth token answered"), "the debug log is on: \(polled.stderr)")
+            #expect(!polled.stderr.contains(deviceCode), "the device code stays out of the log")
+
+            provider.forgeDeviceAuthorizationMembers(nil)
             let login = try await sandbox.run(provider.loginArguments(["--device", "--store", "file", "--verbose"]))
             #expect(login.status == 0, "stderr: \(login.stderr)")
             #expect(login.stderr.contains("OAuth token answered"), "the debug log is on: \(login.stderr)")
             let entry = try #require(try sandbox.storedEntry())
-            let deviceCodes = provider.tokenRequests.compactMap { $0.formValue("device_code") }
-            #expect(!deviceCodes.isEmpty)
             #expect(!containsSecret(login.stderr, of: entry))
-            #expect(!deviceCodes.contains { login.stderr.contains($0) }, "the device code stays out of the log")
         }
     }
 
     @Test func statusOfOneProfileIgnoresAKeyringItDoesNotLiveIn() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             _ = try await signIn(sandbox, provider, profile: "home")
             try await ProfileIndex(environment: sandbox.environment).record(.file, for: "home")
             // Another profile was saved in a keyring that is not there now (no D-Bus session).
@@ -177,7 +195,7 @@ struct TokenCommandsProcessTests {
     @Test func tokenRefreshesInsideMinValidityAndKeepsTheRotatedRefreshToken() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let first = try await signIn(sandbox, provider)
             let firstRefreshToken = try #require(first.tokens.refreshToken)
 
@@ -191,14 +209,16 @@ struct TokenCommandsProcessTests {
             #expect(secondRefreshToken != firstRefreshToken, "the rotated refresh token is stored")
             #expect(provider.isActive(refreshToken: secondRefreshToken))
             #expect(!provider.isActive(refreshToken: firstRefreshToken))
-            #expect(provider.presentedRefreshTokens.map(\.token) == [firstRefreshToken])
-            #expect(second.tokens.idTokenClaims?.subject == "user-1234")
+            // One refresh, accepted: the provider refuses a refresh token it does not know or
+            // that was used before, so the one presented was the live first one.
+            #expect(provider.refreshRequests.map(\.error) == [nil])
+            #expect(second.tokens.idTokenClaims?.subject == EmbeddedProvider.User.demo.subject)
             #expect(second.configuration == first.configuration)
 
             // Within the default minimum validity the new token is simply printed.
             let cached = try await sandbox.run(["token", "--store", "file"])
             #expect(cached.stdout == second.tokens.accessToken + "\n")
-            #expect(provider.presentedRefreshTokens.count == 1)
+            #expect(provider.refreshRequests.count == 1)
         }
     }
 
@@ -206,7 +226,7 @@ struct TokenCommandsProcessTests {
     func concurrentTokenCallsTakeTurnsAndUseEachRefreshTokenOnce() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let first = try await signIn(sandbox, provider)
             let firstRefreshToken = try #require(first.tokens.refreshToken)
             let callers = 2
@@ -243,18 +263,18 @@ struct TokenCommandsProcessTests {
             let tokens = results.map { $0.stdout.trimmingCharacters(in: .newlines) }
             #expect(Set(tokens).count == tokens.count, "every call refreshed and got its own token")
 
-            // The provider saw each refresh token exactly once, all accepted, starting with the
-            // one from the sign-in; the stored one is the last rotation and still live.
-            let presented = provider.presentedRefreshTokens
+            // The provider saw a refresh per call, all accepted. It refuses a refresh token
+            // presented a second time (and then revokes its whole family), so every one was
+            // presented exactly once, starting with the one from the sign-in; the stored one is
+            // the last rotation, never presented and still live.
+            let presented = provider.refreshRequests
             #expect(presented.count == callers * callsEach)
-            let refusedCount = presented.filter { !$0.accepted }.count
+            let refusedCount = presented.filter { $0.error != nil }.count
             #expect(refusedCount == 0, "no refresh token was refused (none was reused)")
-            #expect(Set(presented.map(\.token)).count == presented.count)
-            #expect(presented.first?.token == firstRefreshToken)
+            #expect(!provider.isActive(refreshToken: firstRefreshToken), "the sign-in's one was used")
             let final = try #require(try sandbox.storedEntry())
             let finalRefreshToken = try #require(final.tokens.refreshToken)
             #expect(provider.isActive(refreshToken: finalRefreshToken))
-            #expect(!presented.map(\.token).contains(finalRefreshToken))
             #expect(tokens.contains(final.tokens.accessToken))
         }
     }
@@ -290,7 +310,7 @@ struct TokenCommandsProcessTests {
     @Test func aRefreshTokenRevokedElsewhereIsReportedAsRefused() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let entry = try await signIn(sandbox, provider, profile: "work")
             try await provider.revokeFromElsewhere(try #require(entry.tokens.refreshToken))
 
@@ -313,9 +333,9 @@ struct TokenCommandsProcessTests {
     @Test func logoutForgetsLocallyWhenRevocationFailsAndSaysSo() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
+        try await EmbeddedProvider.withCLIProvider { provider in
             let entry = try await signIn(sandbox, provider)
-            provider.script { $0.faults[.revocation] = .status(503, body: "") }
+            provider.setFault(.answer(503), for: .revocation)
             let logout = try await sandbox.run(["logout", "--store", "file", "--json"])
             #expect(logout.status == ExitStatus.revocationFailed)
             #expect(logout.stderr.contains("revoking the tokens at the provider failed"))
@@ -329,28 +349,24 @@ struct TokenCommandsProcessTests {
     @Test func withoutDisplayOrDeviceFlowTheRedirectIsPasted() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.metadata.remove("device_authorization_endpoint") }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            provider.overrideMetadata(.init(removedMembers: ["device_authorization_endpoint"]))
             let process = try sandbox.start(provider.loginArguments(["--profile", "pasted", "--json"]))
             let stderr = try await process.waitForStandardError(containing: "paste it here", timeout: .seconds(60))
             #expect(stderr.contains("the provider has no device flow"))
             let line = try #require(
                 stderr.split(separator: "\n").first {
-                    $0.trimmingCharacters(in: .whitespaces).hasPrefix(provider.issuer)
+                    $0.trimmingCharacters(in: .whitespaces).hasPrefix(provider.issuer.absoluteString)
                 })
             let authorizationURL = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
 
             // The person signs in elsewhere; the provider redirects; they paste the address.
-            let target = authorizationURL.path + "?" + (authorizationURL.query ?? "")
-            let answer = try await RawHTTPClient.get(port: provider.server.port, target: target)
-            #expect(answer.status == 302)
-            let location = try #require(answer.header("Location"))
-            process.type(location + "\n")
+            process.type(try await provider.redirectToPaste(from: authorizationURL) + "\n")
             let status = try await process.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "stderr: \(process.standardError)")
             #expect(try jsonObject(process.standardOutput)["method"] as? String == "pasted-redirect")
             let entry = try #require(try sandbox.storedEntry("pasted"))
-            #expect(entry.tokens.idTokenClaims?.subject == "user-1234")
+            #expect(entry.tokens.idTokenClaims?.subject == EmbeddedProvider.User.demo.subject)
             #expect(!containsSecret(process.standardOutput + process.standardError, of: entry))
         }
     }
@@ -358,8 +374,8 @@ struct TokenCommandsProcessTests {
     @Test func anUnapprovedDeviceTimesOutAndCtrlCInterrupts() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.device.pollAnswers = [.authorizationPending] }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            provider.approveDeviceAuthorizations(as: nil)
             let timedOut = try await sandbox.run(provider.loginArguments(["--device", "--timeout", "2", "--json"]))
             #expect(timedOut.status == ExitStatus.timedOut)
             #expect(timedOut.stderr.contains("the device was not approved within 2 s"))
@@ -380,8 +396,7 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         let secret = "s3cr3t-\(UUID().uuidString)"
-        try await HostileProvider.withProvider { provider in
-            provider.script { $0.token.clientSecret = secret }
+        try await EmbeddedProvider.withCLIProvider(secret: secret) { provider in
             let process = try sandbox.start(
                 provider.loginArguments(["--device", "--store", "file", "--client-secret", "-"]))
             process.type(secret + "\n")
@@ -395,9 +410,10 @@ struct TokenCommandsProcessTests {
             // The stored secret authenticates the refresh, with no option given.
             let token = try await sandbox.run(["token", "--min-validity", "7200"])
             #expect(token.status == 0, "stderr: \(token.stderr)")
-            #expect(
-                provider.tokenRequests.last?.clientAuthentication
-                    == .basic(clientID: HostileProvider.cliClientID, secret: secret))
+            // Refreshed with the stored secret (the provider refuses any other), in Basic.
+            let refresh = try #require(provider.refreshRequests.last)
+            #expect(refresh.error == nil)
+            #expect(refresh.clientAuthentication == "client_secret_basic")
             let status2 = try await sandbox.run(["status", "--json"])
             #expect(!status2.stdout.contains(secret))
         }
