@@ -98,7 +98,10 @@ struct ProviderSignOut {
     ) async throws -> CommandFailure? {
         let status = StatusHolder()
         defer { status.stop() }
-        let environment = SessionEnvironment.standard(browser: browser)
+        // The standard receivers, with pages that speak of signing out.
+        let environment = SessionEnvironment(
+            browser: browser,
+            receivers: [LoopbackReceiver(configuration: Self.listenerPages), DesktopSchemeReceiver()])
         let timeout = timeout
         let task = Task { () async throws -> Void in
             try await client.endSession(idTokenHint: idToken, environment: environment) { session in
@@ -133,6 +136,17 @@ struct ProviderSignOut {
             return Self.failure(from: error, profile: profile)
         }
     }
+
+    /// What the loopback listener shows the browser when the provider sends it back.
+    static let listenerPages = LoopbackReceiver.Configuration(
+        successPage: .init(
+            title: "Signed out", message: "Signed out — you can close this window and return to the terminal."),
+        failurePage: .init(
+            title: "Sign-out failed",
+            message: "The provider did not sign you out. You can close this window and return to the terminal."),
+        rejectedPage: .init(
+            title: "Sign-out failed",
+            message: "This answer was not expected. Close this window and try again from the terminal."))
 
     /// Shows a session's progress: lines, and a status line while waiting for the browser.
     private static func show(_ progress: SessionProgress, terminal: TerminalOutput, status: StatusHolder) {

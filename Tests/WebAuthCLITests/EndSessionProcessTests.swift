@@ -52,7 +52,8 @@ struct EndSessionProcessTests {
             let answer = try await RawHTTPClient.request(method: "GET", url: url)
             #expect(answer.status == 302)
             let back = try #require(answer.header("Location").flatMap(URL.init(string:)))
-            _ = try await RawHTTPClient.request(method: "GET", url: back)
+            let page = try await RawHTTPClient.request(method: "GET", url: back)
+            #expect(page.body.contains("Signed out"))
 
             let status = try await process.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "stderr: \(process.standardError)")
