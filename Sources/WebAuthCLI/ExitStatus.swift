@@ -40,6 +40,9 @@ package enum ExitStatus {
     /// `webauth logout` forgot the tokens here, but revoking them at the provider failed: they
     /// may stay valid until they expire.
     package static let revocationFailed: Int32 = 13
+    /// `webauth logout --end-session` revoked and forgot the tokens, but signing out of the
+    /// provider (its end-session page) failed: the person may still be signed in there.
+    package static let endSessionFailed: Int32 = 14
     /// `request`: the server's final answer was a `1xx` or a `3xx` (a redirect that is not
     /// followed, such as `304`).
     package static let httpRedirection: Int32 = 20
@@ -138,6 +141,7 @@ package enum ExitStatus {
           11   the provider could not be reached or did not answer in time
           12   the token store failed (permissions, corrupt entry, lock, keyring)
           13   logout: forgotten here, but revoking at the provider failed
+          14   logout --end-session: revoked and forgotten, but signing out of the provider failed
           20   request: the answer was 1xx or 3xx (a redirect that is not followed)
           21   request: the answer was 4xx
           22   request: the answer was 5xx

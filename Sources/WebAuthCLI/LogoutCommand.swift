@@ -15,6 +15,15 @@ struct LogoutCommand: AsyncParsableCommand {
             tokens may stay valid at the provider until they expire. A provider without a \
             revocation endpoint is noted, and the exit status is 0.
 
+            With --end-session it first signs out of the provider too (OpenID Connect \
+            RP-Initiated Logout): the provider's end-session page opens in a browser with the \
+            stored ID token as hint, and webauth waits (up to --timeout) for the provider to send \
+            the browser back with the state it sent. The tokens are then revoked and forgotten \
+            whatever happened there; when signing out of the provider failed (no ID token stored, \
+            no end-session endpoint, a wrong state, no answer in time) the message says so and the \
+            exit status is 14. The provider must accept the profile's redirect URI as a \
+            post-logout redirect URI.
+
             \(ExitStatus.helpText)
             """
     )
@@ -27,16 +36,50 @@ struct LogoutCommand: AsyncParsableCommand {
     @Flag(help: "Print the outcome as JSON on standard output.")
     var json = false
 
+    @Flag(
+        name: .customLong("end-session"),
+        help: "Sign out of the provider too, in a browser (OpenID Connect RP-Initiated Logout), before revoking.")
+    var endSession = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --end-session, the browser: automatic, system, chromium, firefox, or a path (default: WEBAUTH_BROWSER, else automatic).",
+            valueName: "BROWSER"),
+        completion: .list(["automatic", "system", "chromium", "firefox"]))
+    var browser: String?
+
+    @Option(help: "With --end-session, give up waiting for the provider after this many seconds.")
+    var timeout: Double = LoginOptions.defaultTimeout
+
+    @Flag(help: "Log what signing out of the provider does on standard error (never secrets).")
+    var verbose = false
+
     func validate() throws {
         try ProfileOptions.validate(profile)
+        try SecondsOption.validate(timeout, option: "--timeout")
+        if !endSession, browser != nil { throw ValidationError("--browser is used only with --end-session.") }
     }
 
     func run() async throws {
         let output = CommandOutput(json: json)
         let terminal = TerminalOutput()
         let signOut: TokenStores.SignOut
+        var endSessionFailure: CommandFailure?
         do {
-            signOut = try await storeOption.stores().signOut(profile: profile)
+            let stores = storeOption.stores()
+            if endSession {
+                endSessionFailure = try await ProviderSignOut(
+                    profile: profile, stores: stores, browser: browser, timeout: SecondsOption.duration(timeout),
+                    verbose: verbose
+                ).run(terminal: terminal)
+                if let endSessionFailure {
+                    terminal.error(
+                        "signing out of the provider failed: \(endSessionFailure.message)",
+                        fix: (endSessionFailure.fix.map { $0 + "; " } ?? "")
+                            + "the tokens are still revoked and forgotten here")
+                }
+            }
+            signOut = try await stores.signOut(profile: profile)
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "logout")
             output.failure(failure, terminal: terminal)
@@ -76,9 +119,19 @@ struct LogoutCommand: AsyncParsableCommand {
             if let revocationFailure {
                 object["revocation_error"] = ["code": revocationFailure.code, "message": revocationFailure.message]
             }
+            if endSession {
+                object["end_session"] = endSessionFailure == nil ? "ended" : "failed"
+                if let endSessionFailure {
+                    object["end_session_error"] = [
+                        "code": endSessionFailure.code, "message": endSessionFailure.message,
+                    ]
+                }
+            }
             output.emit(object)
         }
+        // Tokens that may stay valid are the worse news, so their status wins.
         if revocationFailure != nil { throw ExitCode(ExitStatus.revocationFailed) }
+        if endSessionFailure != nil { throw ExitCode(ExitStatus.endSessionFailed) }
     }
 
     /// The revocation's name in `--json` output.

@@ -66,6 +66,11 @@ extension EmbeddedProvider {
         /// (RFC 6749 §4.4). Only a confidential client can. Default `false`: the token endpoint
         /// answers `unauthorized_client`.
         public var allowsClientCredentials = false
+        /// The registered post-logout redirect URIs (OpenID Connect RP-Initiated Logout 1.0
+        /// §3), matched as ``redirectURIs`` are (a loopback one on any port). `nil`, the
+        /// default: the client's ``redirectURIs`` serve; `[]`: none is registered, so the
+        /// end-session endpoint never redirects this client's person back.
+        public var postLogoutRedirectURIs: [URL]? = nil
 
         /// Creates a client.
         public init(
@@ -81,6 +86,10 @@ extension EmbeddedProvider {
 
         /// Whether the client has a secret to authenticate with.
         public var isConfidential: Bool { secret != nil }
+
+        /// The URIs a post-logout redirect may go to: ``postLogoutRedirectURIs``, or
+        /// ``redirectURIs`` when that is `nil`.
+        var registeredPostLogoutRedirectURIs: [URL] { postLogoutRedirectURIs ?? redirectURIs }
 
         /// The demo client: public, `client_id` `webauth-demo`, redirect URIs
         /// `http://127.0.0.1/callback` and `http://[::1]/callback` (any port), scopes `openid`,

@@ -31,6 +31,8 @@ extension EmbeddedProvider {
         case deviceVerification = "/device"
         /// The pushed authorization request endpoint (RFC 9126): `/par`.
         case pushedAuthorization = "/par"
+        /// The end-session endpoint (OpenID Connect RP-Initiated Logout 1.0): `/end_session`.
+        case endSession = "/end_session"
 
         /// The path, such as `/token`.
         public var path: String { rawValue }
@@ -41,7 +43,7 @@ extension EmbeddedProvider {
         /// Whether the endpoint answers with HTML pages for a person (else JSON for programs).
         var isPage: Bool {
             switch self {
-            case .authorization, .login, .consent, .deviceVerification: true
+            case .authorization, .login, .consent, .deviceVerification, .endSession: true
             default: false
             }
         }

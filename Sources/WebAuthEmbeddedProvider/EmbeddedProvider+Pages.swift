@@ -74,6 +74,13 @@ enum ProviderPages {
                 : "<h1>Device not connected</h1>\n<p>You denied access. You can close this page.</p>")
     }
 
+    /// The page after an end-session request without a redirect URI.
+    static func signedOut(providerName: String) -> String {
+        layout(
+            title: "Signed out", providerName: providerName,
+            body: "<h1>Signed out</h1>\n<p>You are signed out. You can close this page.</p>")
+    }
+
     static func problem(providerName: String, _ problem: PageProblem) -> String {
         layout(
             title: problem.title, providerName: providerName,

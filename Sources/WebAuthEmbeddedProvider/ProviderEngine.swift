@@ -158,6 +158,8 @@ final class ProviderEngine: Sendable {
             return deviceVerification(request)
         case .pushedAuthorization:
             return pushAuthorization(request)
+        case .endSession:
+            return endSession(request)
         }
     }
 
@@ -252,6 +254,7 @@ final class ProviderEngine: Sendable {
             revocationEndpoint: issuer + EmbeddedProvider.Endpoint.revocation.path,
             deviceAuthorizationEndpoint: issuer + EmbeddedProvider.Endpoint.deviceAuthorization.path,
             pushedAuthorizationRequestEndpoint: issuer + EmbeddedProvider.Endpoint.pushedAuthorization.path,
+            endSessionEndpoint: issuer + EmbeddedProvider.Endpoint.endSession.path,
             requirePushedAuthorizationRequests: configuration.requiresPushedAuthorizationRequests
                 && configuration.advertisesPushRequirement,
             dpopSigningAlgValuesSupported: ["ES256"],
@@ -289,6 +292,7 @@ struct MetadataDocument: Encodable {
     var revocationEndpoint: String
     var deviceAuthorizationEndpoint: String
     var pushedAuthorizationRequestEndpoint: String
+    var endSessionEndpoint: String
     var requirePushedAuthorizationRequests: Bool
     var dpopSigningAlgValuesSupported: [String]
     var scopesSupported: [String]
@@ -313,6 +317,7 @@ struct MetadataDocument: Encodable {
         case revocationEndpoint = "revocation_endpoint"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"

@@ -166,7 +166,8 @@ struct TokenCommandsUnitTests {
             ExitStatus.success, ExitStatus.failure, ExitStatus.cancelledByUser, ExitStatus.timedOut,
             ExitStatus.noBrowser, ExitStatus.browserLaunchFailed, ExitStatus.listenerFailed, ExitStatus.invalidInput,
             ExitStatus.notSignedIn, ExitStatus.providerRefused, ExitStatus.providerError, ExitStatus.networkFailed,
-            ExitStatus.tokenStoreFailed, ExitStatus.revocationFailed, ExitStatus.httpRedirection,
+            ExitStatus.tokenStoreFailed, ExitStatus.revocationFailed, ExitStatus.endSessionFailed,
+            ExitStatus.httpRedirection,
             ExitStatus.httpClientError, ExitStatus.httpServerError, ExitStatus.usage,
         ]
         let guide = try String(

@@ -30,6 +30,31 @@ struct EmbeddedProviderInChromiumTests {
         }
     }
 
+    @Test func chromiumSignsOutThroughTheEndSessionEndpoint() async throws {
+        try await EmbeddedProvider.withProvider { provider in
+            let client = try OAuthClient(
+                configuration: ClientConfiguration(
+                    issuer: provider.issuer, clientID: EmbeddedProvider.Client.demo.id, scopes: ["openid"]),
+                requestTimeout: .seconds(30))
+            let tokens = try await BrowserTurns.withTurn {
+                try await signInWithChromium(client, wrongPasswordFirst: false)
+            }
+            try await BrowserTurns.withTurn {
+                let driver = try ChromiumPageDriver()
+                defer { driver.tearDown() }
+                try await client.endSession(
+                    for: tokens, environment: driver.environment(receivers: [LoopbackReceiver()])
+                ) { session in
+                    session.prefersEphemeralWebBrowserSession = true
+                    session.timeout = .seconds(120)
+                }
+                #expect(driver.instances.count == 1)
+            }
+            // The provider checked the hint and redirected back to the loopback listener.
+            #expect(provider.requests(to: .endSession).map(\.status) == [302])
+        }
+    }
+
     /// Signs in with `client` in a headless Chromium, typing into the provider's pages.
     private func signInWithChromium(_ client: OAuthClient, wrongPasswordFirst: Bool) async throws -> TokenSet {
         try await ChromiumPageDriver.signIn(with: client) { page in

@@ -94,6 +94,78 @@ struct IndependentProviderEndToEndTests {
         }
     }
 
+    @Test func signingOutOfTheProviderThroughItsConfirmationPage() async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try client(provider, clientID: provider.publicClientID)
+            let tokens = try await signIn(client, at: provider)
+            let endpoint = try #require(try await client.metadata().endSessionEndpoint)
+            #expect(endpoint.absoluteString.hasSuffix(IndependentProvider.LogoutPage.path))
+
+            // DOT asks only a signed-in person to confirm, so the browser signs in first and
+            // Django's login then continues (`next`) to the end-session URL.
+            let request = try await client.prepareEndSession(idTokenHint: try #require(tokens.idToken))
+            let received = try await BrowserTurns.withTurn {
+                let driver = try ChromiumPageDriver()
+                defer { driver.tearDown() }
+                let session = WebAuthSession(
+                    callback: request.callback, environment: driver.environment(receivers: [LoopbackReceiver()]),
+                    authorizationURL: { redirectURI in
+                        let endSession = request.url(postLogoutRedirectURI: redirectURI)
+                        var login = URLComponents(
+                            url: URL(string: IndependentProvider.LoginPage.path, relativeTo: provider.issuer)!
+                                .absoluteURL, resolvingAgainstBaseURL: false)!
+                        let next = endSession.path + "?" + (endSession.query ?? "")
+                        login.queryItems = [URLQueryItem(name: "next", value: next)]
+                        return login.url!
+                    })
+                session.prefersEphemeralWebBrowserSession = true
+                session.timeout = .seconds(120)
+                let result = Task { try await session.authenticate() }
+                do {
+                    let page = try await driver.page()
+                    try await provider.signIn(on: page)
+                    try await page.waitForPage(path: IndependentProvider.LogoutPage.path)
+                    try await page.waitForElement(IndependentProvider.LogoutPage.allowButton)
+                    try await page.click(IndependentProvider.LogoutPage.allowButton)
+                } catch {
+                    session.cancel()
+                    throw error
+                }
+                return try await result.value
+            }
+            try client.completeEndSession(request, received: received)
+            #expect(received.parameters.query["state"] == request.state)
+
+            // DOT deletes the person's tokens when the session ends (OIDC_RP_INITIATED_LOGOUT_DELETE_TOKENS).
+            do throws(OAuthError) {
+                _ = try await client.refresh(tokens)
+                Issue.record("a refresh token outlived the provider's session")
+            } catch {
+                #expect(error.serverError?.code == .invalidGrant)
+            }
+        }
+    }
+
+    @Test func signingOutOfTheProviderWithTheClientsOwnSession() async throws {
+        try await IndependentProvider.withProvider { provider in
+            let client = try client(provider, clientID: provider.publicClientID)
+            let tokens = try await signIn(client, at: provider)
+            // A fresh browser is signed in to nothing there, so DOT ends the session and sends it
+            // back at once, with the state.
+            try await BrowserTurns.withTurn {
+                let driver = try ChromiumPageDriver()
+                defer { driver.tearDown() }
+                try await client.endSession(
+                    for: tokens, environment: driver.environment(receivers: [LoopbackReceiver()])
+                ) { session in
+                    session.prefersEphemeralWebBrowserSession = true
+                    session.timeout = .seconds(120)
+                }
+            }
+            await #expect(throws: OAuthError.self) { try await client.refresh(tokens) }
+        }
+    }
+
     @Test func theDeviceFlowCompletesWhenThePersonApprovesInABrowser() async throws {
         try await BrowserTurns.withTurn {
             try await IndependentProvider.withProvider { provider in

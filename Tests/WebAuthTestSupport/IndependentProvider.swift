@@ -98,6 +98,15 @@ public final class IndependentProvider: Sendable {
         public static let cancelButton = "input[type=submit]:not([name=allow])"
     }
 
+    /// django-oauth-toolkit's RP-initiated logout confirmation, at the end-session endpoint:
+    /// shown only to a signed-in person (one who is not is signed out and sent back at once).
+    public enum LogoutPage {
+        /// Its path: the end-session endpoint's.
+        public static let path = "/o/logout/"
+        /// The button that confirms (`name="allow"`, labelled "Logout").
+        public static let allowButton = "input[name=allow]"
+    }
+
     /// The device verification pages: enter the user code, then accept or deny.
     public enum DevicePages {
         /// The user-code page (`verification_uri`; `verification_uri_complete` adds `?user_code=`).

@@ -82,7 +82,8 @@ public struct OAuthError: WebAuthError {
         public static let invalidMetadata = Code(rawValue: "invalidMetadata")
         /// An endpoint URL is neither `https` nor `http` to a loopback address.
         public static let insecureEndpoint = Code(rawValue: "insecureEndpoint")
-        /// The provider has no endpoint for this operation (revocation, UserInfo, device flow).
+        /// The provider has no endpoint for this operation (revocation, UserInfo, device flow,
+        /// ending the session).
         public static let endpointUnavailable = Code(rawValue: "endpointUnavailable")
         /// The client configuration is incomplete or contradictory.
         public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
@@ -104,6 +105,9 @@ public struct OAuthError: WebAuthError {
         /// The pushed authorization request's `request_uri` expired before the browser could
         /// open it, even after a fresh push (RFC 9126 §2.2).
         public static let pushedRequestExpired = Code(rawValue: "pushedRequestExpired")
+        /// Ending the provider's session needs the ID token as `id_token_hint`, and the tokens
+        /// have none (the sign-in was not OpenID Connect, or the provider sent no ID token).
+        public static let noIDToken = Code(rawValue: "noIDToken")
     }
 }
 

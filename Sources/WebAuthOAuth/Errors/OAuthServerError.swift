@@ -123,6 +123,8 @@ public struct OAuthEndpoint: Sendable, Hashable, CustomStringConvertible {
     public static let discovery = OAuthEndpoint(name: "discovery")
     /// The JSON Web Key Set.
     public static let jwks = OAuthEndpoint(name: "jwks")
+    /// The end-session endpoint (OpenID Connect RP-Initiated Logout 1.0, the page in the browser).
+    public static let endSession = OAuthEndpoint(name: "end-session")
     /// OAuth 1.0a's temporary-credential (request token) endpoint.
     public static let requestToken = OAuthEndpoint(name: "request token")
     /// OAuth 1.0a's token-credential (access token) endpoint.

@@ -38,6 +38,11 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
     public var requirePushedAuthorizationRequests: Bool?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
     public var dpopSigningAlgValuesSupported: [String]?
+    /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1): where a person
+    /// is sent to sign out of the provider. Checked (`https`, or `http` to a loopback
+    /// address) only when a session is ended, so that a provider naming an unusable one can
+    /// still be signed in to.
+    public var endSessionEndpoint: URL?
 
     /// Creates metadata.
     public init(
@@ -47,7 +52,8 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         grantTypesSupported: [String]? = nil, codeChallengeMethodsSupported: [String]? = nil,
         idTokenSigningAlgValuesSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
         authorizationResponseIssParameterSupported: Bool? = nil, pushedAuthorizationRequestEndpoint: URL? = nil,
-        requirePushedAuthorizationRequests: Bool? = nil, dpopSigningAlgValuesSupported: [String]? = nil
+        requirePushedAuthorizationRequests: Bool? = nil, dpopSigningAlgValuesSupported: [String]? = nil,
+        endSessionEndpoint: URL? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -65,6 +71,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.dpopSigningAlgValuesSupported = dpopSigningAlgValuesSupported
+        self.endSessionEndpoint = endSessionEndpoint
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -84,6 +91,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case endSessionEndpoint = "end_session_endpoint"
     }
 
     /// These metadata with every endpoint set in `endpoints` replacing the discovered one.

@@ -156,6 +156,10 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
     "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
     "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": os.environ.get("WEBAUTH_FIXTURE_ISS_PARAMETER", "1") == "1",
+    # OpenID Connect RP-Initiated Logout at /o/logout/ (`end_session_endpoint` in discovery). DOT's
+    # defaults otherwise: a signed-in person always confirms on its page, expired ID tokens are
+    # accepted as hints, and the person's tokens for every client are deleted.
+    "OIDC_RP_INITIATED_LOGOUT_ENABLED": True,
 }
 
 # Errors and warnings on standard error (Django sends request errors nowhere visible with DEBUG off).

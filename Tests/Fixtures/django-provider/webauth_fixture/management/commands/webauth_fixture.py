@@ -54,6 +54,9 @@ class Command(BaseCommand):
                 client_type=client_type,
                 authorization_grant_type=grant_type,
                 redirect_uris=redirect_uris,
+                # RP-initiated logout returns to the same loopback address (any port, as for
+                # redirect URIs).
+                post_logout_redirect_uris=redirect_uris,
                 algorithm=Application.RS256_ALGORITHM,
                 skip_authorization=False,
             )
