@@ -104,6 +104,15 @@ public struct OAuthError: WebAuthError {
         /// The pushed authorization request's `request_uri` expired before the browser could
         /// open it, even after a fresh push (RFC 9126 §2.2).
         public static let pushedRequestExpired = Code(rawValue: "pushedRequestExpired")
+        /// The registration endpoint (RFC 7591 §3) wants an initial access token, and none was
+        /// given: the provider's administrator hands them out.
+        public static let initialAccessTokenRequired = Code(rawValue: "initialAccessTokenRequired")
+        /// The registration endpoint refused the initial access token given (expired, used up,
+        /// or not one of its own).
+        public static let initialAccessTokenRefused = Code(rawValue: "initialAccessTokenRefused")
+        /// The registration's management endpoint (RFC 7592) no longer knows the client or its
+        /// registration access token: it was deleted, expired or replaced.
+        public static let registrationUnknown = Code(rawValue: "registrationUnknown")
     }
 }
 

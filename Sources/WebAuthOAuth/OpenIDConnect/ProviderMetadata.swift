@@ -38,6 +38,9 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
     public var requirePushedAuthorizationRequests: Bool?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
     public var dpopSigningAlgValuesSupported: [String]?
+    /// `registration_endpoint` (RFC 7591 §3, OpenID Connect Discovery §3): where a client can
+    /// register itself (``ClientRegistrar``).
+    public var registrationEndpoint: URL? = nil
 
     /// Creates metadata.
     public init(
@@ -84,6 +87,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case registrationEndpoint = "registration_endpoint"
     }
 
     /// These metadata with every endpoint set in `endpoints` replacing the discovered one.
@@ -106,6 +110,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
             ("userinfo_endpoint", userInfoEndpoint), ("jwks_uri", jwksURI),
             ("revocation_endpoint", revocationEndpoint), ("device_authorization_endpoint", deviceAuthorizationEndpoint),
             ("pushed_authorization_request_endpoint", pushedAuthorizationRequestEndpoint),
+            ("registration_endpoint", registrationEndpoint),
         ].compactMap { name, url in url.map { (name, $0) } }
     }
 }
