@@ -31,6 +31,9 @@ extension EmbeddedProvider {
         case deviceVerification = "/device"
         /// The pushed authorization request endpoint (RFC 9126): `/par`.
         case pushedAuthorization = "/par"
+        /// The client registration endpoint (RFC 7591): `/register`; a registration's own
+        /// `registration_client_uri` (RFC 7592) is below it, `/register/{client_id}`.
+        case registration = "/register"
 
         /// The path, such as `/token`.
         public var path: String { rawValue }
