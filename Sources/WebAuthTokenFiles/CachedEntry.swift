@@ -67,10 +67,11 @@ package struct CachedEntry: Sendable, Hashable {
 
     // MARK: The format, level by level
 
-    /// Whether this reader takes an entry with `key`: every key of an entry.
+    /// Whether this reader takes an entry with `key`: every key of an entry. A client's
+    /// registration is taken and not read: handing out the cached token does not need it.
     package static func reads(_ key: TokenEntryFormat.EntryKey) -> Bool {
         switch key {
-        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration: true
+        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration, .registration: true
         }
     }
 

@@ -37,6 +37,9 @@ package enum TokenEntryFormat {
     /// The keys of an entry (`StoredTokens`).
     package enum EntryKey: String, CodingKey, CaseIterable, Sendable {
         case version, tokens, issuer, tokenEndpoint, clientID, savedAt, configuration
+        /// The client's dynamic registration (RFC 7591, RFC 7592), when the profile registered
+        /// its own client.
+        case registration
     }
 
     /// The keys of an entry's `tokens` (`TokenSet`).

@@ -111,6 +111,11 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     /// The client configuration the tokens were obtained with (secret included, see above), for
     /// refreshing and revoking later; `nil` in entries written without one.
     public var configuration: ClientConfiguration?
+    /// The client's dynamic registration (RFC 7591), when the profile registered its own client:
+    /// its client ID, any client secret and — where the provider offers RFC 7592 — the
+    /// registration access token and URI that delete it (`webauth logout --unregister`). Kept
+    /// with the tokens for the reason the client secret is (see above); `nil` otherwise.
+    public var registration: ClientRegistration? = nil
 
     /// Creates an entry.
     public init(
