@@ -48,7 +48,8 @@ struct LogoutCommand: AsyncParsableCommand {
         var registration: ClientRegistration?
         do {
             let stores = storeOption.stores()
-            if unregister { registration = try await stores.find(profile: profile)?.entry.registration }
+            // An unreadable entry holds no usable registration; signing out still deletes it.
+            if unregister { registration = (try? await stores.find(profile: profile))?.entry.registration }
             signOut = try await stores.signOut(profile: profile)
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "logout")

@@ -103,6 +103,26 @@ struct RegistrationProcessTests {
         }
     }
 
+    @Test func unregisterOnAProfileThatRegisteredNothingSignsOutAndSaysSo() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withProvider(Self.configuration()) { provider in
+            let configuration = ClientConfiguration(
+                issuer: provider.issuer, clientID: EmbeddedProvider.Client.demo.id, scopes: ["openid"])
+            let tokens = try await OAuthClient(configuration: configuration).signIn(
+                environment: .standard(browser: ScriptedUserAgent()))
+            let store = try FileTokenStore(directory: sandbox.tokenDirectory)
+            try await store.save(StoredTokens(tokens: tokens, configuration: configuration), profile: "default")
+
+            let logout = try await sandbox.run(["logout", "--unregister", "--json", "--store", "file"])
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(try jsonObject(logout.stdout)["unregistration"] as? String == "not_registered")
+            #expect(logout.stderr.contains("registered no client"))
+            #expect(try sandbox.storedEntry() == nil)
+            #expect(!provider.isActive(accessToken: tokens.accessToken))
+        }
+    }
+
     @Test func theFastPathHandsOutTheTokenOfAProfileWithARegistration() throws {
         var entry = fullEntry()
         entry.registration = ClientRegistration(

@@ -81,7 +81,7 @@ public struct ClientRegistrationRequest: Sendable, Hashable {
 ///
 /// The client secret and the registration access token are secrets: printing, interpolating or
 /// dumping a registration never shows them, and no error quotes them. Keep a registration
-/// where the tokens go (``StoredTokens`` does), not in plain configuration.
+/// where the tokens go (the token store's `StoredTokens` does), not in plain configuration.
 public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
 {
