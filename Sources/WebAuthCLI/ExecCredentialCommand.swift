@@ -101,6 +101,7 @@ struct ExecCredentialCommand: AsyncParsableCommand {
         try ProfileOptions.validate(profile)
         try SecondsOption.validate(minimumValidity, option: "--min-validity", allowsZero: true)
         try login.refuseClientSecret(keptIn: "the kubeconfig")
+        try login.refuseRegistration()
         for server in clusterServers where ClusterServerBinding.normalized(server) == nil {
             throw ValidationError(
                 "--cluster-server takes an API server's https URL, such as https://k8s.example.com:6443, not '\(server)'"

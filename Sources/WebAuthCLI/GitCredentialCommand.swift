@@ -121,6 +121,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             if let name = named.profile { try ProfileOptions.validate(name) }
         }
         try login.refuseClientSecret(keptIn: "git's configuration")
+        try login.refuseRegistration()
         if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
             throw ValidationError("--username must be one non-empty line")
         }

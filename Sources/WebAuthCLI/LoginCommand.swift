@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import WebAuth
 import WebAuthOAuth
 import WebAuthPlatform
@@ -32,6 +33,14 @@ struct LoginCommand: AsyncParsableCommand {
             prefer --client-secret - (one line read from standard input), WEBAUTH_CLIENT_SECRET, \
             or a --config file readable only by you.
 
+            With --register, a provider that offers dynamic client registration (RFC 7591) \
+            gets a new native public client first — loopback redirect URI, no client secret, \
+            PKCE — and the sign-in uses it; no --client-id is needed. The registration is \
+            stored with the profile (its secrets beside the tokens), and `webauth logout \
+            --unregister` deletes it at the provider where RFC 7592 allows:
+
+              webauth login --issuer https://accounts.example.com --register
+
             \(ExitStatus.helpText)
             """
     )
@@ -60,6 +69,18 @@ struct LoginCommand: AsyncParsableCommand {
         guard options.namesProvider else {
             throw ValidationError("Give exactly one of --issuer, --preset and --config.")
         }
+        if options.initialAccessTokenFile != nil, !options.register {
+            throw ValidationError("--initial-access-token-file goes with --register.")
+        }
+        if options.register {
+            guard options.issuer != nil, options.preset == nil, options.configFile == nil else {
+                throw ValidationError("--register needs --issuer (the provider whose registration endpoint to use).")
+            }
+            guard options.clientID == nil, options.clientSecret == nil, !options.clientCredentials else {
+                throw ValidationError(
+                    "--register makes a new client: leave out --client-id, --client-secret and --client-credentials.")
+            }
+        }
     }
 
     func run() async throws {
@@ -77,6 +98,9 @@ struct LoginCommand: AsyncParsableCommand {
     private func signIn(output: CommandOutput, terminal: TerminalOutput) async throws {
         let environment = ProcessInfo.processInfo.environment
         if explain { return try await self.explain(environment: environment, output: output) }
+        if options.register {
+            return try await registerAndSignIn(output: output, terminal: terminal, environment: environment)
+        }
         let configuration = try options.clientConfiguration(
             secret: try LoginSecret.resolve(options.clientSecret, environment: environment, terminal: terminal))
         let signIn = ProfileSignIn(
@@ -129,6 +153,37 @@ extension LoginCommand {
         case .pastedRedirect: options.noBrowser ? "--no-browser" : "no browser opens"
         case .browser: "a browser opens here"
         }
+    }
+
+    /// `--register`: registers a client, signs in with it and stores both; a sign-in that
+    /// fails takes the fresh registration back.
+    private func registerAndSignIn(
+        output: CommandOutput, terminal: TerminalOutput, environment: [String: String]
+    ) async throws {
+        var registering = options
+        registering.clientID = LoginRegistration.placeholderClientID
+        let base = try registering.clientConfiguration(secret: nil)
+        let initialAccessToken = try LoginRegistration.initialAccessToken(
+            file: options.initialAccessTokenFile, terminal: terminal)
+        var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
+        logger.logLevel = verbose ? .debug : .critical
+        let (registration, configuration) = try await LoginRegistration.register(
+            base, device: options.device, initialAccessToken: initialAccessToken, logger: logger)
+        terminal.note(
+            "registered client \(UntrustedText(registration.clientID).displayed(limit: 100)) at the provider"
+                + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
+        var signIn = ProfileSignIn(
+            profile: profile, options: options, stores: storeOption.stores(environment: environment),
+            verbose: verbose, environment: environment)
+        signIn.registration = registration
+        let outcome: ProfileSignIn.Outcome
+        do {
+            outcome = try await signIn.run(configuration: configuration, terminal: terminal)
+        } catch {
+            await LoginRegistration.withdraw(registration, issuer: base.issuer, logger: logger)
+            throw error
+        }
+        outcome.summary(profile: profile).report(terminal: terminal, output: output)
     }
 }
 

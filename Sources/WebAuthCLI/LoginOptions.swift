@@ -89,6 +89,20 @@ struct LoginOptions: ParsableArguments {
     )
     var clientCredentials = false
 
+    @Flag(
+        help:
+            "Register a new native client at the provider first (dynamic client registration, RFC 7591), then sign in with it. Needs --issuer."
+    )
+    var register = false
+
+    @Option(
+        name: .customLong("initial-access-token-file"),
+        help: ArgumentHelp(
+            "A file readable only by you holding the initial access token the provider wants for --register, or - for one line of standard input.",
+            valueName: "FILE"),
+        completion: .file())
+    var initialAccessTokenFile: String?
+
     /// `--timeout` when it is not given.
     static let defaultTimeout: Double = 600
 
@@ -98,10 +112,11 @@ struct LoginOptions: ParsableArguments {
     /// Checks the options that are given; whether a provider must be named is the command's
     /// to say (`login` needs one, the credential helpers only when they sign in).
     func validate() throws {
-        let given = SignInOptionSyntax.Given(
+        var given = SignInOptionSyntax.Given(
             issuer: issuer, preset: preset, config: configFile, clientID: clientID, redirectURI: redirectURI,
             browser: browser, par: par?.rawValue, timeout: timeout, device: device, noBrowser: noBrowser,
             ephemeral: ephemeral, clientCredentials: clientCredentials)
+        given.register = register
         // The fast path's check, so that the two programs take exactly the same options.
         if let refusal = SignInOptionSyntax.refusal(given) { throw ValidationError(refusal.message) }
     }
@@ -113,6 +128,15 @@ struct LoginOptions: ParsableArguments {
         throw ValidationError(
             "--client-secret cannot be used here: the command line is kept in \(place) and standard input is not "
                 + "yours. Put the secret in a --config file readable only by you, or in WEBAUTH_CLIENT_SECRET.")
+    }
+
+    /// Refuses `--register` and `--initial-access-token-file` for a credential helper: it signs
+    /// in with the profile's client, and registering a new client at each sign-in would leave
+    /// clients behind at the provider.
+    func refuseRegistration() throws {
+        guard register || initialAccessTokenFile != nil else { return }
+        throw ValidationError(
+            "--register is for webauth login: register and sign in there, then name the profile here.")
     }
 
     /// The client configuration the options describe, with `secret` (already resolved).

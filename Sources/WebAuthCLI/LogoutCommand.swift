@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebAuth
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -23,6 +24,12 @@ struct LogoutCommand: AsyncParsableCommand {
             no end-session endpoint, a wrong state, no answer in time) the message says so and the \
             exit status is 14. The provider must accept the profile's redirect URI as a \
             post-logout redirect URI.
+
+            With --unregister, a client the profile registered with `webauth login --register` \
+            is deleted at the provider too (RFC 7592), after the tokens are revoked, and then \
+            forgotten. A provider that offers no deletion, or no longer knows the client, is \
+            noted; a deletion that fails exits 13 and names the client ID, so that the \
+            provider's administrator can remove it.
 
             \(ExitStatus.helpText)
             """
@@ -54,6 +61,9 @@ struct LogoutCommand: AsyncParsableCommand {
     @Flag(help: "Log what signing out of the provider does on standard error (never secrets).")
     var verbose = false
 
+    @Flag(help: "Also delete the client the profile registered with `login --register` (RFC 7592).")
+    var unregister = false
+
     func validate() throws {
         try ProfileOptions.validate(profile)
         try SecondsOption.validate(timeout, option: "--timeout")
@@ -65,8 +75,11 @@ struct LogoutCommand: AsyncParsableCommand {
         let terminal = TerminalOutput()
         let signOut: TokenStores.SignOut
         var endSessionFailure: CommandFailure?
+        var registration: ClientRegistration?
         do {
             let stores = storeOption.stores()
+            // An unreadable entry holds no usable registration; signing out still deletes it.
+            if unregister { registration = (try? await stores.find(profile: profile))?.entry.registration }
             if endSession {
                 endSessionFailure = try await ProviderSignOut(
                     profile: profile, stores: stores, browser: browser, timeout: SecondsOption.duration(timeout),
@@ -111,6 +124,8 @@ struct LogoutCommand: AsyncParsableCommand {
                 "revoking the tokens at the provider failed: \(failure.message)",
                 fix: "they were deleted here, but may stay valid at the provider until they expire")
         }
+        var unregistration: Unregistration?
+        if unregister { unregistration = await Self.unregister(registration, terminal: terminal) }
         if json {
             var object: [String: Any] = [
                 "profile": profile, "deleted": true, "store": signOut.store.rawValue,
@@ -127,10 +142,18 @@ struct LogoutCommand: AsyncParsableCommand {
                     ]
                 }
             }
+            if let unregistration {
+                object["unregistration"] = unregistration.name
+                if case .failed(let failure) = unregistration {
+                    object["unregistration_error"] = ["code": failure.code, "message": failure.message]
+                }
+            }
             output.emit(object)
         }
-        // Tokens that may stay valid are the worse news, so their status wins.
+        // Tokens that may stay valid, or a client left registered, are the worse news, so their
+        // status wins.
         if revocationFailure != nil { throw ExitCode(ExitStatus.revocationFailed) }
+        if case .failed? = unregistration { throw ExitCode(ExitStatus.revocationFailed) }
         if endSessionFailure != nil { throw ExitCode(ExitStatus.endSessionFailed) }
     }
 
@@ -142,6 +165,67 @@ struct LogoutCommand: AsyncParsableCommand {
         case .notPossible: "not_possible"
         case .unreadable: "unreadable"
         case .failed: "failed"
+        }
+    }
+}
+
+extension LogoutCommand {
+    /// What `--unregister` did with the profile's client registration.
+    enum Unregistration {
+        /// The profile registered no client.
+        case notRegistered
+        /// Deleted at the provider (RFC 7592).
+        case deleted
+        /// The provider gave no way to delete it: forgotten here, still registered there.
+        case unsupported
+        /// The provider no longer knew the client or its registration access token.
+        case alreadyGone
+        /// Deleting failed: forgotten here, maybe still registered there.
+        case failed(CommandFailure)
+
+        /// The name in `--json` output.
+        var name: String {
+            switch self {
+            case .notRegistered: "not_registered"
+            case .deleted: "deleted"
+            case .unsupported: "unsupported"
+            case .alreadyGone: "already_gone"
+            case .failed: "failed"
+            }
+        }
+    }
+
+    /// Deletes `registration` at the provider and tells the person how it went.
+    static func unregister(_ registration: ClientRegistration?, terminal: TerminalOutput) async -> Unregistration {
+        guard let registration else {
+            terminal.note("the profile registered no client, so there was nothing to unregister")
+            return .notRegistered
+        }
+        let client = UntrustedText(registration.clientID).displayed(limit: 100)
+        guard registration.isManageable, let uri = registration.registrationClientURI else {
+            terminal.note(
+                "the provider gave no way to delete client \(client) (no RFC 7592 registration URI); it was forgotten "
+                    + "here and stays registered there")
+            return .unsupported
+        }
+        do {
+            try await ClientRegistrar(issuer: registration.registrationEndpoint ?? uri).delete(registration)
+            terminal.success("Deleted client \(client) at the provider.")
+            return .deleted
+        } catch let error where error.code == .registrationUnknown {
+            terminal.note("the provider no longer knows client \(client); it was forgotten here")
+            return .alreadyGone
+        } catch let error where error.code == .endpointUnavailable {
+            terminal.note(
+                "the provider does not delete registrations; client \(client) was forgotten here and stays "
+                    + "registered there")
+            return .unsupported
+        } catch {
+            let failure = CommandFailure.from(error, profile: "", action: "client deletion")
+            terminal.error(
+                "deleting client \(client) at the provider failed: \(failure.message)",
+                fix: "it was forgotten here; ask the provider's administrator to remove it")
+            return .failed(failure)
         }
     }
 }

@@ -24,6 +24,9 @@ struct ProfileSignIn {
     var verbose = false
     /// The environment: the browser selection's and the store's.
     var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// The client's dynamic registration, stored with the tokens, when `login --register`
+    /// registered the client for this sign-in.
+    var registration: ClientRegistration? = nil
 
     /// What a sign-in stored.
     struct Outcome {
@@ -73,6 +76,7 @@ struct ProfileSignIn {
         let metadata = try? await client.metadata()
         entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
+        entry.registration = registration
         let savedIn = try await stores.save(entry, profile: profile, in: store)
         return Outcome(entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method)
     }

@@ -212,6 +212,9 @@ extension EmbeddedProvider {
         /// The audiences and resource URIs the provider issues tokens for in a token exchange
         /// (RFC 8693); asking for another is `invalid_target`. Empty (the default): none.
         public var tokenExchangeTargets: Set<String> = []
+        /// Dynamic client registration (RFC 7591, with RFC 7592's read and delete); `nil` (the
+        /// default): the metadata has no `registration_endpoint` and `/register` is not found.
+        public var registration: Registration? = nil
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(

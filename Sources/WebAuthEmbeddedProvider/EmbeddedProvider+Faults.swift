@@ -33,6 +33,9 @@ extension EmbeddedProvider {
         case pushedAuthorization = "/par"
         /// The end-session endpoint (OpenID Connect RP-Initiated Logout 1.0): `/end_session`.
         case endSession = "/end_session"
+        /// The client registration endpoint (RFC 7591): `/register`; a registration's own
+        /// `registration_client_uri` (RFC 7592) is below it, `/register/{client_id}`.
+        case registration = "/register"
 
         /// The path, such as `/token`.
         public var path: String { rawValue }

@@ -67,6 +67,7 @@ extension ProviderEngine {
         if let multiTenant = configuration.multiTenant, path == multiTenant.discoveryPath {
             return .openIDConfiguration
         }
+        if path.hasPrefix(EmbeddedProvider.Endpoint.registration.path + "/") { return .registration }
         return EmbeddedProvider.Endpoint(rawValue: path)
     }
 }

@@ -52,7 +52,7 @@ extension ProviderEngine {
             case .success(let pushed): authorization = pushed
             }
         } else {
-            switch AuthorizationRequestCheck.check(parameters, clients: configuration.clients) {
+            switch AuthorizationRequestCheck.check(parameters, clients: clients) {
             case .refuse(let problem):
                 return problemPage(problem)
             case .redirectError(let redirectURI, let state, let error):
@@ -368,7 +368,7 @@ extension ProviderEngine {
         message: String?, cookies: HTTPFields
     ) -> Answer {
         let html = ProviderPages.login(
-            providerName: configuration.displayName, clientName: configuration.client(id: clientID)?.name ?? clientID,
+            providerName: configuration.displayName, clientName: client(id: clientID)?.name ?? clientID,
             context: .init(transaction: transaction, csrfToken: state.csrfToken(forBrowser: browser)),
             username: username, message: message, note: configuration.loginPageNote)
         return Answer(ProviderHTTP.page(html, cookies: cookies))
@@ -379,7 +379,7 @@ extension ProviderEngine {
         state: ProviderState, isDevice: Bool, cookies: HTTPFields
     ) -> Answer {
         let html = ProviderPages.consent(
-            providerName: configuration.displayName, clientName: configuration.client(id: clientID)?.name ?? clientID,
+            providerName: configuration.displayName, clientName: client(id: clientID)?.name ?? clientID,
             username: configuration.user(subject: subject)?.username ?? subject, scopes: scopes,
             context: .init(transaction: transaction, csrfToken: state.csrfToken(forBrowser: browser)),
             isDevice: isDevice)

@@ -36,7 +36,7 @@ extension ProviderEngine {
             return .rejected(errorAnswer(.invalidRequest("the body must be application/x-www-form-urlencoded")))
         }
         switch ClientAuthentication.authenticate(
-            authorization: request.header("Authorization"), form: form, clients: configuration.clients)
+            authorization: request.header("Authorization"), form: form, clients: clients)
         {
         case .failed(let error, let challenge):
             return .rejected(

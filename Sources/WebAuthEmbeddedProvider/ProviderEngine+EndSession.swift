@@ -145,7 +145,7 @@ extension ProviderEngine {
         }
         let keys = state.withLock { $0.keys.keys }
         let accepted: AcceptedEndSession
-        switch EndSessionCheck.check(parameters, clients: configuration.clients, issuer: tokenIssuer, keys: keys) {
+        switch EndSessionCheck.check(parameters, clients: clients, issuer: tokenIssuer, keys: keys) {
         case .refuse(let problem): return problemPage(problem)
         case .accept(let request): accepted = request
         }

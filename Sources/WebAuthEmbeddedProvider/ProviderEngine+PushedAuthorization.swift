@@ -38,7 +38,7 @@ extension ProviderEngine {
             return errorAnswer(.invalidRequest("request_uri cannot be pushed"))
         }
         let authorization: AuthorizationRequest
-        switch AuthorizationRequestCheck.check(parameters, clients: configuration.clients) {
+        switch AuthorizationRequestCheck.check(parameters, clients: clients) {
         case .refuse(let problem):
             return errorAnswer(.invalidRequest(problem.message))
         case .redirectError(_, _, let error):

@@ -20,6 +20,9 @@ final class ProviderEngine: Sendable {
     private let impostor = Mutex<SigningKey?>(nil)
     /// The P-256 key that ES256 forgeries sign with (and the JWKS serves while one is on).
     let ecKey = ECSigningKey()
+    /// The clients registered through `/register` (RFC 7591). Apart from ``state`` so that
+    /// the client list can be read while that is locked.
+    let registrations = Mutex(RegisteredClients())
 
     init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
         self.configuration = configuration
@@ -160,6 +163,8 @@ final class ProviderEngine: Sendable {
             return pushAuthorization(request)
         case .endSession:
             return endSession(request)
+        case .registration:
+            return registration(request)
         }
     }
 
@@ -169,7 +174,7 @@ final class ProviderEngine: Sendable {
     ) -> Answer {
         if endpoint == .authorization {
             switch AuthorizationRequestCheck.check(
-                ProviderHTTP.queryParameters(request), clients: configuration.clients)
+                ProviderHTTP.queryParameters(request), clients: clients)
             {
             case .accept(let authorization):
                 return redirectError(to: authorization.redirectURI, state: authorization.state, error)
@@ -243,9 +248,9 @@ final class ProviderEngine: Sendable {
     func metadataDocument() -> MetadataDocument {
         let issuer = self.issuer
         var scopes = Set(["openid"])
-        for client in configuration.clients { scopes.formUnion(client.allowedScopes) }
+        for client in clients { scopes.formUnion(client.allowedScopes) }
         let authMethods = ["none", "client_secret_basic", "client_secret_post"]
-        return MetadataDocument(
+        var document = MetadataDocument(
             issuer: metadataIssuer,
             authorizationEndpoint: issuer + EmbeddedProvider.Endpoint.authorization.path,
             tokenEndpoint: issuer + EmbeddedProvider.Endpoint.token.path,
@@ -276,6 +281,10 @@ final class ProviderEngine: Sendable {
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "name", "preferred_username", "email",
                 "email_verified",
             ] + (configuration.multiTenant == nil ? [] : ["tid"]))
+        if configuration.registration != nil {
+            document.registrationEndpoint = issuer + EmbeddedProvider.Endpoint.registration.path
+        }
+        return document
     }
 
     /// The device flow's grant type (RFC 8628 §3.4).
@@ -307,6 +316,7 @@ struct MetadataDocument: Encodable {
     var authorizationResponseIssParameterSupported: Bool
     var promptValuesSupported: [String]
     var claimsSupported: [String]
+    var registrationEndpoint: String? = nil
 
     private enum CodingKeys: String, CodingKey {
         case issuer
@@ -332,5 +342,6 @@ struct MetadataDocument: Encodable {
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case promptValuesSupported = "prompt_values_supported"
         case claimsSupported = "claims_supported"
+        case registrationEndpoint = "registration_endpoint"
     }
 }

@@ -115,6 +115,9 @@ package enum SignInOptionSyntax {
         package var ephemeral = false
         /// `--client-credentials`: the client signs in as itself, with no person.
         package var clientCredentials = false
+        /// `--register` (`webauth login` only): the provider gives the client ID. The fast path
+        /// never sets it: it does not know the option, so a line with it is the full program's.
+        package var register = false
 
         /// Options with the values given here.
         package init(
@@ -189,7 +192,7 @@ package enum SignInOptionSyntax {
     package static func refusal(_ given: Given) -> Refusal? {
         let sources = [given.issuer, given.preset, given.config].count(where: { $0 != nil })
         guard sources <= 1 else { return .severalProviders }
-        if sources == 1, given.clientID == nil, given.config == nil { return .noClientID }
+        if sources == 1, given.clientID == nil, given.config == nil, !given.register { return .noClientID }
         if let issuer = given.issuer, !isIssuer(issuer) { return .issuer }
         if let redirect = given.redirectURI, !isRedirectURI(redirect) { return .redirectURI }
         if let timeout = given.timeout, !SecondsRule.isValid(timeout, allowsZero: false) { return .timeout }

@@ -67,11 +67,14 @@ package struct CachedEntry: Sendable, Hashable {
 
     // MARK: The format, level by level
 
-    /// Whether this reader takes an entry with `key`: every key of an entry. Its exchanged
-    /// tokens are checked for shape and otherwise left to the full program.
+    /// Whether this reader takes an entry with `key`: every key of an entry. A client's
+    /// registration is taken and not read: handing out the cached token does not need it. Its
+    /// exchanged tokens are checked for shape and otherwise left to the full program.
     package static func reads(_ key: TokenEntryFormat.EntryKey) -> Bool {
         switch key {
-        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration, .exchangedTokens: true
+        case .version, .tokens, .issuer, .tokenEndpoint, .clientID, .savedAt, .configuration, .registration,
+            .exchangedTokens:
+            true
         }
     }
 

@@ -37,6 +37,9 @@ package enum TokenEntryFormat {
     /// The keys of an entry (`StoredTokens`).
     package enum EntryKey: String, CodingKey, CaseIterable, Sendable {
         case version, tokens, issuer, tokenEndpoint, clientID, savedAt, configuration
+        /// The client's dynamic registration (RFC 7591, RFC 7592), when the profile registered
+        /// its own client.
+        case registration
         /// The tokens the entry's access token was exchanged for (RFC 8693), one per target;
         /// written only when there is one.
         case exchangedTokens

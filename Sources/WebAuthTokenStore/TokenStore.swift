@@ -111,6 +111,11 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     /// The client configuration the tokens were obtained with (secret included, see above), for
     /// refreshing and revoking later; `nil` in entries written without one.
     public var configuration: ClientConfiguration?
+    /// The client's dynamic registration (RFC 7591), when the profile registered its own client:
+    /// its client ID, any client secret and — where the provider offers RFC 7592 — the
+    /// registration access token and URI that delete it (`webauth logout --unregister`). Kept
+    /// with the tokens for the reason the client secret is (see above); `nil` otherwise.
+    public var registration: ClientRegistration?
     /// The tokens ``tokens``' access token was exchanged for (RFC 8693), at most one per
     /// target, kept until they expire (see ``keep(_:now:)``); `webauth token --audience` prints
     /// them again.
@@ -128,6 +133,7 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         self.clientID = clientID
         self.savedAt = savedAt
         self.configuration = configuration
+        self.registration = nil
         self.exchangedTokens = exchangedTokens
     }
 
@@ -154,6 +160,7 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         clientID = try container.decode(String.self, forKey: .clientID)
         savedAt = try container.decode(Date.self, forKey: .savedAt)
         configuration = try container.decodeIfPresent(ClientConfiguration.self, forKey: .configuration)
+        registration = try container.decodeIfPresent(ClientRegistration.self, forKey: .registration)
         exchangedTokens = try container.decodeIfPresent([StoredExchange].self, forKey: .exchangedTokens) ?? []
     }
 
@@ -168,6 +175,7 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
         try container.encode(clientID, forKey: .clientID)
         try container.encode(savedAt, forKey: .savedAt)
         try container.encodeIfPresent(configuration, forKey: .configuration)
+        try container.encodeIfPresent(registration, forKey: .registration)
         if !exchangedTokens.isEmpty { try container.encode(exchangedTokens, forKey: .exchangedTokens) }
     }
 

@@ -30,6 +30,8 @@ import WebAuthProcess
 /// - its UserInfo endpoint takes a DPoP-bound access token with a proof signed by another key
 ///   (RFC 9449 §7.1 asks the resource server to check the proof's key against `cnf.jkt`); the
 ///   embedded provider refuses it, and the client never sends one.
+/// - dynamic client registration (RFC 7591, RFC 7592), which the launcher turns on on request: see
+///   ``withRegistration(_:_:)``.
 public final class GlewlwydProvider: Sendable {
     /// The issuer: `http://127.0.0.1:{port}/api/oidc`.
     public let issuer: URL
@@ -102,9 +104,15 @@ public final class GlewlwydProvider: Sendable {
 
     /// Starts glewlwyd on free loopback ports and waits until it is configured.
     ///
+    /// - Parameters:
+    ///   - timeout: How long the launch may take.
+    ///   - launchEnvironment: Variables for the launcher on top of this process's environment,
+    ///     such as `WEBAUTH_GLEWLWYD_REGISTRATION` (``withRegistration(_:_:)``).
     /// - Throws: ``IndependentProviderError`` when glewlwyd, python3 or openssl is missing, or
     ///   the launch fails or takes longer than `timeout` (with the end of its logs).
-    public static func start(timeout: Duration = .seconds(90)) async throws -> GlewlwydProvider {
+    public static func start(
+        timeout: Duration = .seconds(90), launchEnvironment: [String: String] = [:]
+    ) async throws -> GlewlwydProvider {
         guard
             let python = TestBrowsers.executablePath(
                 named: "python3", searchPath: ProcessInfo.processInfo.environment["PATH"])
@@ -117,7 +125,7 @@ public final class GlewlwydProvider: Sendable {
             let log = dataDirectory.appendingPathComponent("launch.log")
             let launcher = try Subprocess(
                 executable: python, arguments: [launchPy, dataDirectory.path, String(port), String(redirectPort)],
-                output: log.path)
+                environment: ProcessInfo.processInfo.environment.merging(launchEnvironment) { $1 }, output: log.path)
             let fixtureFile = dataDirectory.appendingPathComponent("fixture.json")
             while ContinuousClock.now < deadline {
                 if let data = try? Data(contentsOf: fixtureFile) {

@@ -108,6 +108,15 @@ public struct OAuthError: WebAuthError {
         /// Ending the provider's session needs the ID token as `id_token_hint`, and the tokens
         /// have none (the sign-in was not OpenID Connect, or the provider sent no ID token).
         public static let noIDToken = Code(rawValue: "noIDToken")
+        /// The registration endpoint (RFC 7591 §3) wants an initial access token, and none was
+        /// given: the provider's administrator hands them out.
+        public static let initialAccessTokenRequired = Code(rawValue: "initialAccessTokenRequired")
+        /// The registration endpoint refused the initial access token given (expired, used up,
+        /// or not one of its own).
+        public static let initialAccessTokenRefused = Code(rawValue: "initialAccessTokenRefused")
+        /// The registration's management endpoint (RFC 7592) no longer knows the client or its
+        /// registration access token: it was deleted, expired or replaced.
+        public static let registrationUnknown = Code(rawValue: "registrationUnknown")
     }
 }
 

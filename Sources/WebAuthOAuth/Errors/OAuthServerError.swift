@@ -100,6 +100,12 @@ public struct OAuthServerError: Sendable, Hashable, CustomStringConvertible {
         public static let useDPoPNonce: Code = "use_dpop_nonce"
         /// `invalid_dpop_proof` (RFC 9449 §5): the DPoP proof was refused.
         public static let invalidDPoPProof: Code = "invalid_dpop_proof"
+        /// `invalid_redirect_uri` (RFC 7591 §3.2.2): the provider does not take a redirect URI
+        /// the registration asked for.
+        public static let invalidRedirectURI: Code = "invalid_redirect_uri"
+        /// `invalid_client_metadata` (RFC 7591 §3.2.2): the provider does not take a value of
+        /// the registration's client metadata.
+        public static let invalidClientMetadata: Code = "invalid_client_metadata"
     }
 }
 
@@ -125,6 +131,9 @@ public struct OAuthEndpoint: Sendable, Hashable, CustomStringConvertible {
     public static let jwks = OAuthEndpoint(name: "jwks")
     /// The end-session endpoint (OpenID Connect RP-Initiated Logout 1.0, the page in the browser).
     public static let endSession = OAuthEndpoint(name: "end-session")
+    /// The client registration endpoint (RFC 7591), and a registration's own
+    /// `registration_client_uri` (RFC 7592).
+    public static let registration = OAuthEndpoint(name: "registration")
     /// OAuth 1.0a's temporary-credential (request token) endpoint.
     public static let requestToken = OAuthEndpoint(name: "request token")
     /// OAuth 1.0a's token-credential (access token) endpoint.

@@ -118,7 +118,7 @@ struct EndpointClient: Sendable {
         return retried
     }
 
-    private func send(
+    func send(
         _ carrying: SecretCarryingRequest, endpoint: OAuthEndpoint
     ) async throws(OAuthError) -> HTTPTransportResponse {
         let request = carrying.request
@@ -167,7 +167,7 @@ struct EndpointClient: Sendable {
 
     /// The error for a non-success status: the OAuth error response if the body is one, else
     /// the status alone (the body is never quoted).
-    private func failure(
+    func failure(
         _ response: HTTPTransportResponse, endpoint: OAuthEndpoint, withholding secrets: [String]
     ) -> OAuthError {
         if let error = Self.serverError(in: response.body, endpoint: endpoint, withholding: secrets) {

@@ -43,6 +43,9 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
     /// address) only when a session is ended, so that a provider naming an unusable one can
     /// still be signed in to.
     public var endSessionEndpoint: URL?
+    /// `registration_endpoint` (RFC 7591 §3, OpenID Connect Discovery §3): where a client can
+    /// register itself (``ClientRegistrar``).
+    public var registrationEndpoint: URL? = nil
 
     /// Creates metadata.
     public init(
@@ -92,6 +95,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case endSessionEndpoint = "end_session_endpoint"
+        case registrationEndpoint = "registration_endpoint"
     }
 
     /// These metadata with every endpoint set in `endpoints` replacing the discovered one.
@@ -114,6 +118,7 @@ public struct ProviderMetadata: Sendable, Hashable, Codable {
             ("userinfo_endpoint", userInfoEndpoint), ("jwks_uri", jwksURI),
             ("revocation_endpoint", revocationEndpoint), ("device_authorization_endpoint", deviceAuthorizationEndpoint),
             ("pushed_authorization_request_endpoint", pushedAuthorizationRequestEndpoint),
+            ("registration_endpoint", registrationEndpoint),
         ].compactMap { name, url in url.map { (name, $0) } }
     }
 }

@@ -112,6 +112,22 @@ class Admin:
             raise SystemExit(f"glewlwyd admin API: {method} {path} answered {error.code}: {error.read()[:300]!r}")
 
 
+def registration_parameters():
+    """Dynamic client registration (RFC 7591, with RFC 7592's management) when
+    WEBAUTH_GLEWLWYD_REGISTRATION asks for it: "open" registers anyone; "token" asks for an
+    initial access token carrying the scope "registration"; unset leaves registration off."""
+    mode = os.environ.get("WEBAUTH_GLEWLWYD_REGISTRATION", "")
+    if mode not in ("open", "token"):
+        return {}
+    return {
+        "register-client-allowed": True,
+        "register-client-auth-scope": ["registration"] if mode == "token" else [],
+        "register-client-credentials-scope": [],
+        "register-client-management-allowed": True,
+        "register-default-properties": {},
+    }
+
+
 def wait_until_serving(port, process, deadline):
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     while time.monotonic() < deadline:
@@ -174,6 +190,7 @@ def main():
             "oauth-dpop-nonce-mandatory": True,
         }
     )
+    parameters.update(registration_parameters())
     admin.call(
         "POST",
         "/mod/plugin/",

@@ -1,0 +1,140 @@
+import Foundation
+import Logging
+import WebAuthCore
+import WebAuthOAuth
+import WebAuthPlatform
+
+/// `webauth login --register` and `webauth logout --unregister`: dynamic client registration
+/// (RFC 7591) before a sign-in, and its deletion (RFC 7592) when the profile signs out.
+enum LoginRegistration {
+    /// The client ID the options are checked with before the provider has given the real one.
+    static let placeholderClientID = "webauth-registering"
+
+    /// The `client_name` registered.
+    static let clientName = "webauth"
+
+    /// The device flow's grant type (RFC 8628 §3.4).
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// Registers a native public client for `base` (its issuer, scopes and redirect URI) and
+    /// returns the registration with the configuration that signs in with it. `device` adds
+    /// the device flow's grant type (RFC 8628), for a sign-in with `--device`.
+    static func register(
+        _ base: ClientConfiguration, device: Bool = false, initialAccessToken: String?, logger: Logger
+    ) async throws -> (ClientRegistration, ClientConfiguration) {
+        guard let issuer = base.issuer else {
+            throw CommandFailure(
+                status: ExitStatus.usage, code: "noIssuer", message: "--register needs the provider's --issuer")
+        }
+        let registrar = ClientRegistrar(issuer: issuer, logger: logger)
+        var request = ClientRegistrationRequest(
+            redirectURIs: [base.redirectURI], clientName: clientName, scopes: base.scopes)
+        if device { request.grantTypes.append(deviceCodeGrantType) }
+        let registration: ClientRegistration
+        do {
+            registration = try await registrar.register(request, initialAccessToken: initialAccessToken)
+        } catch {
+            throw failure(error, issuer: issuer)
+        }
+        do {
+            return (registration, try registration.configuration(from: base))
+        } catch {
+            // The provider registered a client this program cannot use: take it back.
+            try? await registrar.delete(registration)
+            throw failure(error, issuer: issuer)
+        }
+    }
+
+    /// Deletes `registration` at the provider, best effort: after a sign-in with a freshly
+    /// registered client failed, so that no unused client is left behind.
+    static func withdraw(_ registration: ClientRegistration, issuer: URL?, logger: Logger) async {
+        guard registration.isManageable, let issuer = issuer ?? registration.registrationEndpoint else { return }
+        try? await ClientRegistrar(issuer: issuer, logger: logger).delete(registration)
+    }
+
+    /// What `login --register` says when registering fails: why, and what to do.
+    static func failure(_ error: OAuthError, issuer: URL) -> CommandFailure {
+        let provider = UntrustedText(issuer.absoluteString).displayed(limit: 200)
+        switch error.code {
+        case .endpointUnavailable:
+            return CommandFailure(
+                status: ExitStatus.invalidInput, code: "registrationUnavailable",
+                message: "\(provider) offers no dynamic client registration (no registration_endpoint in its metadata)",
+                fix: "register a client with the provider's administrator, then sign in with --client-id")
+        case .initialAccessTokenRequired:
+            return CommandFailure(
+                status: ExitStatus.providerRefused, code: error.code.rawValue,
+                message: "\(provider) registers clients only with an initial access token",
+                fix: "ask the provider's administrator for one and give it with --initial-access-token-file FILE")
+        case .initialAccessTokenRefused:
+            return CommandFailure(
+                status: ExitStatus.providerRefused, code: error.code.rawValue,
+                message: "\(provider) refused the initial access token",
+                fix: "it may have expired or been used already; ask the provider's administrator for a new one")
+        case .server where error.serverError?.code == .invalidRedirectURI:
+            let detail = error.serverError?.safeDescription.map { ": \($0)" } ?? ""
+            return CommandFailure(
+                status: ExitStatus.providerRefused, code: "invalid_redirect_uri",
+                message: "the provider refused to register the redirect URI\(detail)",
+                fix: "give one it accepts with --redirect-uri, such as http://127.0.0.1:PORT/callback")
+        case .server where error.serverError?.code == .invalidClientMetadata:
+            let detail = error.serverError?.safeDescription.map { ": \($0)" } ?? ""
+            return CommandFailure(
+                status: ExitStatus.providerRefused, code: "invalid_client_metadata",
+                message: "the provider refused to register a native public client\(detail)",
+                fix: "register a client with the provider's administrator, then sign in with --client-id")
+        default:
+            return CommandFailure.from(error, profile: "", action: "client registration")
+        }
+    }
+
+    // MARK: The initial access token
+
+    /// The initial access token in `file` (`-`: one line of standard input), or `nil` without
+    /// a file. The file must be this user's and neither group nor others may reach it (the
+    /// rule for a `--config` file with a secret); surrounding whitespace is dropped.
+    static func initialAccessToken(file: String?, terminal: TerminalOutput) throws -> String? {
+        guard let file else { return nil }
+        let token: String
+        if file == "-" {
+            let interactive = Terminal.isTerminal(Descriptor.standardInput)
+            if interactive { terminal.line("Initial access token (not shown): ") }
+            token = LoginSecret.readLine(from: Descriptor.standardInput, hidingInput: interactive) ?? ""
+        } else {
+            token = try readPrivateFile(file)
+        }
+        let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else {
+            throw CommandFailure(
+                status: ExitStatus.usage, code: "noInitialAccessToken",
+                message: "no initial access token in \(file == "-" ? "standard input" : shown(file))")
+        }
+        return trimmed
+    }
+
+    private static func shown(_ path: String) -> String { UntrustedText(path).displayed(limit: 200) }
+
+    private static func readPrivateFile(_ path: String) throws -> String {
+        func refused(_ message: String, fix: String? = nil) -> CommandFailure {
+            CommandFailure(status: ExitStatus.usage, code: "initialAccessTokenFile", message: message, fix: fix)
+        }
+        // Read through one descriptor, so the file checked is the file read.
+        guard let descriptor = try? Descriptor.open(path, .read) else { throw refused("cannot read \(shown(path))") }
+        defer { Descriptor.close(descriptor) }
+        guard let info = try? Descriptor.status(descriptor) else { throw refused("cannot read \(shown(path))") }
+        if info.owner != CurrentProcess.effectiveUserID {
+            throw refused(
+                "\(shown(path)) holds an initial access token but belongs to user \(info.owner), not to you",
+                fix: "use a copy of your own, mode 600")
+        }
+        guard info.permissions & 0o077 == 0 else {
+            throw refused(
+                "\(shown(path)) holds an initial access token but its mode is 0\(String(info.permissions, radix: 8)), "
+                    + "so others can reach it", fix: "run: chmod 600 '\(shown(path))'")
+        }
+        guard let bytes = try? Descriptor.readAll(descriptor, limit: 64 * 1024) else {
+            throw refused("cannot read \(shown(path)) (at most 64 KiB)")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import WebAuth
+import WebAuthOAuth
+import WebAuthTestSupport
+import WebAuthTokenFiles
+import WebAuthTokenStore
+
+@testable import WebAuthCLI
+
+/// `webauth login --register` and `webauth logout --unregister` against the embedded provider,
+/// run as processes.
+@Suite("webauth login --register and logout --unregister, run as processes")
+struct RegistrationProcessTests {
+    private static func configuration(
+        _ registration: EmbeddedProvider.Registration? = .open
+    ) -> EmbeddedProvider.Configuration {
+        var configuration = EmbeddedProvider.Configuration()
+        configuration.devicePollingInterval = .seconds(1)
+        configuration.registration = registration
+        return configuration
+    }
+
+    @Test func aRegisteredClientSignsInIsStoredWithTheProfileAndIsDeletedOnUnregister() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withProvider(Self.configuration()) { provider in
+            let process = try sandbox.start([
+                "login", "--register", "--device", "--issuer", provider.issuer.absoluteString, "--scope", "openid",
+                "--scope", "offline_access", "--store", "file", "--profile", "registered",
+            ])
+            let stderr = try await process.waitForStandardError(containing: "user_code=", timeout: .seconds(60))
+            let line = try #require(stderr.split(separator: "\n").first { $0.contains("/device?user_code=") })
+            let verificationURI = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
+            try await ScriptedUserAgent().approveDevice(verificationURI: verificationURI, userCode: nil)
+            let status = try await process.waitForExit(timeout: .seconds(90))
+            #expect(status == 0, "stderr: \(process.standardError)")
+
+            let entry = try #require(try sandbox.storedEntry("registered"))
+            let registration = try #require(entry.registration)
+            #expect(entry.configuration?.clientID == registration.clientID)
+            #expect(entry.clientID == registration.clientID)
+            #expect(registration.isManageable)
+            #expect(process.standardError.contains("registered client \(registration.clientID)"))
+            let output = process.standardOutput + process.standardError
+            #expect(!containsSecret(output, of: entry))
+            #expect(!output.contains(try #require(registration.registrationAccessToken)))
+
+            let token = try await sandbox.run(["token", "--profile", "registered"])
+            #expect(token.stdout == entry.tokens.accessToken + "\n")
+
+            let logout = try await sandbox.run(["logout", "--profile", "registered", "--unregister", "--json"])
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(try jsonObject(logout.stdout)["unregistration"] as? String == "deleted")
+            #expect(!logout.stdout.contains(try #require(registration.registrationAccessToken)))
+            #expect(try sandbox.storedEntry("registered") == nil)
+            let gone = await #expect(throws: OAuthError.self) {
+                try await ClientRegistrar(issuer: provider.issuer).read(registration)
+            }
+            #expect(gone?.code == .registrationUnknown)
+        }
+    }
+
+    @Test func aProviderWithoutRegistrationIsNamedPlainly() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withProvider(Self.configuration(nil)) { provider in
+            let result = try await sandbox.run([
+                "login", "--register", "--device", "--issuer", provider.issuer.absoluteString, "--store", "file",
+            ])
+            #expect(result.status == ExitStatus.invalidInput, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("offers no dynamic client registration"))
+            #expect(try sandbox.storedEntry() == nil)
+        }
+    }
+
+    @Test func aProviderThatWantsAnInitialAccessTokenSaysSoAndTakesOneFromAPrivateFile() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let token = "handed-out-by-the-administrator"
+        try await EmbeddedProvider.withProvider(Self.configuration(.init(initialAccessTokens: [token]))) { provider in
+            let arguments = ["login", "--register", "--device", "--issuer", provider.issuer.absoluteString]
+            let missing = try await sandbox.run(arguments + ["--store", "file"])
+            #expect(missing.status == ExitStatus.providerRefused, "stderr: \(missing.stderr)")
+            #expect(missing.stderr.contains("only with an initial access token"))
+            #expect(missing.stderr.contains("--initial-access-token-file"))
+
+            let file = sandbox.root + "/initial-access-token"
+            try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: file))
+            chmod(file, 0o644)
+            let readable = try await sandbox.run(arguments + ["--initial-access-token-file", file, "--store", "file"])
+            #expect(readable.status == ExitStatus.usage, "stderr: \(readable.stderr)")
+            #expect(readable.stderr.contains("chmod 600"))
+            #expect(!readable.stderr.contains(token))
+            #expect(provider.requests(to: .registration).count == 1, "the readable file's token was not sent")
+
+            let wrong = sandbox.root + "/wrong-token"
+            try Data("not-the-one\n".utf8).write(to: URL(fileURLWithPath: wrong))
+            chmod(wrong, 0o600)
+            let refused = try await sandbox.run(arguments + ["--initial-access-token-file", wrong, "--store", "file"])
+            #expect(refused.status == ExitStatus.providerRefused, "stderr: \(refused.stderr)")
+            #expect(refused.stderr.contains("refused the initial access token"))
+        }
+    }
+
+    @Test func unregisterOnAProfileThatRegisteredNothingSignsOutAndSaysSo() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withProvider(Self.configuration()) { provider in
+            let configuration = ClientConfiguration(
+                issuer: provider.issuer, clientID: EmbeddedProvider.Client.demo.id, scopes: ["openid"])
+            let tokens = try await OAuthClient(configuration: configuration).signIn(
+                environment: .standard(browser: ScriptedUserAgent()))
+            let store = try FileTokenStore(directory: sandbox.tokenDirectory)
+            try await store.save(StoredTokens(tokens: tokens, configuration: configuration), profile: "default")
+
+            let logout = try await sandbox.run(["logout", "--unregister", "--json", "--store", "file"])
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(try jsonObject(logout.stdout)["unregistration"] as? String == "not_registered")
+            #expect(logout.stderr.contains("registered no client"))
+            #expect(try sandbox.storedEntry() == nil)
+            #expect(!provider.isActive(accessToken: tokens.accessToken))
+        }
+    }
+
+    @Test func theFastPathHandsOutTheTokenOfAProfileWithARegistration() throws {
+        var entry = fullEntry()
+        entry.registration = ClientRegistration(
+            clientID: "registered", registrationAccessToken: "registration-access-token",
+            registrationClientURI: URL(string: "https://id.example.com/register/registered"))
+        let data = try entry.encoded()
+        #expect(String(decoding: data, as: UTF8.self).contains("\"registration\""))
+        #expect(CachedEntry(decoding: data)?.tokens.accessToken == entry.tokens.accessToken)
+        let decoded = try StoredTokens.decode(data, profile: "registered", location: "test")
+        #expect(decoded.registration == entry.registration)
+    }
+
+    @Test func registerRefusesAClientOfItsOwn() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let result = try await sandbox.run([
+            "login", "--register", "--issuer", "https://id.example.com", "--client-id", "mine",
+        ])
+        #expect(result.status == ExitStatus.usage)
+        #expect(result.stderr.contains("--register makes a new client"))
+    }
+}
