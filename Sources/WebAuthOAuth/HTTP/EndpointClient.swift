@@ -204,7 +204,7 @@ struct EndpointClient: Sendable {
         // RFC 6749 §5.2: a 401 with an authentication challenge is how a token endpoint says
         // invalid_client (the transport may have had to drop the body to get the answer).
         if response.status == 401, response.headerFields[.wwwAuthenticate] != nil,
-            endpoint == .token || endpoint == .revocation || endpoint == .deviceAuthorization
+            [.token, .revocation, .deviceAuthorization, .pushedAuthorization].contains(endpoint)
         {
             let error = OAuthServerError(
                 code: .invalidClient, rawDescription: "client authentication failed (HTTP 401)", endpoint: endpoint)
