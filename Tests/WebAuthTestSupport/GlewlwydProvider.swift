@@ -45,7 +45,10 @@ import WebAuthProcess
 /// - assertions are taken only when the plugin allows request objects
 ///   (`request-parameter-allow`); only then does the metadata list `client_secret_jwt` and
 ///   `private_key_jwt`;
-/// - `exp` may lie up to an hour ahead (`request-maximum-exp`); `jti` is required and accepted once.
+/// - `exp` may lie up to an hour ahead (`request-maximum-exp`); `jti` is required and accepted once;
+/// - a refused assertion at the token endpoint is answered with a bare `403`, without the RFC 6749
+///   §5.2 `invalid_client` body;
+/// - the client credentials grant needs the plugin's `allow-non-oidc`.
 public final class GlewlwydProvider: Sendable {
     /// The issuer: `http://127.0.0.1:{port}/api/oidc`.
     public let issuer: URL
