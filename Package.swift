@@ -119,6 +119,8 @@ let package = Package(
                 "WebAuth", "WebAuthTokenFiles", "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA for private_key_jwt client assertions (already linked through JWTKit).
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -317,6 +319,7 @@ let package = Package(
                 "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]

@@ -37,6 +37,29 @@ struct LoginOptions: ParsableArguments {
     var clientSecret: String?
 
     @Option(
+        name: .customLong("client-auth"),
+        help: ArgumentHelp(
+            "How the client authenticates: none, client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (default: private_key_jwt with --client-key, client_secret_basic with a secret).",
+            valueName: "METHOD"),
+        completion: .list(ClientAuthenticationMethod.supported.map(\.rawValue)))
+    var clientAuthentication: String?
+
+    @Option(
+        name: .customLong("client-key"),
+        help: ArgumentHelp(
+            "The private key (PEM or JWK, ES256/RS256/PS256) for private_key_jwt; readable by you alone (chmod 600). Only its path is stored with the profile.",
+            valueName: "FILE"),
+        completion: .file())
+    var clientKeyFile: String?
+
+    @Option(
+        name: .customLong("client-assertion-audience"),
+        help: ArgumentHelp(
+            "The aud of JWT client assertions: issuer (the default), token-endpoint, endpoint (each request's own endpoint URL) or a URL.",
+            valueName: "issuer|token-endpoint|endpoint|URL"))
+    var clientAssertionAudience: String?
+
+    @Option(
         name: .customLong("scope"),
         help: ArgumentHelp("A scope to ask for (repeatable; default with --issuer: openid).", valueName: "SCOPE"))
     var scopes: [String] = []
@@ -119,6 +142,22 @@ struct LoginOptions: ParsableArguments {
         given.register = register
         // The fast path's check, so that the two programs take exactly the same options.
         if let refusal = SignInOptionSyntax.refusal(given) { throw ValidationError(refusal.message) }
+        try checkClientAuthenticationValues()
+    }
+
+    /// Refuses a `--client-auth` or `--client-assertion-audience` value that names nothing.
+    func checkClientAuthenticationValues() throws {
+        if let clientAuthentication,
+            !ClientAuthenticationMethod.supported.contains(ClientAuthenticationMethod(rawValue: clientAuthentication))
+        {
+            throw ValidationError(
+                "--client-auth must be one of "
+                    + ClientAuthenticationMethod.supported.map(\.rawValue).joined(separator: ", "))
+        }
+        if let clientAssertionAudience, ClientAssertionAudience(clientAssertionAudience) == nil {
+            throw ValidationError(
+                "--client-assertion-audience must be issuer, token-endpoint, endpoint or an absolute URL")
+        }
     }
 
     /// Refuses `--client-secret` for a command whose command line is kept in a configuration
@@ -168,7 +207,24 @@ struct LoginOptions: ParsableArguments {
         if let par { configuration.usePushedAuthorization = par }
         if dpop { configuration.dpop = .persistent }
         if clientCredentials { configuration.grant = .clientCredentials }
+        try applyClientAuthentication(to: &configuration)
         return try configuration.validated()
+    }
+
+    /// Applies `--client-auth`, `--client-key` and `--client-assertion-audience`. The key file
+    /// is named by its absolute path (the profile keeps the path, never the key) and read only
+    /// when a client is made, where a file others can read is refused.
+    func applyClientAuthentication(to configuration: inout ClientConfiguration) throws {
+        try checkClientAuthenticationValues()
+        if let clientAuthentication {
+            configuration.clientAuthentication = ClientAuthenticationMethod(rawValue: clientAuthentication)
+        }
+        if let clientKeyFile {
+            configuration.clientKeyFile = URL(fileURLWithPath: clientKeyFile).standardizedFileURL
+        }
+        if let audience = clientAssertionAudience.flatMap(ClientAssertionAudience.init) {
+            configuration.clientAssertionAudience = audience
+        }
     }
 
     /// `--tenant` values for `--preset microsoft`: the tenant in the issuer and the allowed
@@ -214,6 +270,9 @@ struct LoginOptions: ParsableArguments {
         add("--par", par?.rawValue)
         if dpop { arguments.append("--dpop") }
         if clientCredentials { arguments.append("--client-credentials") }
+        add("--client-auth", clientAuthentication)
+        add("--client-key", clientKeyFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        add("--client-assertion-audience", clientAssertionAudience)
         if timeout != Self.defaultTimeout {
             add("--timeout", timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout))
         }

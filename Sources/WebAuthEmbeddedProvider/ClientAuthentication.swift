@@ -12,17 +12,41 @@ enum ClientAuthentication {
         case none
         case clientSecretBasic = "client_secret_basic"
         case clientSecretPost = "client_secret_post"
+        case clientSecretJWT = "client_secret_jwt"
+        case privateKeyJWT = "private_key_jwt"
     }
 
     /// The authenticated client and how it authenticated, or the error to answer with
     /// (`invalid_client` is `401`, with a Basic challenge when Basic was tried).
+    ///
+    /// A client assertion's `jti` and `exp` come with it, for the caller's replay check.
     enum Outcome: Sendable, Hashable {
         case authenticated(EmbeddedProvider.Client, Method)
+        case asserted(EmbeddedProvider.Client, Method, identifier: String, expiresAt: Date)
         case failed(ProtocolError, challenge: Bool)
     }
 
+    /// Authenticates the client of a request; `assertions` is what a client assertion
+    /// (`client_assertion`, RFC 7523 §2.2) is checked against.
     static func authenticate(
-        authorization: String?, form: [(name: String, value: String)], clients: [EmbeddedProvider.Client]
+        authorization: String?, form: [(name: String, value: String)], clients: [EmbeddedProvider.Client],
+        assertions: ClientAssertionCheck.Context? = nil
+    ) -> Outcome {
+        let outcome = authenticateAny(
+            authorization: authorization, form: form, clients: clients, assertions: assertions)
+        // A client registered for one method may use no other (OpenID Connect Registration §2).
+        if case .authenticated(let client, let method) = outcome, !client.accepts(method) {
+            return .failed(
+                ProtocolError(
+                    code: "invalid_client", description: "this client must authenticate with its registered method",
+                    status: 401), challenge: method == .clientSecretBasic)
+        }
+        return outcome
+    }
+
+    private static func authenticateAny(
+        authorization: String?, form: [(name: String, value: String)], clients: [EmbeddedProvider.Client],
+        assertions: ClientAssertionCheck.Context?
     ) -> Outcome {
         func invalidClient(_ description: String, basic: Bool) -> Outcome {
             .failed(ProtocolError(code: "invalid_client", description: description, status: 401), challenge: basic)
@@ -31,6 +55,34 @@ enum ClientAuthentication {
         let formSecrets = form.filter { $0.name == "client_secret" }.map(\.value)
         guard formIDs.count <= 1, formSecrets.count <= 1 else {
             return .failed(.invalidRequest("client_id or client_secret is repeated"), challenge: false)
+        }
+        let assertionTypes = form.filter { $0.name == "client_assertion_type" }.map(\.value)
+        let assertionValues = form.filter { $0.name == "client_assertion" }.map(\.value)
+        if !assertionTypes.isEmpty || !assertionValues.isEmpty {
+            guard assertionTypes.count == 1, assertionValues.count == 1 else {
+                return .failed(
+                    .invalidRequest("client_assertion and client_assertion_type must each be sent once"),
+                    challenge: false)
+            }
+            guard authorization == nil, formSecrets.isEmpty else {
+                return .failed(
+                    .invalidRequest("use one client authentication method, not an assertion and a secret"),
+                    challenge: false)
+            }
+            guard assertionTypes[0] == ClientAssertionCheck.assertionType else {
+                return invalidClient(
+                    "client_assertion_type must be \(ClientAssertionCheck.assertionType)", basic: false)
+            }
+            guard let assertions else { return invalidClient("client assertions are not accepted here", basic: false) }
+            switch ClientAssertionCheck.check(
+                assertionValues[0], formClientID: formIDs.first, clients: clients, context: assertions)
+            {
+            case .success(let accepted):
+                return .asserted(
+                    accepted.client, accepted.method, identifier: accepted.identifier, expiresAt: accepted.expiresAt)
+            case .failure(let error):
+                return .failed(error, challenge: false)
+            }
         }
 
         if let authorization, authorization.lowercased().hasPrefix("basic ") {

@@ -71,6 +71,17 @@ extension EmbeddedProvider {
         /// default: the client's ``redirectURIs`` serve; `[]`: none is registered, so the
         /// end-session endpoint never redirects this client's person back.
         public var postLogoutRedirectURIs: [URL]? = nil
+        /// The public keys the client signs its `private_key_jwt` assertions with (RFC 7523
+        /// §2.2), as JWKs: `EC` on `P-256` (ES256) or `RSA` (RS256, PS256), each with its `kid`
+        /// and `alg` if it names them. Empty (the default): the client cannot use
+        /// `private_key_jwt`.
+        public var publicJWKs: [[String: String]] = []
+        /// The one client authentication method the client registered
+        /// (`token_endpoint_auth_method`): `none`, `client_secret_basic`, `client_secret_post`,
+        /// `client_secret_jwt` or `private_key_jwt`; any other is refused with
+        /// `invalid_client`. `nil` (the default) accepts every method the client's credentials
+        /// allow.
+        public var tokenEndpointAuthMethod: String?
 
         /// Creates a client.
         public init(
@@ -84,8 +95,25 @@ extension EmbeddedProvider {
             self.allowedScopes = allowedScopes
         }
 
-        /// Whether the client has a secret to authenticate with.
-        public var isConfidential: Bool { secret != nil }
+        /// Whether the client has a secret or a key to authenticate with.
+        public var isConfidential: Bool { secret != nil || !publicJWKs.isEmpty }
+
+        /// Whether the client may authenticate with `method`: its registered method, else any
+        /// its credentials allow.
+        func accepts(_ method: ClientAuthentication.Method) -> Bool {
+            if let tokenEndpointAuthMethod { return tokenEndpointAuthMethod == method.rawValue }
+            return hasCredentials(for: method)
+        }
+
+        /// Whether the client has what `method` needs: no secret and no key for `none`, a
+        /// secret for the secret methods, a key for `private_key_jwt`.
+        func hasCredentials(for method: ClientAuthentication.Method) -> Bool {
+            switch method {
+            case .none: return !isConfidential
+            case .clientSecretBasic, .clientSecretPost, .clientSecretJWT: return secret != nil
+            case .privateKeyJWT: return !publicJWKs.isEmpty
+            }
+        }
 
         /// The URIs a post-logout redirect may go to: ``postLogoutRedirectURIs``, or
         /// ``redirectURIs`` when that is `nil`.
@@ -215,6 +243,10 @@ extension EmbeddedProvider {
         /// Dynamic client registration (RFC 7591, with RFC 7592's read and delete); `nil` (the
         /// default): the metadata has no `registration_endpoint` and `/register` is not found.
         public var registration: Registration? = nil
+        /// Whether a client assertion (`private_key_jwt`, `client_secret_jwt`) may name the token
+        /// endpoint's URL as its `aud`, as older providers want. Default `false`: only the
+        /// issuer identifier, as current guidance says.
+        public var acceptsTokenEndpointAssertionAudience = false
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(
@@ -320,6 +352,15 @@ extension EmbeddedProvider {
                 }
                 if let secret = client.secret, secret.isEmpty {
                     throw invalid("client '\(client.id)' has an empty secret; use nil for a public client")
+                }
+                if let registered = client.tokenEndpointAuthMethod {
+                    guard let method = ClientAuthentication.Method(rawValue: registered) else {
+                        throw invalid("client '\(client.id)' registers an unknown token_endpoint_auth_method")
+                    }
+                    guard client.hasCredentials(for: method) else {
+                        throw invalid(
+                            "client '\(client.id)' registers \(registered) without the secret or key it needs")
+                    }
                 }
                 if client.allowsClientCredentials, !client.isConfidential {
                     throw invalid("client '\(client.id)' is public and cannot use the client credentials grant")

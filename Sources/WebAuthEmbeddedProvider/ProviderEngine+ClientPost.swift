@@ -35,20 +35,44 @@ extension ProviderEngine {
         guard let form = ProviderHTTP.formParameters(request) else {
             return .rejected(errorAnswer(.invalidRequest("the body must be application/x-www-form-urlencoded")))
         }
+        let now = configuration.clock.now()
+        let assertions = ClientAssertionCheck.Context(
+            issuer: issuer,
+            tokenEndpoint: configuration.acceptsTokenEndpointAssertionAudience
+                ? issuer + EmbeddedProvider.Endpoint.token.path : nil,
+            now: now)
+        let authenticated: EmbeddedProvider.Client
         switch ClientAuthentication.authenticate(
-            authorization: request.header("Authorization"), form: form, clients: clients)
+            authorization: request.header("Authorization"), form: form, clients: clients,
+            assertions: assertions)
         {
         case .failed(let error, let challenge):
             return .rejected(
                 errorAnswer(
                     error, grantType: loggedGrantType(form), challenge: challenge ? ProviderHTTP.basicChallenge : nil))
-        case .authenticated(let client, _):
-            var seen = Set<String>()
-            for item in form where !Self.repeatable.contains(item.name) && !seen.insert(item.name).inserted {
-                let name = item.name.isSafeProtocolToken ? item.name : "a parameter"
-                return .rejected(errorAnswer(.invalidRequest("\(name) is repeated"), grantType: loggedGrantType(form)))
+        case .asserted(let client, _, let identifier, let expiresAt):
+            // RFC 7523 §3 (7): an assertion is used once; its jti is remembered until it expires.
+            let fresh = state.withLock { state in
+                let key = ProviderSecrets.digest(client.id + " " + identifier)
+                guard state.seenAssertions.value(for: key, now: now) == nil else { return false }
+                state.seenAssertions.insert(true, for: key, expiresAt: expiresAt, now: now)
+                return true
             }
-            return .accepted(ClientPost(client: client, form: form))
+            guard fresh else {
+                let error = ProtocolError(
+                    code: "invalid_client", description: "the client assertion was already used (jti replayed)",
+                    status: 401)
+                return .rejected(errorAnswer(error, grantType: loggedGrantType(form)))
+            }
+            authenticated = client
+        case .authenticated(let client, _):
+            authenticated = client
         }
+        var seen = Set<String>()
+        for item in form where !Self.repeatable.contains(item.name) && !seen.insert(item.name).inserted {
+            let name = item.name.isSafeProtocolToken ? item.name : "a parameter"
+            return .rejected(errorAnswer(.invalidRequest("\(name) is repeated"), grantType: loggedGrantType(form)))
+        }
+        return .accepted(ClientPost(client: authenticated, form: form))
     }
 }

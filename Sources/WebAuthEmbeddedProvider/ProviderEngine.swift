@@ -249,7 +249,7 @@ final class ProviderEngine: Sendable {
         let issuer = self.issuer
         var scopes = Set(["openid"])
         for client in clients { scopes.formUnion(client.allowedScopes) }
-        let authMethods = ["none", "client_secret_basic", "client_secret_post"]
+        let authMethods = ["none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"]
         var document = MetadataDocument(
             issuer: metadataIssuer,
             authorizationEndpoint: issuer + EmbeddedProvider.Endpoint.authorization.path,
@@ -274,6 +274,7 @@ final class ProviderEngine: Sendable {
             idTokenSigningAlgValuesSupported: ["RS256"],
             tokenEndpointAuthMethodsSupported: authMethods,
             revocationEndpointAuthMethodsSupported: authMethods,
+            tokenEndpointAuthSigningAlgValuesSupported: ["ES256", "RS256", "PS256", "HS256"],
             codeChallengeMethodsSupported: ["S256"],
             authorizationResponseIssParameterSupported: true,
             promptValuesSupported: ["none", "login", "consent"],
@@ -312,6 +313,7 @@ struct MetadataDocument: Encodable {
     var idTokenSigningAlgValuesSupported: [String]
     var tokenEndpointAuthMethodsSupported: [String]
     var revocationEndpointAuthMethodsSupported: [String]
+    var tokenEndpointAuthSigningAlgValuesSupported: [String]
     var codeChallengeMethodsSupported: [String]
     var authorizationResponseIssParameterSupported: Bool
     var promptValuesSupported: [String]
@@ -338,6 +340,7 @@ struct MetadataDocument: Encodable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case promptValuesSupported = "prompt_values_supported"

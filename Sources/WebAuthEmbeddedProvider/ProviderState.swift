@@ -90,6 +90,9 @@ struct ProviderState: Sendable {
     var pushedRequests: BoundedTable<AuthorizationRequest>
     /// The `jti` of every DPoP proof accepted within its window, so none is accepted twice.
     var seenProofs: BoundedTable<Bool>
+    /// The client ID and `jti` of every client assertion accepted, until it expires, so none
+    /// is accepted twice.
+    var seenAssertions: BoundedTable<Bool>
     /// The current `DPoP-Nonce`.
     var dpopNonce = ProviderSecrets.randomToken()
     var log: [EmbeddedProvider.LoggedRequest] = []
@@ -108,6 +111,7 @@ struct ProviderState: Sendable {
         codes = BoundedTable(capacity: limits.authorizationCodes)
         pushedRequests = BoundedTable(capacity: limits.pendingAuthorizations)
         seenProofs = BoundedTable(capacity: limits.loggedRequests * 10)
+        seenAssertions = BoundedTable(capacity: limits.loggedRequests * 10)
         devices = BoundedTable(capacity: limits.deviceAuthorizations)
         ledger = TokenLedger(
             policy: .init(

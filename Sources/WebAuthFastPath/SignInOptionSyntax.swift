@@ -38,6 +38,7 @@ package enum SignInOptionSyntax {
         "--issuer": .value, "--preset": .value, "--config": .value, "--client-id": .value, "--scope": .repeatable,
         "--redirect-uri": .value, "--tenant": .repeatable, "--browser": .value, "--ephemeral": .flag, "--device": .flag,
         "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag, "--client-credentials": .flag,
+        "--client-auth": .value, "--client-key": .value, "--client-assertion-audience": .value,
     ]
 
     /// The `--browser` values besides a path (anything with a `/`), in lower case.

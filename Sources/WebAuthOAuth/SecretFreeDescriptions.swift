@@ -51,6 +51,8 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "redirectURI": redirectURI, "clientAuthentication": clientAuthentication as Any,
                 "responseType": responseType, "idTokenSigningAlgorithms": idTokenSigningAlgorithms,
                 "additionalAuthorizationParameters": additionalAuthorizationParameters,
+                "clientKey": clientKey as Any, "clientKeyFile": clientKeyFile as Any,
+                "clientAssertionAudience": clientAssertionAudience,
             ], displayStyle: .struct)
     }
 }

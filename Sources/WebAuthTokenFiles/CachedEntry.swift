@@ -115,6 +115,7 @@ package struct CachedEntry: Sendable, Hashable {
             .pushedAuthorizationRequestEndpoint, .usePushedAuthorization, .allowedTenants, .grant:
             true
         case .dpop, .allowsDPoPDowngrade, .id, .secret, .redirectURL: false
+        case .clientKeyFile, .clientAssertionAudience: true
         }
     }
 
@@ -246,6 +247,8 @@ package struct CachedEntry: Sendable, Hashable {
             _ = try container.decodeIfPresent(
                 [String: String].self, forKey: .additionalAuthorizationParameters)
             _ = try container.decodeIfPresent(String.self, forKey: .usePushedAuthorization)
+            _ = try container.decodeIfPresent(String.self, forKey: .clientKeyFile)
+            _ = try container.decodeIfPresent(String.self, forKey: .clientAssertionAudience)
         }
     }
 }

@@ -72,6 +72,8 @@ package enum TokenEntryFormat {
         case authorizationEndpoint, tokenEndpoint, revocationEndpoint, userInfoEndpoint
         case deviceAuthorizationEndpoint, jwksURI, pushedAuthorizationRequestEndpoint
         case usePushedAuthorization, dpop, allowsDPoPDowngrade, allowedTenants, grant
+        // JWT client authentication: the key file's path (never the key) and the assertions' aud.
+        case clientKeyFile, clientAssertionAudience
         // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
         case id, secret, redirectURL
     }

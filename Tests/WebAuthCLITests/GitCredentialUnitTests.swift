@@ -63,7 +63,9 @@ struct GitCredentialUnitTests {
         "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
         "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--browser", "/opt/my browser", "--ephemeral",
         "--device",
-        "--no-browser", "--par", "always", "--dpop", "--client-credentials", "--timeout", "90.5",
+        "--no-browser", "--par", "always", "--dpop", "--client-credentials",
+        "--client-auth", "private_key_jwt", "--client-key", "relative/key.pem", "--client-assertion-audience",
+        "token-endpoint", "--timeout", "90.5",
     ]
 
     @Test func loginOptionsBecomeArgumentsThatParseBackToThem() throws {
@@ -85,11 +87,19 @@ struct GitCredentialUnitTests {
         options.par = .always
         options.dpop = true
         options.clientCredentials = true
+        options.clientAuthentication = "private_key_jwt"
+        options.clientKeyFile = "relative/key.pem"
+        options.clientAssertionAudience = "token-endpoint"
         options.clientSecret = "never-written"
         let arguments = options.arguments
         #expect(!arguments.contains("--client-secret") && !arguments.contains("never-written"))
         let absolute = FileManager.default.currentDirectoryPath + "/relative/client.json"
-        #expect(arguments == Self.everyLoginOption.map { $0 == "relative/client.json" ? absolute : $0 })
+        let absoluteKey = FileManager.default.currentDirectoryPath + "/relative/key.pem"
+        #expect(
+            arguments
+                == Self.everyLoginOption.map {
+                    $0 == "relative/client.json" ? absolute : $0 == "relative/key.pem" ? absoluteKey : $0
+                })
 
         // Every option LoginOptions declares is carried (but the secret): an option added later
         // without being written to the helper line fails here.

@@ -105,7 +105,7 @@ struct ClientConfigurationTests {
             ClientConfiguration(issuer: issuer, clientID: "c", responseType: ResponseType(rawValue: "code id_token")),
             ClientConfiguration(
                 issuer: issuer, clientID: "c", clientSecret: "s",
-                clientAuthentication: ClientAuthenticationMethod(rawValue: "private_key_jwt")),
+                clientAuthentication: ClientAuthenticationMethod(rawValue: "tls_client_auth")),
         ]
         for configuration in unsupported {
             #expect(throws: OAuthError.self) { try configuration.validated() }

@@ -32,6 +32,25 @@ import WebAuthProcess
 ///   embedded provider refuses it, and the client never sends one.
 /// - dynamic client registration (RFC 7591, RFC 7592), which the launcher turns on on request: see
 ///   ``withRegistration(_:_:)``.
+///
+/// JWT client authentication (RFC 7523 §2.2, OpenID Connect Core §9): the launcher also
+/// registers a `private_key_jwt` client (``jwtKeyClientID``, with the JWKS of a P-256 key whose
+/// private half is ``clientKeyFile``) and a `client_secret_jwt` client (``jwtSecretClientID``).
+/// glewlwyd accepts both, ES256 and HS256, at the token, pushed authorization and revocation
+/// endpoints, but:
+/// - the assertion's `aud` must be the URL of the endpoint it is sent to (`…/token`, `…/par`,
+///   `…/revoke`, `…/device_authorization`), not the issuer identifier that current guidance
+///   asks for (RFC 7523 §3 allows the token endpoint's URL); an assertion for the issuer is
+///   refused, so the client uses ``ClientAssertionAudience/endpoint``;
+/// - a `private_key_jwt` assertion must name its key with `kid` (RFC 7523 does not require it),
+///   and the key must be in the client's registered `jwks`;
+/// - assertions are taken only when the plugin allows request objects
+///   (`request-parameter-allow`); only then does the metadata list `client_secret_jwt` and
+///   `private_key_jwt`;
+/// - `exp` may lie up to an hour ahead (`request-maximum-exp`); `jti` is required and accepted once;
+/// - a refused assertion at the token endpoint is answered with a bare `403`, without the RFC 6749
+///   §5.2 `invalid_client` body;
+/// - the client credentials grant needs the plugin's `allow-non-oidc`.
 public final class GlewlwydProvider: Sendable {
     /// The issuer: `http://127.0.0.1:{port}/api/oidc`.
     public let issuer: URL
@@ -47,6 +66,16 @@ public final class GlewlwydProvider: Sendable {
     public let password: String
     /// The launch's private directory: database, configuration, key, logs. Deleted by ``stop()``.
     public let dataDirectory: URL
+    /// The `private_key_jwt` client's ID.
+    public let jwtKeyClientID: String
+    /// Its private key (PEM, mode 0600), inside ``dataDirectory``.
+    public let clientKeyFile: URL
+    /// The `kid` its key is registered under.
+    public let clientKeyID: String
+    /// The `client_secret_jwt` client's ID.
+    public let jwtSecretClientID: String
+    /// Its secret.
+    public let jwtSecret: String
 
     private let launcher: Subprocess
     private let stopped = Mutex(false)
@@ -65,6 +94,11 @@ public final class GlewlwydProvider: Sendable {
         var redirectURI: String
         var username: String
         var password: String
+        var jwtKeyClientID: String
+        var clientKeyFile: String
+        var clientKeyID: String
+        var jwtSecretClientID: String
+        var jwtSecret: String
     }
 
     private init(fixture: FixtureOutput, dataDirectory: URL, launcher: Subprocess) {
@@ -74,6 +108,11 @@ public final class GlewlwydProvider: Sendable {
         redirectURI = URL(string: fixture.redirectURI)!
         username = fixture.username
         password = fixture.password
+        jwtKeyClientID = fixture.jwtKeyClientID
+        clientKeyFile = URL(fileURLWithPath: fixture.clientKeyFile)
+        clientKeyID = fixture.clientKeyID
+        jwtSecretClientID = fixture.jwtSecretClientID
+        jwtSecret = fixture.jwtSecret
         self.dataDirectory = dataDirectory
         self.launcher = launcher
     }
@@ -91,6 +130,34 @@ public final class GlewlwydProvider: Sendable {
         var configuration = ClientConfiguration(
             issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: ["openid"],
             redirectURI: redirectURI, usePushedAuthorization: .automatic, dpop: .persistent)
+        configure(&configuration)
+        return try OAuthClient(configuration: configuration)
+    }
+
+    /// A client for the `private_key_jwt` client (its key read from ``clientKeyFile``, named by
+    /// ``clientKeyID``; `aud` the URL of each endpoint, as glewlwyd wants), with pushed
+    /// requests and DPoP as `configure` leaves them.
+    public func privateKeyJWTClient(
+        _ configure: (inout ClientConfiguration) -> Void = { _ in }
+    ) throws -> OAuthClient {
+        var configuration = ClientConfiguration(
+            issuer: issuer, clientID: jwtKeyClientID, scopes: ["openid"], redirectURI: redirectURI,
+            clientAuthentication: .privateKeyJWT, usePushedAuthorization: .automatic, dpop: .persistent,
+            clientKey: try ClientAssertionKey.load(from: clientKeyFile, keyID: clientKeyID),
+            clientAssertionAudience: .endpoint)
+        configure(&configuration)
+        return try OAuthClient(configuration: configuration)
+    }
+
+    /// A client for the `client_secret_jwt` client (`aud` the URL of each endpoint), with
+    /// pushed requests and DPoP as `configure` leaves them.
+    public func clientSecretJWTClient(
+        _ configure: (inout ClientConfiguration) -> Void = { _ in }
+    ) throws -> OAuthClient {
+        var configuration = ClientConfiguration(
+            issuer: issuer, clientID: jwtSecretClientID, clientSecret: jwtSecret, scopes: ["openid"],
+            redirectURI: redirectURI, clientAuthentication: .clientSecretJWT, usePushedAuthorization: .automatic,
+            dpop: .persistent, clientAssertionAudience: .endpoint)
         configure(&configuration)
         return try OAuthClient(configuration: configuration)
     }

@@ -36,7 +36,11 @@ struct ProtocolStrictnessTests {
                     ])
                 #expect(
                     document["token_endpoint_auth_methods_supported"] as? [String] == [
-                        "none", "client_secret_basic", "client_secret_post",
+                        "none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
+                    ])
+                #expect(
+                    document["token_endpoint_auth_signing_alg_values_supported"] as? [String] == [
+                        "ES256", "RS256", "PS256", "HS256",
                     ])
                 #expect((document["scopes_supported"] as? [String])?.contains("openid") == true)
             }

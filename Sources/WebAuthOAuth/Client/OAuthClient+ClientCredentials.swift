@@ -22,10 +22,11 @@ extension OAuthClient {
     ///   such as `unauthorized_client` when the client is not registered for the grant or
     ///   `invalid_scope`; transport errors.
     public func clientCredentials(scopes: [String]? = nil) async throws(OAuthError) -> TokenSet {
-        guard configuration.effectiveClientAuthentication != .none, configuration.clientSecret != nil else {
+        let method = configuration.effectiveClientAuthentication
+        guard method != .none, configuration.clientSecret != nil || method == .privateKeyJWT else {
             throw OAuthError(
                 code: .invalidConfiguration,
-                message: "the client credentials grant needs a confidential client: give its client secret")
+                message: "the client credentials grant needs a confidential client: give its client secret or key")
         }
         let tokenEndpoint = try await requiredEndpoint(\.tokenEndpoint, name: "token")
         let dpop = try await dpopProofing(for: nil)
@@ -33,7 +34,7 @@ extension OAuthClient {
         var form = [("grant_type", "client_credentials")]
         if !requested.isEmpty { form.append(("scope", requested.joined(separator: " "))) }
         let response: TokenResponse = try await endpoints.postForm(
-            form, to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration), dpop: dpop)
+            form, to: tokenEndpoint, endpoint: .token, authentication: try await clientAuthentication(), dpop: dpop)
         var tokens = try await tokenSet(
             from: response, nonce: nil, original: nil, previous: nil, dpop: dpop, requestedScopes: requested)
         tokens.refreshToken = nil

@@ -35,6 +35,9 @@ public final class OAuthClient: Sendable {
     /// (``TokenSet/dpopKey``).
     public let dpopKey: DPoPKey?
 
+    /// The key `private_key_jwt` assertions are signed with: ``ClientConfiguration/clientKey``,
+    /// or the one read from ``ClientConfiguration/clientKeyFile`` when the client was made.
+    let clientKey: ClientAssertionKey?
     let endpoints: EndpointClient
     let logger: Logger
     /// The servers' DPoP nonces.
@@ -51,7 +54,8 @@ public final class OAuthClient: Sendable {
     ///   - leeway: Allowed clock difference for ID token times, 0 to 5 minutes. Default 60 s.
     ///   - requestTimeout: How long each endpoint request may take. Default 30 s.
     ///   - logger: Where to log (endpoints and statuses, never secrets). Default: nowhere.
-    /// - Throws: ``OAuthError/Code/invalidConfiguration`` or ``OAuthError/Code/insecureEndpoint``.
+    /// - Throws: ``OAuthError/Code/invalidConfiguration`` (also for a client key file that
+    ///   others can read, or that holds no usable key) or ``OAuthError/Code/insecureEndpoint``.
     public init(
         configuration: ClientConfiguration,
         transport: any HTTPTransport = URLSessionTransport(),
@@ -67,6 +71,53 @@ public final class OAuthClient: Sendable {
         self.endpoints = EndpointClient(transport: transport, logger: logger, timeout: requestTimeout)
         self.state = ClientState()
         self.dpopKey = self.configuration.dpop.map { DPoPKey(storage: $0) }
+        if self.configuration.effectiveClientAuthentication == .privateKeyJWT {
+            if let key = self.configuration.clientKey {
+                self.clientKey = key
+            } else if let file = self.configuration.clientKeyFile {
+                self.clientKey = try ClientAssertionKey.load(from: file)
+            } else {
+                self.clientKey = nil
+            }
+        } else {
+            self.clientKey = nil
+        }
+    }
+
+    /// How this client authenticates at the provider's endpoints; for `private_key_jwt` and
+    /// `client_secret_jwt`, with the assertions' audience, from the metadata when it names the
+    /// token endpoint or the issuer.
+    func clientAuthentication() async throws(OAuthError) -> ClientCredentials {
+        guard configuration.effectiveClientAuthentication.usesAssertion else {
+            return ClientCredentials(configuration)
+        }
+        return try clientAuthentication(metadata: try await metadata())
+    }
+
+    /// ``clientAuthentication()`` with the metadata at hand.
+    func clientAuthentication(metadata: ProviderMetadata) throws(OAuthError) -> ClientCredentials {
+        guard configuration.effectiveClientAuthentication.usesAssertion else {
+            return ClientCredentials(configuration)
+        }
+        func tokenEndpoint() throws(OAuthError) -> String {
+            guard let url = metadata.tokenEndpoint else {
+                throw OAuthError(code: .endpointUnavailable, message: "the provider has no token endpoint")
+            }
+            return url.absoluteString
+        }
+        let audience: String
+        switch configuration.clientAssertionAudience {
+        case .url(let url): audience = url.absoluteString
+        case .tokenEndpoint: audience = try tokenEndpoint()
+        case .endpoint: return ClientCredentials(configuration, key: clientKey, audience: nil, now: clock.now)
+        case .issuer:
+            if let issuer = metadata.issuer ?? configuration.issuer?.absoluteString {
+                audience = issuer
+            } else {
+                audience = try tokenEndpoint()
+            }
+        }
+        return ClientCredentials(configuration, key: clientKey, audience: audience, now: clock.now)
     }
 
     // MARK: - Metadata
@@ -242,7 +293,7 @@ public final class OAuthClient: Sendable {
             [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI.absoluteString),
                 ("code_verifier", verifier),
-            ], to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration), dpop: dpop)
+            ], to: tokenEndpoint, endpoint: .token, authentication: try await clientAuthentication(), dpop: dpop)
         return try await tokenSet(
             from: response, nonce: nonce, original: nil, previous: nil, dpop: dpop,
             requireIDToken: configuration.isOpenIDConnect)
@@ -269,7 +320,7 @@ public final class OAuthClient: Sendable {
         let dpop = try await dpopProofing(for: tokens)
         let response: TokenResponse = try await endpoints.postForm(
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], to: tokenEndpoint, endpoint: .token,
-            authentication: ClientCredentials(configuration), dpop: dpop)
+            authentication: try await clientAuthentication(), dpop: dpop)
         logger.debug("tokens refreshed", metadata: ["rotated": "\(response.refreshToken != nil)"])
         return try await tokenSet(
             from: response, nonce: nil, original: tokens.idTokenClaims, previous: tokens, dpop: dpop)
@@ -305,7 +356,7 @@ public final class OAuthClient: Sendable {
         var parameters = [("token", token)]
         if let hint { parameters.append(("token_type_hint", hint.rawValue)) }
         try await endpoints.postFormExpectingSuccess(
-            parameters, to: revocationEndpoint, endpoint: .revocation, authentication: ClientCredentials(configuration),
+            parameters, to: revocationEndpoint, endpoint: .revocation, authentication: try await clientAuthentication(),
             dpop: dpopKey.map { DPoPProofing(key: $0, nonces: dpopNonces, clock: clock) })
     }
 

@@ -59,7 +59,12 @@ extension ClientConfiguration: Codable {
             dpop: try container.decodeIfPresent(DPoPKey.Storage.self, forKey: .dpop),
             allowsDPoPDowngrade: try container.decodeIfPresent(Bool.self, forKey: .allowsDPoPDowngrade) ?? false,
             allowedTenants: try container.decodeIfPresent(Set<String>.self, forKey: .allowedTenants),
-            grant: try container.decodeIfPresent(ClientGrant.self, forKey: .grant) ?? .person)
+            grant: try container.decodeIfPresent(ClientGrant.self, forKey: .grant) ?? .person,
+            clientKeyFile: try container.decodeIfPresent(String.self, forKey: .clientKeyFile).map {
+                URL(fileURLWithPath: $0)
+            },
+            clientAssertionAudience: try container.decodeIfPresent(
+                ClientAssertionAudience.self, forKey: .clientAssertionAudience) ?? .issuer)
     }
 
     /// Encodes the full form.
@@ -91,5 +96,10 @@ extension ClientConfiguration: Codable {
         if allowsDPoPDowngrade { try container.encode(allowsDPoPDowngrade, forKey: .allowsDPoPDowngrade) }
         if let allowedTenants { try container.encode(allowedTenants.sorted(), forKey: .allowedTenants) }
         if grant != .person { try container.encode(grant, forKey: .grant) }
+        // The key's file, never the key (clientKey is not encoded).
+        try container.encodeIfPresent(clientKeyFile?.path, forKey: .clientKeyFile)
+        if clientAssertionAudience != .issuer {
+            try container.encode(clientAssertionAudience, forKey: .clientAssertionAudience)
+        }
     }
 }

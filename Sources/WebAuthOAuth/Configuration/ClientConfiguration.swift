@@ -42,8 +42,9 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// any port — RFC 8252 §7.3), `com.example.app:/oauth` (custom scheme), or an `https` URL.
     public var redirectURI: URL
     /// How the client authenticates at the token endpoint. `nil` means
-    /// ``ClientAuthenticationMethod/clientSecretBasic`` when there is a secret, else
-    /// ``ClientAuthenticationMethod/none``.
+    /// ``ClientAuthenticationMethod/privateKeyJWT`` when there is a client key
+    /// (``clientKey`` or ``clientKeyFile``), ``ClientAuthenticationMethod/clientSecretBasic``
+    /// when there is a secret, else ``ClientAuthenticationMethod/none``.
     public var clientAuthentication: ClientAuthenticationMethod?
     /// The response type: ``ResponseType/code`` (the default, with PKCE) or
     /// ``ResponseType/token`` (implicit, for providers that offer nothing else).
@@ -76,6 +77,16 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// Who the tokens are for: ``ClientGrant/person`` (the default) or the client itself
     /// (``ClientGrant/clientCredentials``), which decides how they are obtained again.
     public var grant: ClientGrant
+    /// The private key for ``ClientAuthenticationMethod/privateKeyJWT``, given in memory. Never
+    /// encoded: a stored configuration names the key's file (``clientKeyFile``) instead.
+    public var clientKey: ClientAssertionKey?
+    /// The PEM or JWK file holding the private key for
+    /// ``ClientAuthenticationMethod/privateKeyJWT``, read when an ``OAuthClient`` is made; it
+    /// must be readable by this user alone (mode 0600). Only the path is stored, never the key.
+    public var clientKeyFile: URL?
+    /// The `aud` of the client assertions (`private_key_jwt`, `client_secret_jwt`). Default
+    /// ``ClientAssertionAudience/issuer``.
+    public var clientAssertionAudience: ClientAssertionAudience
 
     /// Creates a configuration.
     public init(
@@ -94,7 +105,10 @@ public struct ClientConfiguration: Sendable, Hashable {
         dpop: DPoPKey.Storage? = nil,
         allowsDPoPDowngrade: Bool = false,
         allowedTenants: Set<String>? = nil,
-        grant: ClientGrant = .person
+        grant: ClientGrant = .person,
+        clientKey: ClientAssertionKey? = nil,
+        clientKeyFile: URL? = nil,
+        clientAssertionAudience: ClientAssertionAudience = .issuer
     ) {
         self.issuer = issuer
         self.endpoints = endpoints
@@ -112,6 +126,9 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.allowsDPoPDowngrade = allowsDPoPDowngrade
         self.allowedTenants = allowedTenants
         self.grant = grant
+        self.clientKey = clientKey
+        self.clientKeyFile = clientKeyFile
+        self.clientAssertionAudience = clientAssertionAudience
     }
 
     /// `http://127.0.0.1/callback`: a loopback redirect on a port chosen at sign-in.
@@ -122,7 +139,9 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     /// The client authentication actually used: ``clientAuthentication``, or its default.
     public var effectiveClientAuthentication: ClientAuthenticationMethod {
-        clientAuthentication ?? (clientSecret == nil ? .none : .clientSecretBasic)
+        if let clientAuthentication { return clientAuthentication }
+        if clientKey != nil || clientKeyFile != nil { return .privateKeyJWT }
+        return clientSecret == nil ? .none : .clientSecretBasic
     }
 
     /// Reads a configuration from a JSON file.
@@ -163,20 +182,24 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     /// Refuses a file holding a secret that is not this user's or that group or others may
     /// read or write. (A pipe, as from `--config <(…)`, is the user's with mode 0600.)
-    private static func checkPrivate(path: String, info: FileStatus) throws(OAuthError) {
+    /// The same check for any file holding `what` (a client key file too); `copyName` is the
+    /// file name the fix suggests for a copy of one's own.
+    static func checkPrivate(
+        path: String, info: FileStatus, holding what: String = "a client secret", copyName: String = "client.json"
+    ) throws(OAuthError) {
         let mode = info.permissions
         let shown = UntrustedText(path).displayed()
         if info.owner != CurrentProcess.effectiveUserID {
             throw OAuthError(
                 code: .invalidConfiguration,
-                message: "\(shown) holds a client secret but belongs to user \(info.owner), not to you (user "
-                    + "\(CurrentProcess.effectiveUserID)); use a copy of your own: cp '\(shown)' ~/client.json && chmod 600 ~/client.json"
+                message: "\(shown) holds \(what) but belongs to user \(info.owner), not to you (user "
+                    + "\(CurrentProcess.effectiveUserID)); use a copy of your own: cp '\(shown)' ~/\(copyName) && chmod 600 ~/\(copyName)"
             )
         }
         guard mode & 0o077 == 0 else {
             throw OAuthError(
                 code: .invalidConfiguration,
-                message: "\(shown) holds a client secret but its mode is 0\(String(mode, radix: 8)), so others "
+                message: "\(shown) holds \(what) but its mode is 0\(String(mode, radix: 8)), so others "
                     + "can reach it; run: chmod 600 '\(shown)'")
         }
     }
@@ -202,16 +225,27 @@ public struct ClientConfiguration: Sendable, Hashable {
                 code: .invalidConfiguration,
                 message: "response type '\(responseType.rawValue.safeForDisplay)' is not supported (code or token)")
         }
-        guard [.none, .clientSecretBasic, .clientSecretPost].contains(effectiveClientAuthentication) else {
+        guard ClientAuthenticationMethod.supported.contains(effectiveClientAuthentication) else {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message: "client authentication '\(effectiveClientAuthentication.rawValue.safeForDisplay)' is not "
-                    + "supported (none, client_secret_basic or client_secret_post)")
+                    + "supported (none, client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt)")
         }
         _ = try Callback.configured(redirectURI)
         if let issuer { try EndpointPolicy.check(issuer, role: "issuer") }
         for (role, url) in endpoints.all { try EndpointPolicy.check(url, role: role) }
-        if effectiveClientAuthentication != .none, clientSecret == nil {
+        if effectiveClientAuthentication == .privateKeyJWT {
+            guard clientKey != nil || clientKeyFile != nil else {
+                throw OAuthError(
+                    code: .invalidConfiguration,
+                    message: "client authentication private_key_jwt needs a client key: give its PEM or JWK file")
+            }
+        } else if clientKey != nil || clientKeyFile != nil {
+            throw OAuthError(
+                code: .invalidConfiguration,
+                message: "a client key is given, but client authentication is \(effectiveClientAuthentication), "
+                    + "not private_key_jwt")
+        } else if effectiveClientAuthentication != .none, clientSecret == nil {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message: "client authentication \(effectiveClientAuthentication) needs a client secret")
@@ -284,6 +318,20 @@ public struct ClientAuthenticationMethod: RawRepresentable, Sendable, Hashable, 
     public static let clientSecretBasic = ClientAuthenticationMethod(rawValue: "client_secret_basic")
     /// `client_id` and `client_secret` in the request body.
     public static let clientSecretPost = ClientAuthenticationMethod(rawValue: "client_secret_post")
+    /// A JWT signed with the client's private key (RFC 7523 §2.2, OpenID Connect Core §9): the
+    /// key is ``ClientConfiguration/clientKey`` or ``ClientConfiguration/clientKeyFile``.
+    public static let privateKeyJWT = ClientAuthenticationMethod(rawValue: "private_key_jwt")
+    /// A JWT signed with HS256, keyed with the client secret (OpenID Connect Core §9): the
+    /// secret itself never leaves the client.
+    public static let clientSecretJWT = ClientAuthenticationMethod(rawValue: "client_secret_jwt")
+
+    /// The methods this library can authenticate with.
+    public static let supported: [ClientAuthenticationMethod] = [
+        .none, .clientSecretBasic, .clientSecretPost, .clientSecretJWT, .privateKeyJWT,
+    ]
+
+    /// Whether the method sends a client assertion (`private_key_jwt`, `client_secret_jwt`).
+    public var usesAssertion: Bool { self == .privateKeyJWT || self == .clientSecretJWT }
 
     /// The registered name.
     public var description: String { rawValue }

@@ -19,7 +19,7 @@ extension OAuthClient {
         var parameters: [(String, String)] = []
         if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
         let response: DeviceAuthorizationResponse = try await endpoints.postForm(
-            parameters, to: endpoint, endpoint: .deviceAuthorization, authentication: ClientCredentials(configuration))
+            parameters, to: endpoint, endpoint: .deviceAuthorization, authentication: try await clientAuthentication())
         // The user code is shown to the person as it is: it must be plain, printable text.
         guard !response.userCode.isEmpty, response.userCode.count <= 64,
             response.userCode.unicodeScalars.allSatisfy(UntrustedText.isShowable)
@@ -69,7 +69,7 @@ extension OAuthClient {
             do {
                 let response: TokenResponse = try await endpoints.postForm(
                     [("grant_type", Self.deviceCodeGrantType), ("device_code", authorization.deviceCode)],
-                    to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration), dpop: dpop)
+                    to: tokenEndpoint, endpoint: .token, authentication: try await clientAuthentication(), dpop: dpop)
                 return try await tokenSet(from: response, nonce: nil, original: nil, previous: nil, dpop: dpop)
             } catch {
                 let answer: DevicePolling.Answer =

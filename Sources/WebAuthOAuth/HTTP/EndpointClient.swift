@@ -26,8 +26,8 @@ struct EndpointClient: Sendable {
         authentication: ClientCredentials?, dpop: DPoPProofing? = nil, expectedStatus: Int? = nil,
         as type: Response.Type = Response.self
     ) async throws(OAuthError) -> Response {
-        let request = formRequest(parameters, to: url, authentication: authentication)
-        let response = try await send(request, endpoint: endpoint, dpop: dpop)
+        let (request, response) = try await sendForm(
+            parameters, to: url, endpoint: endpoint, authentication: authentication, dpop: dpop)
         if let expectedStatus, (200..<300).contains(response.status), response.status != expectedStatus {
             throw OAuthError(
                 code: .unexpectedStatus,
@@ -41,8 +41,8 @@ struct EndpointClient: Sendable {
         _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint, authentication: ClientCredentials?,
         dpop: DPoPProofing? = nil
     ) async throws(OAuthError) {
-        let request = formRequest(parameters, to: url, authentication: authentication)
-        let response = try await send(request, endpoint: endpoint, dpop: dpop)
+        let (request, response) = try await sendForm(
+            parameters, to: url, endpoint: endpoint, authentication: authentication, dpop: dpop)
         guard (200..<300).contains(response.status) else {
             throw failure(response, endpoint: endpoint, withholding: request.secrets)
         }
@@ -61,7 +61,8 @@ struct EndpointClient: Sendable {
         let request = SecretCarryingRequest(
             request: HTTPTransportRequest(method: "GET", url: url, headerFields: fields, timeout: timeout),
             secrets: accessToken.map { [$0] } ?? [])
-        let response = try await send(request, endpoint: endpoint, dpop: dpop, accessToken: accessToken)
+        let response = try await send(
+            { () throws(OAuthError) in request }, endpoint: endpoint, dpop: dpop, accessToken: accessToken)
         return try decodeSuccess(response, endpoint: endpoint, withholding: request.secrets)
     }
 
@@ -69,12 +70,29 @@ struct EndpointClient: Sendable {
 
     /// Form parameters whose values are secrets.
     static let secretParameters: Set<String> = [
-        "code", "code_verifier", "refresh_token", "token", "client_secret", "device_code",
+        "code", "code_verifier", "refresh_token", "token", "client_secret", "device_code", "client_assertion",
     ]
+
+    /// Builds and sends a form request — built again for a second attempt, so that a client
+    /// assertion is never sent twice — and returns the request last sent with its answer.
+    private func sendForm(
+        _ parameters: [(String, String)], to url: URL, endpoint: OAuthEndpoint, authentication: ClientCredentials?,
+        dpop: DPoPProofing?
+    ) async throws(OAuthError) -> (SecretCarryingRequest, HTTPTransportResponse) {
+        var last: SecretCarryingRequest?
+        let response = try await send(
+            { () throws(OAuthError) in
+                let request = try formRequest(parameters, to: url, authentication: authentication)
+                last = request
+                return request
+            }, endpoint: endpoint, dpop: dpop)
+        guard let last else { preconditionFailure("a response without a request") }
+        return (last, response)
+    }
 
     private func formRequest(
         _ parameters: [(String, String)], to url: URL, authentication: ClientCredentials?
-    ) -> SecretCarryingRequest {
+    ) throws(OAuthError) -> SecretCarryingRequest {
         var parameters = parameters
         var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
         if let authentication {
@@ -88,6 +106,12 @@ struct EndpointClient: Sendable {
             case .clientSecretPost:
                 parameters.append(("client_id", authentication.clientID))
                 parameters.append(("client_secret", authentication.clientSecret ?? ""))
+            case .privateKeyJWT, .clientSecretJWT:
+                // RFC 7523 §2.2: a fresh assertion for every request; client_id as well, which
+                // RFC 7521 §4.2 allows and some providers want.
+                parameters.append(("client_id", authentication.clientID))
+                parameters.append(("client_assertion_type", ClientAssertion.type))
+                parameters.append(("client_assertion", try authentication.assertion(to: url)))
             default:
                 parameters.append(("client_id", authentication.clientID))
             }
@@ -101,18 +125,22 @@ struct EndpointClient: Sendable {
             secrets: secrets)
     }
 
-    /// Sends the request — with a fresh DPoP proof when `dpop` is set, and once more with a
-    /// new proof when the server answers `use_dpop_nonce` with a new nonce (exactly one retry).
+    /// Sends the request `make` builds — with a fresh DPoP proof when `dpop` is set, and once
+    /// more, built again with a new proof, when the server answers `use_dpop_nonce` with a new
+    /// nonce (exactly one retry).
     private func send(
-        _ carrying: SecretCarryingRequest, endpoint: OAuthEndpoint, dpop: DPoPProofing?, accessToken: String? = nil
+        _ make: () throws(OAuthError) -> SecretCarryingRequest, endpoint: OAuthEndpoint, dpop: DPoPProofing?,
+        accessToken: String? = nil
     ) async throws(OAuthError) -> HTTPTransportResponse {
+        let carrying = try make()
         guard let dpop else { return try await send(carrying, endpoint: endpoint) }
         var proven = carrying
         proven.request = dpop.proving(carrying.request, accessToken: accessToken)
         let response = try await send(proven, endpoint: endpoint)
         guard dpop.asksForNonce(response, from: carrying.request.url) else { return response }
         logger.debug("OAuth \(endpoint) asked for a DPoP nonce; sending once more")
-        proven.request = dpop.proving(carrying.request, accessToken: accessToken)
+        proven = try make()
+        proven.request = dpop.proving(proven.request, accessToken: accessToken)
         let retried = try await send(proven, endpoint: endpoint)
         dpop.nonces.record(retried, from: carrying.request.url)
         return retried
@@ -176,7 +204,7 @@ struct EndpointClient: Sendable {
         // RFC 6749 §5.2: a 401 with an authentication challenge is how a token endpoint says
         // invalid_client (the transport may have had to drop the body to get the answer).
         if response.status == 401, response.headerFields[.wwwAuthenticate] != nil,
-            endpoint == .token || endpoint == .revocation || endpoint == .deviceAuthorization
+            [.token, .revocation, .deviceAuthorization, .pushedAuthorization].contains(endpoint)
         {
             let error = OAuthServerError(
                 code: .invalidClient, rawDescription: "client authentication failed (HTTP 401)", endpoint: endpoint)
@@ -231,10 +259,37 @@ struct ClientCredentials: Sendable {
     let clientID: String
     let clientSecret: String?
     let method: ClientAuthenticationMethod
+    /// For `private_key_jwt`: the key the assertions are signed with.
+    let key: ClientAssertionKey?
+    /// For `private_key_jwt` and `client_secret_jwt`: the assertions' `aud`; `nil` for the URL
+    /// of the endpoint each one is sent to.
+    let audience: String?
+    /// The time for the assertions' `iat` and `exp`.
+    let now: @Sendable () -> Date
 
-    init(_ configuration: ClientConfiguration) {
+    init(
+        _ configuration: ClientConfiguration, key: ClientAssertionKey? = nil, audience: String? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         clientID = configuration.clientID
         clientSecret = configuration.clientSecret
         method = configuration.effectiveClientAuthentication
+        self.key = key
+        self.audience = audience
+        self.now = now
+    }
+
+    /// A new signed client assertion (RFC 7523 §2.2) for this client, for a request to `url`.
+    func assertion(to url: URL) throws(OAuthError) -> String {
+        let assertion = ClientAssertion(clientID: clientID, audience: audience ?? url.absoluteString, issuedAt: now())
+        switch method {
+        case .privateKeyJWT:
+            guard let key else {
+                throw OAuthError(code: .invalidConfiguration, message: "private_key_jwt needs a client key")
+            }
+            return try assertion.signed(with: key)
+        default:
+            return try assertion.signed(withSecret: clientSecret ?? "")
+        }
     }
 }

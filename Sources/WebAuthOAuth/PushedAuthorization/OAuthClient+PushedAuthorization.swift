@@ -31,6 +31,6 @@ extension OAuthClient {
         }
         return PushedAuthorizationRequest(
             endpoint: endpoint, authorizationEndpoint: authorizationEndpoint,
-            authentication: ClientCredentials(configuration), endpoints: endpoints, clock: clock)
+            authentication: try clientAuthentication(metadata: metadata), endpoints: endpoints, clock: clock)
     }
 }

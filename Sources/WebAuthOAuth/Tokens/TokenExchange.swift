@@ -103,7 +103,7 @@ extension OAuthClient {
             form += [("actor_token", actorToken), ("actor_token_type", actorTokenType.rawValue)]
         }
         let response: TokenResponse = try await endpoints.postForm(
-            form, to: tokenEndpoint, endpoint: .token, authentication: ClientCredentials(configuration), dpop: nil)
+            form, to: tokenEndpoint, endpoint: .token, authentication: try await clientAuthentication(), dpop: nil)
         guard let issued = response.issuedTokenType.map(TokenTypeIdentifier.init(rawValue:)), issued.isWellFormed
         else {
             throw OAuthError(

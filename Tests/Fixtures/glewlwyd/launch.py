@@ -12,6 +12,7 @@ fixture's values are written to DATA_DIRECTORY/fixture.json; then this script wa
 glewlwyd and ends it when it is itself ended. Python's standard library only.
 """
 
+import base64
 import http.cookiejar
 import json
 import os
@@ -32,6 +33,11 @@ CLIENT_ID = "webauth-cli"
 CLIENT_SECRET = "webauth-cli-secret-4f1c9a"
 USERNAME = "person"
 PASSWORD = "person-password-7d2e"
+# JWT client authentication (RFC 7523 §2.2, OpenID Connect Core §9).
+JWT_KEY_CLIENT_ID = "webauth-jwt-key"
+JWT_KEY_ID = "webauth-jwt-key-1"
+JWT_SECRET_CLIENT_ID = "webauth-jwt-secret"
+JWT_SECRET = "webauth-jwt-secret-value-0b8e2c5d71a94f36"
 
 
 def plugin_defaults():
@@ -128,6 +134,52 @@ def registration_parameters():
     }
 
 
+def register_jwt_clients(admin, directory, redirect_uri):
+    """Two more confidential clients: one registered for private_key_jwt with the JWKS of a
+    P-256 key made here (the private key is left in DATA_DIRECTORY/client-key.pem, mode 0600),
+    one for client_secret_jwt. Both may also use the client credentials grant. Returns their
+    part of fixture.json."""
+    key = os.path.join(directory, "client-key.pem")
+    subprocess.run(
+        ["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key],
+        check=True, capture_output=True,
+    )
+    os.chmod(key, 0o600)
+    der = subprocess.run(
+        ["openssl", "ec", "-in", key, "-pubout", "-outform", "DER"], check=True, capture_output=True
+    ).stdout
+    point = der[-64:]  # SubjectPublicKeyInfo ends with the uncompressed point 04 || x || y.
+    encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    jwk = {"kty": "EC", "crv": "P-256", "x": encode(point[:32]), "y": encode(point[32:]), "kid": JWT_KEY_ID}
+    jwk.update({"use": "sig", "alg": "ES256"})
+    common = {
+        "enabled": True,
+        "confidential": True,
+        "redirect_uri": [redirect_uri],
+        "authorization_type": ["code", "refresh_token", "client_credentials"],
+        "scope": ["openid"],
+    }
+    admin.call(
+        "POST",
+        "/client/",
+        dict(common, client_id=JWT_KEY_CLIENT_ID, name="webauth private_key_jwt",
+             token_endpoint_auth_method=["private_key_jwt"], jwks={"keys": [jwk]}),
+    )
+    admin.call(
+        "POST",
+        "/client/",
+        dict(common, client_id=JWT_SECRET_CLIENT_ID, name="webauth client_secret_jwt",
+             client_secret=JWT_SECRET, token_endpoint_auth_method=["client_secret_jwt"]),
+    )
+    return {
+        "jwtKeyClientID": JWT_KEY_CLIENT_ID,
+        "clientKeyFile": key,
+        "clientKeyID": JWT_KEY_ID,
+        "jwtSecretClientID": JWT_SECRET_CLIENT_ID,
+        "jwtSecret": JWT_SECRET,
+    }
+
+
 def wait_until_serving(port, process, deadline):
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     while time.monotonic() < deadline:
@@ -188,6 +240,10 @@ def main():
             "oauth-par-required": True,
             "oauth-dpop-allowed": True,
             "oauth-dpop-nonce-mandatory": True,
+            # Client assertions (client_secret_jwt, private_key_jwt) ride on request objects.
+            "request-parameter-allow": True,
+            # The client credentials grant (for the JWT clients' tests without a browser).
+            "allow-non-oidc": True,
         }
     )
     parameters.update(registration_parameters())
@@ -237,7 +293,9 @@ def main():
             "enabled": True,
         },
     )
+    jwt_clients = register_jwt_clients(admin, directory, redirect_uri)
     fixture = {
+        **jwt_clients,
         "issuer": issuer,
         "clientID": CLIENT_ID,
         "clientSecret": CLIENT_SECRET,
