@@ -100,6 +100,7 @@ public struct ClientAssertionKey: Sendable, Hashable, CustomStringConvertible, C
     /// (`RSA PRIVATE KEY`) private key, unencrypted.
     ///
     /// - Parameters:
+    ///   - pem: The key's PEM text.
     ///   - algorithm: ES256 for a P-256 key; RS256 (the default) or PS256 for an RSA key.
     ///   - keyID: The `kid` to name in the assertions' header, if the provider wants one.
     /// - Throws: ``OAuthError/Code/invalidConfiguration`` for anything that is not such a key
