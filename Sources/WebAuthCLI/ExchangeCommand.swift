@@ -58,7 +58,7 @@ struct ExchangeCommand: AsyncParsableCommand {
         guard audience != nil || resource != nil else {
             throw ValidationError("Give --audience or --resource: what the new token is for.")
         }
-        if let resource, URL(string: resource).map({ $0.scheme == nil || $0.fragment != nil }) ?? true {
+        if let resource, !Self.isResource(resource) {
             throw ValidationError("--resource must be an absolute URI without a fragment.")
         }
         for type in [subjectTokenType, requestedTokenType].compactMap({ $0 })
@@ -67,6 +67,11 @@ struct ExchangeCommand: AsyncParsableCommand {
                 "'\(type)' is not a token type: access_token, refresh_token, id_token, jwt, saml1, saml2 or a urn: URI."
             )
         }
+    }
+
+    /// Whether `text` can be a `resource` (RFC 8707): an absolute URI without a fragment.
+    static func isResource(_ text: String) -> Bool {
+        URL(string: text).map { $0.scheme != nil && $0.fragment == nil } ?? false
     }
 
     /// A token type by its short name, or a full URI.

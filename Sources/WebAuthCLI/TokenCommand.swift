@@ -86,7 +86,7 @@ struct TokenCommand: AsyncParsableCommand {
         {
             throw ValidationError("--audience must be a non-empty name without control characters.")
         }
-        if let resource, URL(string: resource).map({ $0.scheme == nil || $0.fragment != nil }) ?? true {
+        if let resource, !ExchangeCommand.isResource(resource) {
             throw ValidationError("--resource must be an absolute URI without a fragment.")
         }
         if target != nil, !dpopProof.isEmpty {

@@ -77,16 +77,13 @@ extension TokenStores {
     public func freshTokens(
         profile: String, exchangedFor target: ExchangeTarget, minimumValidity: Duration = .seconds(60)
     ) async throws -> TokenSet {
-        guard let (_, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        guard let (store, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
         if let kept = entry.exchangedToken(for: target, minimumValidity: minimumValidity) { return kept.tokens }
-        let subject = try await freshTokens(profile: profile, minimumValidity: minimumValidity)
-        // The refresh above may have stored a newer configuration with the new tokens.
-        guard let (store, current) = try await find(profile: profile) else {
-            throw TokenStoreError.notSignedIn(profile)
-        }
-        guard let configuration = current.configuration else {
+        // A refresh below changes the tokens only, never the configuration read here.
+        guard let configuration = entry.configuration else {
             throw TokenFreshness.CannotRefresh.noConfiguration.error(profile: profile)
         }
+        let subject = try await freshTokens(profile: profile, minimumValidity: minimumValidity)
         let exchanged = try await OAuthClient(configuration: configuration).exchange(
             subjectToken: subject.accessToken, subjectTokenType: .accessToken, audience: target.audience,
             resource: target.resource, scopes: target.scopes)
