@@ -64,6 +64,10 @@ public struct BrowserSelection: Sendable {
     /// Where the sign-in happens, from ``hostFacts``: what the automatic choice goes by.
     public var surroundings: SignInSurroundings { SignInSurroundings(hostFacts) }
 
+    /// The terminal for these ``surroundings``: over SSH it also prints the `ssh -L` line that
+    /// brings a loopback redirect from the person's own computer.
+    public var terminal: TerminalPresenter { TerminalPresenter(sshDestination: surroundings.sshDestination) }
+
     /// The selection the environment asks for: `WEBAUTH_BROWSER` (`system`, `chromium`,
     /// `firefox`, `none` or a path) and `WEBAUTH_BROWSER_ARGS` (arguments separated by spaces,
     /// no quoting) — else automatic.
@@ -79,7 +83,7 @@ public struct BrowserSelection: Sendable {
     public func browser(for needs: BrowserNeeds) -> any Browser {
         switch choice.kind {
         case .system: return SystemBrowser.desktopDefault(environment: environment)
-        case .terminal: return TerminalPresenter()
+        case .terminal: return terminal
         case .chromium(let path): return chromium(path)
         case .firefox(let path): return firefox(path)
         case .command(let command):
@@ -121,13 +125,13 @@ public struct BrowserSelection: Sendable {
             let windows = SystemBrowser.windowsDefault(environment: environment)
             if windows.availableCommand != nil { return windows }
         }
-        guard DisplayEnvironment(environment: environment).hasDisplay else { return TerminalPresenter() }
+        guard DisplayEnvironment(environment: environment).hasDisplay else { return terminal }
         if let registered = authenticationBrowser(for: needs) { return registered }
         let systemIsEnough = needs.wantedCapabilities.isSubset(of: system.capabilities)
         if systemIsEnough, system.availableCommand != nil { return system }
         if ChromiumBrowser.find(searchPath: environment["PATH"]) != nil { return chromium(nil) }
         if FirefoxBrowser.find(searchPath: environment["PATH"]) != nil { return firefox(nil) }
-        return system.availableCommand != nil ? system : TerminalPresenter()
+        return system.availableCommand != nil ? system : terminal
     }
 
     /// The person's web-authentication browser (``AuthenticationBrowserRegistry``), when one is

@@ -69,7 +69,8 @@ struct ProfileSignIn {
         case (.browser, let chosen?):
             tokens = try await flow.browser(chosen.browser, ephemeral: options.ephemeral)
         case (.browser, nil), (.pastedRedirect, _):
-            tokens = try await flow.browser(TerminalPresenter(), ephemeral: options.ephemeral)
+            let terminal = TerminalPresenter(sshDestination: decision.surroundings.sshDestination)
+            tokens = try await flow.browser(terminal, ephemeral: options.ephemeral)
         }
 
         var entry = StoredTokens(tokens: tokens, configuration: configuration)

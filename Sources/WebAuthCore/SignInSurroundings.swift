@@ -10,6 +10,13 @@ public protocol HostFacts: Sendable {
     var kernelRelease: String? { get }
     /// Whether a file exists at `path`.
     func fileExists(_ path: String) -> Bool
+    /// This machine's host name (`/proc/sys/kernel/hostname` on Linux), if it can be read.
+    var hostName: String? { get }
+}
+
+extension HostFacts {
+    /// No host name: a machine presented without one.
+    public var hostName: String? { nil }
 }
 
 /// The facts of this machine: `environment`, `/proc/sys/kernel/osrelease` and the file system.
@@ -23,8 +30,13 @@ public struct SystemHostFacts: HostFacts {
     }
 
     /// The first line of `/proc/sys/kernel/osrelease`, at most 256 bytes of it.
-    public var kernelRelease: String? {
-        guard let handle = FileHandle(forReadingAtPath: "/proc/sys/kernel/osrelease") else { return nil }
+    public var kernelRelease: String? { Self.firstLine(of: "/proc/sys/kernel/osrelease") }
+
+    /// The first line of `/proc/sys/kernel/hostname`, at most 256 bytes of it.
+    public var hostName: String? { Self.firstLine(of: "/proc/sys/kernel/hostname") }
+
+    private static func firstLine(of path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 256)).map { String(decoding: $0, as: UTF8.self) }?
             .split(whereSeparator: \.isNewline).first.map(String.init)
@@ -81,6 +93,14 @@ public struct SignInSurroundings: Sendable, Hashable {
     /// WAYLAND_DISPLAY`.
     public let why: String
 
+    /// For ``Place/ssh``: where the person's own computer reaches this machine, as `ssh` takes
+    /// it (`alice@192.0.2.7`), for the `ssh -L` line that lets their browser reach a loopback
+    /// listener here. The address is the one this SSH session came in on (the third field of
+    /// `SSH_CONNECTION`), else the host name; the user is `USER` or `LOGNAME`. `nil` elsewhere,
+    /// or when no address is known; a value that is not a plain address, host or user name is
+    /// left out.
+    public let sshDestination: String?
+
     /// Whether a browser can open on this machine or through a helper: a desktop, WSL (the
     /// Windows browser) or a `$BROWSER` helper.
     public var opensBrowser: Bool { [.desktop, .wsl, .browserHelper].contains(place) }
@@ -108,5 +128,29 @@ public struct SignInSurroundings: Sendable, Hashable {
         } else {
             (place, why) = (.noDisplay, "neither DISPLAY nor WAYLAND_DISPLAY is set")
         }
+        sshDestination = place == .ssh ? Self.sshDestination(facts) : nil
+    }
+
+    /// `user@address` from the session's variables, by the rule ``sshDestination`` states.
+    private static func sshDestination(_ facts: some HostFacts) -> String? {
+        let environment = facts.environment
+        func plain(_ value: String?, _ allowed: (Character) -> Bool) -> String? {
+            guard let value, !value.isEmpty, value.count <= 253, value.first != "-", value.allSatisfy(allowed) else {
+                return nil
+            }
+            return value
+        }
+        let serverAddress = environment["SSH_CONNECTION"].flatMap { connection -> String? in
+            let fields = connection.split(separator: " ")
+            return fields.count == 4 ? String(fields[2]) : nil
+        }
+        let address = plain(serverAddress) { $0.isHexDigit || $0 == "." || $0 == ":" }
+        let host =
+            address ?? plain(facts.hostName) { ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-.".contains($0) }
+        guard let host else { return nil }
+        let user = plain(environment["USER"] ?? environment["LOGNAME"]) {
+            ($0.isASCII && ($0.isLetter || $0.isNumber)) || "._-".contains($0)
+        }
+        return user.map { "\($0)@\(host)" } ?? host
     }
 }

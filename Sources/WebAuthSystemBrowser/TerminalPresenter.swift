@@ -9,26 +9,37 @@ import WebAuthPlatform
 /// This is what a session uses over SSH, in a container, or with `--no-browser`. A loopback
 /// listener keeps running alongside, so a browser on the same machine (or behind an SSH port
 /// forward) still completes the session by itself; pasting is the fallback for everything else.
+/// Given the person's ``sshDestination``, it also prints the `ssh -L` command that forwards the
+/// listener's port, already open, to their own computer.
 ///
 /// ```swift
 /// let terminal = TerminalPresenter()                       // prints to stderr, reads stdin
 /// let quiet = TerminalPresenter(input: nil) { print($0) }  // print only, no pasting
+/// let remote = TerminalPresenter(sshDestination: "alice@192.0.2.7")
 /// ```
 public struct TerminalPresenter: Browser {
     /// The file descriptor pasted URLs are read from, or `nil` to not read any.
     public var input: Int32?
     /// Where instructions are written, one message per call.
     public var output: @Sendable (String) -> Void
+    /// How the person's own computer reaches this one over SSH (`alice@192.0.2.7`), when they
+    /// signed in to it that way (`SignInSurroundings.sshDestination`): a loopback redirect then
+    /// comes with the `ssh -N -L PORT:127.0.0.1:PORT` line to run there, so that their browser
+    /// finishes the sign-in by itself.
+    public var sshDestination: String?
 
     /// Creates a terminal presenter.
     ///
     /// - Parameters:
     ///   - input: The descriptor to read pasted URLs from (default standard input), or `nil`.
+    ///   - sshDestination: How the person's computer reaches this one over SSH, or `nil`.
     ///   - output: Writes a message for the person (default: standard error).
     public init(
-        input: Int32? = 0, output: @escaping @Sendable (String) -> Void = TerminalPresenter.standardError
+        input: Int32? = 0, sshDestination: String? = nil,
+        output: @escaping @Sendable (String) -> Void = TerminalPresenter.standardError
     ) {
         self.input = input
+        self.sshDestination = sshDestination
         self.output = output
     }
 
@@ -52,6 +63,10 @@ public struct TerminalPresenter: Browser {
     {
         let url = try AuthorizationURLPolicy.validate(request.url)
         var lines = ["Open this URL in a browser to sign in:", "", "    \(url)", ""]
+        if let forward = request.redirectURI.flatMap(portForward) {
+            lines.append("Over SSH, a browser on your own computer can finish this: first run there")
+            lines.append(contentsOf: ["", "    \(forward)", ""])
+        }
         if input != nil {
             let destination = request.redirectURI.map { " (\($0.redactedForLogs))" } ?? ""
             lines.append(
@@ -61,6 +76,21 @@ public struct TerminalPresenter: Browser {
         output(lines.joined(separator: "\n"))
         guard let input else { return PastedLines.silent }
         return PastedLines(reading: input, output: output)
+    }
+
+    /// `ssh -N -L PORT:HOST:PORT DESTINATION` for a loopback `http` redirect URI with a port,
+    /// given ``sshDestination``; `nil` otherwise.
+    func portForward(_ redirectURI: URL) -> String? {
+        guard let sshDestination, redirectURI.scheme?.lowercased() == "http", let port = redirectURI.port,
+            let host = redirectURI.host(percentEncoded: false), let loopback = LoopbackName(host: host)
+        else { return nil }
+        let target =
+            switch loopback {
+            case .ipv6: "[::1]"
+            case .localhost: "localhost"
+            case .ipv4(let address): address
+            }
+        return "ssh -N -L \(port):\(target):\(port) \(sshDestination)"
     }
 }
 

@@ -75,4 +75,40 @@ struct ExplainProcessTests {
             #expect(provider.requests(to: .token).isEmpty)
         }
     }
+
+    /// Over SSH with no display, the pasted-redirect way also prints the `ssh -L` line for the
+    /// listener's port; the browser on the person's own computer, whose request the forward
+    /// carries to this machine's loopback, finishes the sign-in without anything pasted.
+    @Test func overSSHThePrintedPortForwardReachesTheOpenListener() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        sandbox.extraEnvironment = Self.nowhere.merging([
+            "SSH_CONNECTION": "198.51.100.20 51234 192.0.2.7 22", "USER": "alice",
+        ]) { $1 }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let process = try sandbox.start(provider.loginArguments(["--no-browser", "--store", "file"]))
+            let stderr = try await process.waitForStandardError(containing: "paste it here", timeout: .seconds(60))
+            let lines = stderr.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let forward = try #require(lines.first { $0.hasPrefix("ssh -N -L ") }, "\(stderr)")
+            let fields = forward.split(separator: " ")
+            #expect(fields.last == "alice@192.0.2.7")
+            let spec = try #require(fields.count == 5 ? fields[3].split(separator: ":") : nil)
+            let port = try #require(Int(spec[0]))
+            #expect(spec.count == 3 && spec[1] == "127.0.0.1" && spec[2] == spec[0], "\(forward)")
+            let issuer = provider.issuer.absoluteString
+            let shown = try #require(lines.first { $0.hasPrefix(issuer) })
+            let authorization = try #require(URL(string: shown))
+
+            // The person's browser signs in and is sent to 127.0.0.1:PORT on their computer,
+            // which the forward delivers here, unchanged.
+            let address = try await provider.redirectToPaste(from: authorization)
+            let redirect = try #require(URLComponents(string: address))
+            #expect(redirect.port == port)
+            let page = try await RawHTTPClient.get(
+                port: port, target: redirect.path + "?" + (redirect.percentEncodedQuery ?? ""))
+            #expect(page.status == 200)
+            #expect(try await process.waitForExit(timeout: .seconds(60)) == 0, "\(process.standardError)")
+            #expect(try sandbox.storedEntry() != nil)
+        }
+    }
 }

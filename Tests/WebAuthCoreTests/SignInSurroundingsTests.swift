@@ -6,6 +6,7 @@ struct PresentedHost: HostFacts {
     var environment: [String: String] = [:]
     var kernelRelease: String? = "6.1.0-28-amd64"
     var files: Set<String> = []
+    var hostName: String? = nil
     func fileExists(_ path: String) -> Bool { files.contains(path) }
 }
 
@@ -42,6 +43,25 @@ struct SignInSurroundingsTests {
             #expect(surroundings.why.hasPrefix("\(variable) is set"))
             #expect(!surroundings.opensBrowser)
         }
+    }
+
+    @Test func overSSHTheDestinationIsTheAddressTheSessionCameInOn() {
+        func destination(_ environment: [String: String], hostName: String? = nil) -> String? {
+            SignInSurroundings(PresentedHost(environment: environment, hostName: hostName)).sshDestination
+        }
+        let connection = "198.51.100.20 51234 192.0.2.7 22"
+        #expect(destination(["SSH_CONNECTION": connection, "USER": "alice"]) == "alice@192.0.2.7")
+        #expect(destination(["SSH_CONNECTION": connection, "LOGNAME": "bob"]) == "bob@192.0.2.7")
+        #expect(destination(["SSH_CONNECTION": "2001:db8::5 51234 2001:db8::7 22"]) == "2001:db8::7")
+        // Without the session's address, the host name.
+        #expect(destination(["SSH_TTY": "/dev/pts/1", "USER": "alice"], hostName: "build-7") == "alice@build-7")
+        #expect(destination(["SSH_TTY": "/dev/pts/1"]) == nil)
+        // Anything but a plain address, host or user name is left out, never printed.
+        #expect(destination(["SSH_CONNECTION": "1 2 \u{1B}[2J 22", "USER": "alice"], hostName: "h") == "alice@h")
+        #expect(destination(["SSH_CONNECTION": connection, "USER": "-oProxyCommand=x"]) == "192.0.2.7")
+        #expect(destination(["SSH_CONNECTION": connection, "USER": "a b"]) == "192.0.2.7")
+        // Only over SSH.
+        #expect(destination(["SSH_CONNECTION": connection, "DISPLAY": ":0"]) == nil)
     }
 
     @Test func aContainerByItsMarkersOrItsVariable() {

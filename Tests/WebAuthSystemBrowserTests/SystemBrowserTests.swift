@@ -186,6 +186,42 @@ struct TerminalPresenterTests {
         #expect(await iterator.next() == nil)
     }
 
+    @Test func overSSHALoopbackRedirectComesWithThePortForwardToRun() async throws {
+        let printed = Mutex<[String]>([])
+        let presenter = TerminalPresenter(input: nil, sshDestination: "alice@192.0.2.7") { message in
+            printed.withLock { $0.append(message) }
+        }
+        let cases: [(redirect: String, line: String?)] = [
+            ("http://127.0.0.1:49152/callback", "ssh -N -L 49152:127.0.0.1:49152 alice@192.0.2.7"),
+            ("http://[::1]:50001/cb", "ssh -N -L 50001:[::1]:50001 alice@192.0.2.7"),
+            ("http://localhost:8400/cb", "ssh -N -L 8400:localhost:8400 alice@192.0.2.7"),
+            // Nothing to forward: no loopback listener, or no port to name.
+            ("https://app.example.com/cb", nil), ("com.example.app:/cb", nil), ("http://127.0.0.1/cb", nil),
+        ]
+        for (redirect, line) in cases {
+            printed.withLock { $0.removeAll() }
+            let presentation = try await presenter.present(
+                BrowserRequest(
+                    url: URL(string: "https://auth.example.com/a")!, callback: .loopback(),
+                    redirectURI: URL(string: redirect)))
+            await presentation.dismiss()
+            let shown = printed.withLock { $0.joined() }
+            if let line {
+                #expect(shown.contains("\n    \(line)\n"), "\(redirect): \(shown)")
+            } else {
+                #expect(!shown.contains("ssh -N"), "\(redirect): \(shown)")
+            }
+        }
+        // Not over SSH: no line.
+        let local = TerminalPresenter(input: nil) { message in printed.withLock { $0.append(message) } }
+        printed.withLock { $0.removeAll() }
+        _ = try await local.present(
+            BrowserRequest(
+                url: URL(string: "https://auth.example.com/a")!, callback: .loopback(),
+                redirectURI: URL(string: "http://127.0.0.1:49152/callback")))
+        #expect(!printed.withLock { $0.joined() }.contains("ssh -N"))
+    }
+
     @Test func withoutInputItOnlyPrints() async throws {
         let printed = Mutex<[String]>([])
         let presenter = TerminalPresenter(input: nil) { message in printed.withLock { $0.append(message) } }
