@@ -106,6 +106,18 @@ struct OneSignInProcessTests {
         #expect((delays.last ?? 0) < 10, "\(label): the waiters answer within seconds, not at a poll: \(shown) ms")
     }
 
+    /// How often the process `pid`'s threads have gone to sleep of their own accord so far
+    /// (voluntary context switches, summed over `/proc/PID/task/*/status`): a process that
+    /// polls wakes and sleeps again every few milliseconds; one blocked in `flock` does not.
+    static func wakeUps(of pid: pid_t) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            return total + (line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0)
+        }
+    }
+
     // MARK: git
 
     @Test(TestFixture.djangoProvider.required, TestFixture.chromium.required)
@@ -305,6 +317,14 @@ struct OneSignInProcessTests {
             let exits = Task { try await Self.exits(processes) }
             let url = try await Self.browserRun(1, in: sandbox)
             try await Self.waitUntilWaiting(7, of: { processes.map(\.standardError) })
+
+            // Waiting costs nothing: a waiter's threads sleep in the kernel, not waking to poll.
+            let waiting = processes.filter { $0.standardError.contains("waiting for it to finish") }
+            let before = waiting.map { Self.wakeUps(of: $0.pid) }
+            try await Task.sleep(for: .seconds(1))
+            let wakeUps = zip(waiting.map { Self.wakeUps(of: $0.pid) }, before).map { $0 - $1 }
+            print("[one sign-in] eight exec-credential: the waiters woke \(wakeUps) times in one second of waiting")
+            #expect(wakeUps.allSatisfy { $0 < 10 }, "no waiter polls: \(wakeUps)")
             try await Self.completeSignIn(at: url)
             let ended = try await exits.value
             let entry = try #require(try sandbox.storedEntry("work"))
