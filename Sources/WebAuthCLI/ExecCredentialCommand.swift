@@ -32,7 +32,9 @@ struct ExecCredentialCommand: AsyncParsableCommand {
             when there is one, which wins over the login options in args; else with those. Not \
             run interactively, it opens nothing, fails (status 8, or 9 for a refused refresh \
             token) and says to run `webauth login --profile NAME`. \
-            --client-secret is refused here: use a --config file or WEBAUTH_CLIENT_SECRET.
+            --client-secret is refused here: use a --config file or WEBAUTH_CLIENT_SECRET. \
+            Runs that need a sign-in at once share one: the others wait for it (up to \
+            --timeout) and answer with its tokens.
 
               users:
               - name: work
@@ -128,7 +130,9 @@ struct ExecCredentialCommand: AsyncParsableCommand {
             } catch {
                 let failure = CommandFailure.from(error, profile: profile, action: "refresh")
                 guard ProfileSignIn.cures(failure) else { throw failure }
-                try await signIn(after: failure, interactive: request.interactive)
+                try await signIn(after: failure, interactive: request.interactive) {
+                    (try? await self.credential(apiVersion: request.apiVersion)) != nil
+                }
                 credential = try await self.credential(apiVersion: request.apiVersion)
             }
             output.exact(try credential.encoded())
@@ -166,7 +170,12 @@ struct ExecCredentialCommand: AsyncParsableCommand {
     /// Signs the profile in, with prompts on standard error (client-go connects it to the
     /// terminal for an interactive run), when the run is `interactive` and there is a
     /// configuration to sign in with; else throws `failure`, its fix saying what to do.
-    private func signIn(after failure: CommandFailure, interactive: Bool) async throws {
+    ///
+    /// One sign-in among all the runs the client starts at once: the others wait for it, then
+    /// answer when `storeAnswers` says the store answers.
+    private func signIn(
+        after failure: CommandFailure, interactive: Bool, storeAnswers: @escaping () async -> Bool
+    ) async throws {
         let environment = ProcessInfo.processInfo.environment
         let stores = storeOption.stores(environment: environment)
         let signIn = ProfileSignIn(profile: profile, options: login, stores: stores, environment: environment)
@@ -190,8 +199,13 @@ struct ExecCredentialCommand: AsyncParsableCommand {
         let terminal = TerminalOutput()
         terminal.note("\(failure.message); signing in for the Kubernetes client.")
         do {
-            let outcome = try await signIn.run(configuration: configuration, terminal: terminal)
-            outcome.summary(profile: profile).report(terminal: terminal, output: CommandOutput(json: false))
+            _ = try await signIn.runAlone(
+                terminal: terminal, command: "exec-credential", openSignIn: .wait, storeAnswers: storeAnswers
+            ) { lease in
+                let outcome = try await signIn.run(configuration: configuration, terminal: terminal, lease: lease)
+                outcome.summary(profile: profile).report(terminal: terminal, output: CommandOutput(json: false))
+                return outcome
+            }
         } catch {
             throw CommandFailure.from(error, profile: profile, action: "sign-in")
         }

@@ -54,6 +54,10 @@ struct GitCredentialCommand: AsyncParsableCommand {
                   --issuer https://id.example.com --client-id git-cli --scope openid \\
                   --scope offline_access
 
+            When several helpers need a sign-in for the profile at once (git fetch --jobs 8), \
+            one signs in and the others say on their terminal that they wait for it, then \
+            answer with its tokens; if it fails or is cancelled, one of them takes over.
+
             --client-secret is refused here (git's configuration is no place for a secret): \
             use a --config file readable only by you, or WEBAUTH_CLIENT_SECRET.
 
@@ -254,12 +258,24 @@ struct GitCredentialCommand: AsyncParsableCommand {
         }
         let url = "\(asked.protocol ?? "https")://\(asked.host ?? "")"
         do {
-            return try await terminal.attached {
+            let ending = try await terminal.attached {
                 let onTerminal = TerminalOutput()
                 onTerminal.note("git asks webauth for a credential for \(url): \(failure.message); signing in.")
-                let outcome = try await signIn.run(configuration: configuration, terminal: onTerminal)
-                outcome.summary(profile: profile).report(terminal: onTerminal, output: CommandOutput(json: false))
-                return outcome.entry
+                // One sign-in among all the helpers git runs at once: the others wait for it.
+                return try await signIn.runAlone(
+                    terminal: onTerminal, command: "git-credential", openSignIn: .wait,
+                    storeAnswers: {
+                        (try? await stores.freshTokens(profile: profile, minimumValidity: .seconds(60))) != nil
+                    }
+                ) { lease in
+                    let outcome = try await signIn.run(configuration: configuration, terminal: onTerminal, lease: lease)
+                    outcome.summary(profile: profile).report(terminal: onTerminal, output: CommandOutput(json: false))
+                    return outcome
+                }
+            }
+            switch ending {
+            case .signedIn(let outcome): return outcome.entry
+            case .signedInElsewhere: return try await stores.find(profile: profile)?.entry
             }
         } catch {
             throw CommandFailure.from(error, profile: profile, action: "sign-in")

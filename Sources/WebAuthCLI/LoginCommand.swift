@@ -33,6 +33,11 @@ struct LoginCommand: AsyncParsableCommand {
             prefer --client-secret - (one line read from standard input), WEBAUTH_CLIENT_SECRET, \
             or a --config file readable only by you.
 
+            One sign-in per profile at a time: while another process (a second login, a \
+            credential helper) has a sign-in for the profile open, login says which process \
+            and exits 1; with --wait it waits for that sign-in (up to --timeout) and reports \
+            its tokens, or signs in itself if that sign-in fails.
+
             With --register, a provider that offers dynamic client registration (RFC 7591) \
             gets a new native public client first — loopback redirect URI, no client secret, \
             PKCE — and the sign-in uses it; no --client-id is needed. The registration is \
@@ -57,6 +62,12 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Flag(help: "Log what the sign-in does on standard error (never secrets).")
     var verbose = false
+
+    @Flag(
+        help:
+            "When a sign-in for the profile is already open in another process, wait for it (up to --timeout) and use its tokens, instead of exiting 1."
+    )
+    var wait = false
 
     @Flag(
         help:
@@ -106,8 +117,33 @@ struct LoginCommand: AsyncParsableCommand {
         let signIn = ProfileSignIn(
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
-        let outcome = try await signIn.run(configuration: configuration, terminal: terminal)
-        outcome.summary(profile: profile).report(terminal: terminal, output: output)
+        try await runAlone(signIn, output: output, terminal: terminal) { lease in
+            try await signIn.run(configuration: configuration, terminal: terminal, lease: lease)
+        }
+    }
+
+    /// Runs `body` as the profile's only sign-in (``ProfileSignIn/runAlone(terminal:command:openSignIn:storeAnswers:_:)``)
+    /// and reports it; with `--wait`, a sign-in another process had open and finished is
+    /// reported as this one's would be, after a line naming that process.
+    private func runAlone(
+        _ signIn: ProfileSignIn, output: CommandOutput, terminal: TerminalOutput,
+        _ body: (SignInLease) async throws -> ProfileSignIn.Outcome
+    ) async throws {
+        switch try await signIn.runAlone(terminal: terminal, command: "login", openSignIn: wait ? .wait : .refuse, body)
+        {
+        case .signedIn(let outcome):
+            outcome.summary(profile: profile).report(terminal: terminal, output: output)
+        case .signedInElsewhere(let previous):
+            guard let (store, entry) = try await signIn.stores.find(profile: profile) else {
+                throw SignInTurn.holderFailure(profile: profile, previous)
+            }
+            terminal.note(
+                "the sign-in in \(previous.map { "process \($0.pid)" } ?? "another process") stored the tokens; "
+                    + "this command signed nobody in.")
+            let method = previous?.method.flatMap(SignInPlan.Method.init(rawValue:)) ?? .browser
+            LoginSummary(profile: profile, entry: entry, kind: store.kind, location: store.location, method: method)
+                .report(terminal: terminal, output: output)
+        }
     }
 }
 
@@ -167,23 +203,26 @@ extension LoginCommand {
             file: options.initialAccessTokenFile, terminal: terminal)
         var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = verbose ? .debug : .critical
-        let (registration, configuration) = try await LoginRegistration.register(
-            base, device: options.device, initialAccessToken: initialAccessToken, logger: logger)
-        terminal.note(
-            "registered client \(UntrustedText(registration.clientID).displayed(limit: 100)) at the provider"
-                + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
-        var signIn = ProfileSignIn(
+        let signIn = ProfileSignIn(
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
-        signIn.registration = registration
-        let outcome: ProfileSignIn.Outcome
-        do {
-            outcome = try await signIn.run(configuration: configuration, terminal: terminal)
-        } catch {
-            await LoginRegistration.withdraw(registration, issuer: base.issuer, logger: logger)
-            throw error
+        // Registered holding the profile's sign-in lease: a sign-in open elsewhere is met first,
+        // before a client is made that this command might not use.
+        try await runAlone(signIn, output: output, terminal: terminal) { [options, logger] lease in
+            let (registration, configuration) = try await LoginRegistration.register(
+                base, device: options.device, initialAccessToken: initialAccessToken, logger: logger)
+            terminal.note(
+                "registered client \(UntrustedText(registration.clientID).displayed(limit: 100)) at the provider"
+                    + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
+            var registered = signIn
+            registered.registration = registration
+            do {
+                return try await registered.run(configuration: configuration, terminal: terminal, lease: lease)
+            } catch {
+                await LoginRegistration.withdraw(registration, issuer: base.issuer, logger: logger)
+                throw error
+            }
         }
-        outcome.summary(profile: profile).report(terminal: terminal, output: output)
     }
 }
 

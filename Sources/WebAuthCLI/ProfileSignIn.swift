@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import WebAuth
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthProcess
 import WebAuthTokenStore
 
@@ -45,8 +46,11 @@ struct ProfileSignIn {
         }
     }
 
-    /// Signs in with `configuration`, telling the person on `terminal`, and saves the tokens.
-    func run(configuration: ClientConfiguration, terminal: TerminalOutput) async throws -> Outcome {
+    /// Signs in with `configuration`, telling the person on `terminal`, and saves the tokens;
+    /// says how it signs in on `lease`, for processes waiting for it.
+    func run(
+        configuration: ClientConfiguration, terminal: TerminalOutput, lease: SignInLease? = nil
+    ) async throws -> Outcome {
         var logger = Logger(label: "webauth", factory: { TerminalLogHandler(label: $0) })
         logger.logLevel = verbose ? .debug : .critical
         let client = try OAuthClient(configuration: configuration, logger: logger)
@@ -57,6 +61,7 @@ struct ProfileSignIn {
 
         let decision = try await decide(configuration: configuration, client: client, logger: logger)
         let (chosen, plan) = (decision.chosen, decision.plan)
+        lease?.announce(command: nil, terminal: nil, method: plan.method.rawValue)
         if let reason = plan.reason { terminal.note(reason) }
 
         let flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
@@ -117,6 +122,83 @@ struct ProfileSignIn {
         return BrowserNeeds(
             callback: callback, prefersEphemeralSession: options.ephemeral,
             callbackIsReceivable: SessionEnvironment.standardReceivers.contains { $0.canReceive(callback) })
+    }
+
+    // MARK: One sign-in per profile
+
+    /// How a sign-in meets one another process has open for the same profile.
+    enum OpenSignIn: Sendable {
+        /// Wait for it, then take its tokens or, when it failed, take over.
+        case wait
+        /// Fail at once, saying where it is open (`login` without `--wait`).
+        case refuse
+    }
+
+    /// How ``runAlone(terminal:command:openSignIn:storeAnswers:_:)`` ended.
+    enum Ending {
+        /// This process signed in.
+        case signedIn(Outcome)
+        /// No sign-in here: the one another process had open stored the tokens (`previous`
+        /// is its record), or the store answers already.
+        case signedInElsewhere(previous: SignInLease.Record?)
+    }
+
+    /// Runs `signIn` as the only interactive sign-in of the profile among all of this user's
+    /// processes (see ``SignInLease`` and ``SignInTurn``): with the lease free, it runs at
+    /// once; held by another process, this one says so once on `terminal` and waits for it
+    /// without CPU (up to `--timeout`) when `openSignIn` is ``OpenSignIn/wait``, then answers
+    /// from the store if that sign-in stored tokens, or signs in itself if it failed.
+    ///
+    /// - Parameters:
+    ///   - command: This command's name, told to the waiters.
+    ///   - storeAnswers: Whether the store answers the caller now, asked once the lease is
+    ///     this process's (a credential helper); `nil` to sign in whatever the store holds
+    ///     unless a sign-in waited for stored tokens (`login`).
+    ///   - signIn: The sign-in, run holding the lease.
+    func runAlone(
+        terminal: TerminalOutput, command: String, openSignIn: OpenSignIn,
+        storeAnswers: (() async -> Bool)? = nil, _ signIn: (SignInLease) async throws -> Outcome
+    ) async throws -> Ending {
+        let timeout = SecondsOption.duration(options.timeout)
+        let lease: SignInLease
+        var waited = false
+        switch try SignInLease.attempt(profile: profile, environment: environment) {
+        case .acquired(let free):
+            lease = free
+        case .held(let holder):
+            switch SignInTurn.arrival(leaseIsHeld: true, waitsForOpenSignIn: openSignIn == .wait) {
+            case .refuse: throw SignInTurn.alreadyOpen(profile: profile, holder: holder)
+            case .lead, .wait: break
+            }
+            terminal.note(SignInTurn.waitingNote(profile: profile, holder: holder, timeout: timeout))
+            guard
+                let taken = try await SignInLease.wait(profile: profile, environment: environment, timeout: timeout)
+            else { throw SignInTurn.waitTimedOut(profile: profile, holder: holder, timeout: timeout) }
+            (lease, waited) = (taken, true)
+        }
+        let answers: Bool? = if let storeAnswers { await storeAnswers() } else { nil }
+        switch SignInTurn.next(
+            profile: profile, waited: waited, storeAnswers: answers, previous: lease.previous, mayPrompt: true)
+        {
+        case .useStored:
+            lease.release()
+            return .signedInElsewhere(previous: lease.previous)
+        case .fail(let failure):
+            lease.release()
+            throw failure
+        case .signIn(let note):
+            if let note { terminal.note(note) }
+        }
+        lease.announce(command: command, terminal: Terminal.name(Descriptor.standardError), method: nil)
+        do {
+            let outcome = try await signIn(lease)
+            lease.finish(.signedIn)
+            return .signedIn(outcome)
+        } catch {
+            let failure = CommandFailure.from(error, profile: profile, action: "sign-in")
+            lease.finish(.failed(status: failure.status, code: failure.code, message: failure.message))
+            throw error
+        }
     }
 
     // MARK: Signing in for a credential helper

@@ -354,6 +354,15 @@ package enum FileLock {
         throw .last
     }
 
+    /// Takes the whole-file exclusive `flock` on `descriptor`, blocking the calling thread until
+    /// it is free (a signal's interruption is retried). Costs no CPU while it waits: call it on
+    /// a thread of its own, never on one of Swift's cooperative pool.
+    package static func lock(_ descriptor: Int32) throws(SystemError) {
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno != EINTR { throw .last }
+        }
+    }
+
     /// Releases the `flock` on `descriptor`.
     package static func unlock(_ descriptor: Int32) {
         _ = flock(descriptor, LOCK_UN)

@@ -13,6 +13,13 @@ package enum Terminal {
         isatty(descriptor) == 1
     }
 
+    /// The path of the terminal `descriptor` is open on (`ttyname`, such as `/dev/pts/3`);
+    /// `nil` when it is no terminal.
+    package static func name(_ descriptor: Int32) -> String? {
+        guard isatty(descriptor) == 1, let name = ttyname(descriptor) else { return nil }
+        return String(cString: name)
+    }
+
     /// The controlling terminal opened for reading and writing (`/dev/tty`, close-on-exec, not
     /// made controlling again); `nil` when the process has none (run by a daemon, in CI, under
     /// `setsid`) or it cannot be opened.
