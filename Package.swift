@@ -351,6 +351,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),
+        .testTarget(name: "WebAuthTokenFilesTests", dependencies: ["WebAuthTokenFiles"]),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
