@@ -68,15 +68,30 @@ package struct HTTPRequestHeadParser {
 
     /// Adds bytes that arrived and says what the request now amounts to. Once the answer is no
     /// longer ``Outcome/needMoreData`` it stays the same whatever else is fed.
+    ///
+    /// Contiguous bytes (an `Array`, a slice of one, SwiftNIO's `ByteBufferView`) are taken in
+    /// one copy even where the call is not specialized for their type, as from another module.
     package mutating func feed(_ bytes: some Sequence<UInt8>) -> Outcome {
         if let final { return final }
-        // Never hold more than the limit plus the few bytes that tell a head ending just
-        // past it from one ending at it.
-        let room = maxHeadBytes + 4 - buffer.count
-        if room > 0 { buffer.append(contentsOf: bytes.prefix(room)) }
+        if bytes.withContiguousStorageIfAvailable({ take($0) }) == nil {
+            take(Array(bytes.prefix(max(0, maxHeadBytes + 4 - buffer.count))))
+        }
         let outcome = evaluate()
         if outcome != .needMoreData { final = outcome }
         return outcome
+    }
+
+    /// Keeps what fits of `bytes`: never more than the limit plus the few bytes that tell a
+    /// head ending just past it from one ending at it.
+    private mutating func take(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let room = maxHeadBytes + 4 - buffer.count
+        guard room > 0, !bytes.isEmpty else { return }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes.prefix(room)))
+    }
+
+    /// `take` for an array that is not contiguous storage (never, in practice).
+    private mutating func take(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { take($0) }
     }
 
     private mutating func evaluate() -> Outcome {
@@ -129,44 +144,52 @@ package struct HTTPRequestHeadParser {
         return nil
     }
 
-    /// Parses the lines of a complete head (without the final CRLF CRLF).
+    /// Parses the lines of a complete head (without the final CRLF CRLF), reading each byte a
+    /// few times at most and copying only what the head keeps (the method, the target, each
+    /// field).
     private static func parse(lines bytes: ArraySlice<UInt8>) -> Outcome {
-        var lines: [ArraySlice<UInt8>] = []
-        var lineStart = bytes.startIndex
+        // Line ends first: a bare CR or LF anywhere refuses the head before anything else.
         var index = bytes.startIndex
         while index < bytes.endIndex {
             switch bytes[index] {
             case .cr:
                 guard index + 1 < bytes.endIndex, bytes[index + 1] == .lf else { return .invalid("bare CR") }
-                lines.append(bytes[lineStart..<index])
                 index += 2
-                lineStart = index
             case .lf:
                 return .invalid("bare LF")
             default:
                 index += 1
             }
         }
-        lines.append(bytes[lineStart..<bytes.endIndex])
 
-        guard let requestLine = lines.first else { return .invalid("no request line") }
-        let parts = requestLine.split(separator: .space, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return .invalid("malformed request line") }
-        let method = parts[0]
-        let target = parts[1]
-        let version = parts[2]
+        // The request line: method SP target SP version, each part non-empty.
+        let requestLineEnd = Self.lineEnd(in: bytes, from: bytes.startIndex)
+        let requestLine = bytes[bytes.startIndex..<requestLineEnd]
+        guard let firstSpace = requestLine.firstIndex(of: .space),
+            let secondSpace = requestLine[(firstSpace + 1)...].firstIndex(of: .space),
+            !requestLine[(secondSpace + 1)...].contains(.space),
+            firstSpace > requestLine.startIndex, secondSpace > firstSpace + 1, secondSpace + 1 < requestLine.endIndex
+        else { return .invalid("malformed request line") }
+        let method = requestLine[..<firstSpace]
+        let target = requestLine[(firstSpace + 1)..<secondSpace]
+        let version = requestLine[(secondSpace + 1)...]
         guard method.allSatisfy(\.isTokenCharacter) else { return .invalid("malformed method") }
         guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .invalid("malformed target") }
         guard target.first == UInt8(ascii: "/") else { return .invalid("target is not in origin form") }
         guard !target.contains(UInt8(ascii: "#")) else { return .invalid("target has a fragment") }
-        guard version.count == 8, version.starts(with: Array("HTTP/1.".utf8)),
+        guard version.count == 8, version.prefix(7).elementsEqual("HTTP/1.".utf8),
             let minor = version.last, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(minor)
         else { return .invalid("not HTTP/1.x") }
 
         var headers = HTTPFields()
         var contentLength: UInt64?
         var declaresBody = false
-        for line in lines.dropFirst() {
+        var lineStart = requestLineEnd
+        while lineStart < bytes.endIndex {
+            lineStart += 2  // the CRLF before the line
+            let lineEnd = Self.lineEnd(in: bytes, from: lineStart)
+            let line = bytes[lineStart..<lineEnd]
+            lineStart = lineEnd
             guard let first = line.first else { return .invalid("empty field line") }
             if first == .space || first == .tab { return .invalid("obsolete line folding") }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
@@ -193,9 +216,9 @@ package struct HTTPRequestHeadParser {
                     while let byte = digits.first, byte == .space || byte == .tab { digits = digits.dropFirst() }
                     while let byte = digits.last, byte == .space || byte == .tab { digits = digits.dropLast() }
                     guard !digits.isEmpty, digits.count <= 18,
-                        digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                        let length = UInt64(String(decoding: digits, as: UTF8.self))
+                        digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
                     else { return .invalid("malformed Content-Length") }
+                    let length = digits.reduce(UInt64(0)) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) }
                     if let contentLength, contentLength != length { return .invalid("conflicting Content-Length") }
                     contentLength = length
                 }
@@ -215,6 +238,12 @@ package struct HTTPRequestHeadParser {
                 headers: headers,
                 declaresBody: declaresBody))
     }
+
+    /// Where the line starting at `start` ends: its CR (every CR is followed by LF, checked
+    /// before), or the end of the head.
+    private static func lineEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int {
+        bytes[start...].firstIndex(of: .cr) ?? bytes.endIndex
+    }
 }
 
 extension UInt8 {
@@ -223,16 +252,17 @@ extension UInt8 {
     fileprivate static let space = UInt8(ascii: " ")
     fileprivate static let tab = UInt8(ascii: "\t")
 
-    /// Whether this byte may appear in an RFC 9110 §5.6.2 token.
+    /// Whether this byte may appear in an RFC 9110 §5.6.2 token: a letter, a digit, or one of
+    /// ``!#$%&'*+-.^_`|~``.
     fileprivate var isTokenCharacter: Bool {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#")...UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"),
+            UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             true
         default:
-            Self.tokenPunctuation.contains(self)
+            false
         }
     }
-
-    private static let tokenPunctuation: Set<UInt8> = Set("!#$%&'*+-.^_`|~".utf8)
 }

@@ -27,11 +27,65 @@ package enum TokenEntryFormat {
         return encoder
     }
 
-    /// The decoder entries are read with: ISO 8601 dates.
+    /// The decoder entries are read with: ISO 8601 dates, read as ``date(iso8601:)`` reads them.
     package static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            guard let date = date(iso8601: try container.decode(String.self)) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "Expected date string to be ISO8601-formatted.")
+            }
+            return date
+        }
         return decoder
+    }
+
+    /// The date an ISO 8601 string names, exactly as the `.iso8601` date strategy of
+    /// `JSONDecoder` reads it (`Date.ISO8601FormatStyle()`), or `nil` where that strategy fails.
+    ///
+    /// The form ``encoder()`` writes, `2026-11-26T12:00:00Z`, is read directly; anything else
+    /// goes to `Date.ISO8601FormatStyle`. Its first use in a process costs more than the whole
+    /// rest of reading an entry (runtime type lookups, the local time zone's file), which the
+    /// fast path's cached token pays on every call.
+    package static func date(iso8601 string: String) -> Date? {
+        if let date = utcDate(string) { return date }
+        return try? Date.ISO8601FormatStyle().parse(string)
+    }
+
+    /// The date of `YYYY-MM-DDTHH:MM:SSZ` in the years 1970 to 9999, with a real calendar date
+    /// and a time before 24:00 without a leap second; `nil` for anything else, for the full
+    /// parser to judge (which also knows the calendar before the Gregorian reform).
+    package static func utcDate(_ string: String) -> Date? {
+        string.utf8.withContiguousStorageIfAvailable { bytes -> Date? in
+            guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+                bytes[19] == UInt8(ascii: "Z")
+            else { return nil }
+            func number(_ start: Int, _ count: Int) -> Int? {
+                var value = 0
+                for byte in bytes[start..<start + count] {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                }
+                return value
+            }
+            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+                let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+                (1970...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60
+            else { return nil }
+            let isLeapYear = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let monthDays = [31, isLeapYear ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            guard (1...monthDays[month - 1]).contains(day) else { return nil }
+            // Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+            let shiftedYear = month <= 2 ? year - 1 : year
+            let era = shiftedYear / 400
+            let yearOfEra = shiftedYear - era * 400
+            let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+            let days = era * 146_097 + dayOfEra - 719_468
+            return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
+        } ?? nil
     }
 
     /// The keys of an entry (`StoredTokens`).
