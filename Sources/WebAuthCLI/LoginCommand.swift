@@ -59,6 +59,13 @@ struct LoginCommand: AsyncParsableCommand {
     var verbose = false
 
     @Flag(
+        name: .customLong("agent-only"),
+        help:
+            "Give the tokens to the running agent (webauth agent) alone: nothing is written to the store, and they are gone when the agent stops."
+    )
+    var agentOnly = false
+
+    @Flag(
         help:
             "Say where this sign-in would happen (desktop, SSH, WSL, container, a $BROWSER helper), which browser and which way it would use, and why; without signing in."
     )
@@ -103,9 +110,10 @@ struct LoginCommand: AsyncParsableCommand {
         }
         let configuration = try options.clientConfiguration(
             secret: try LoginSecret.resolve(options.clientSecret, environment: environment, terminal: terminal))
-        let signIn = ProfileSignIn(
+        var signIn = ProfileSignIn(
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
+        if agentOnly { signIn.agentOnly = AgentClient(environment: environment) }
         let outcome = try await signIn.run(configuration: configuration, terminal: terminal)
         outcome.summary(profile: profile).report(terminal: terminal, output: output)
     }
@@ -176,6 +184,7 @@ extension LoginCommand {
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
         signIn.registration = registration
+        if agentOnly { signIn.agentOnly = AgentClient(environment: environment) }
         let outcome: ProfileSignIn.Outcome
         do {
             outcome = try await signIn.run(configuration: configuration, terminal: terminal)
