@@ -161,13 +161,19 @@ package actor AgentService {
             return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
         }
         let configuration = held.entry.configuration
+        let claims = tokens.idToken == nil ? nil : tokens.idTokenClaims
         return AgentAnswer(
             ok: true,
             token: AgentAnswer.Token(
                 accessToken: tokens.accessToken, tokenType: tokens.tokenType,
                 expiresAt: tokens.expiresAt?.timeIntervalSince1970, idToken: tokens.idToken,
-                idTokenExpiresAt: tokens.idToken == nil ? nil : tokens.idTokenClaims?.expiresAt.timeIntervalSince1970,
-                providerName: configuration?.name, tokenEndpointHost: configuration?.endpoints.token?.host))
+                idTokenExpiresAt: claims?.expiresAt.timeIntervalSince1970, providerName: configuration?.name,
+                tokenEndpointHost: configuration?.endpoints.token?.host,
+                idTokenClaims: claims.map {
+                    AgentAnswer.Token.IDClaims(
+                        issuer: $0.issuer, subject: $0.subject, audience: $0.audience,
+                        issuedAt: $0.issuedAt.timeIntervalSince1970)
+                }))
     }
 
     private func add(_ profile: String, request: AgentRequest) async -> AgentAnswer {

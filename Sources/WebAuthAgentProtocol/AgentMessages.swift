@@ -153,6 +153,36 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         package var providerName: String?
         /// The host of the token endpoint, for git's conventional user name.
         package var tokenEndpointHost: String?
+        /// The ID token's validated claims that name it (`iss`, `sub`, `aud`, `iat`), when there
+        /// is an ID token; its `exp` is ``idTokenExpiresAt``.
+        package var idTokenClaims: IDClaims?
+
+        /// The claims of an ID token the agent validated when it was issued.
+        package struct IDClaims: Codable, Sendable, Hashable {
+            /// `iss`.
+            package var issuer: String
+            /// `sub`.
+            package var subject: String
+            /// `aud`.
+            package var audience: [String]
+            /// `iat`, in seconds since 1970.
+            package var issuedAt: Double
+
+            enum CodingKeys: String, CodingKey {
+                case issuer = "iss"
+                case subject = "sub"
+                case audience = "aud"
+                case issuedAt = "iat"
+            }
+
+            /// Claims.
+            package init(issuer: String, subject: String, audience: [String], issuedAt: Double) {
+                self.issuer = issuer
+                self.subject = subject
+                self.audience = audience
+                self.issuedAt = issuedAt
+            }
+        }
 
         enum CodingKeys: String, CodingKey {
             case accessToken = "access_token"
@@ -162,13 +192,16 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
             case idTokenExpiresAt = "id_token_expires_at"
             case providerName = "provider_name"
             case tokenEndpointHost = "token_endpoint_host"
+            case idTokenClaims = "id_token_claims"
         }
 
         /// A token answer.
         package init(
             accessToken: String, tokenType: String, expiresAt: Double?, idToken: String? = nil,
-            idTokenExpiresAt: Double? = nil, providerName: String? = nil, tokenEndpointHost: String? = nil
+            idTokenExpiresAt: Double? = nil, providerName: String? = nil, tokenEndpointHost: String? = nil,
+            idTokenClaims: IDClaims? = nil
         ) {
+            self.idTokenClaims = idTokenClaims
             self.accessToken = accessToken
             self.tokenType = tokenType
             self.expiresAt = expiresAt

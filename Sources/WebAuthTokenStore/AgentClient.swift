@@ -38,11 +38,21 @@ public struct AgentClient: Sendable, Hashable {
         isNamed = true
     }
 
+    /// A token from the agent, with what the credential helpers print beside it.
+    public struct Tokens: Sendable, Hashable {
+        /// The access token, its type and expiry, and the ID token (with its claims) when there
+        /// is one. There is never a refresh token: that stays in the agent.
+        public let tokens: TokenSet
+        /// The client configuration's `name`, if it has one.
+        public let providerName: String?
+        /// The host of the provider's token endpoint, if known.
+        public let tokenEndpointHost: String?
+    }
+
     /// What the agent answered for a profile's token.
     public enum TokenAnswer: Sendable, Hashable {
-        /// The tokens: the access token, its type and expiry, and the ID token when there is
-        /// one. There is never a refresh token: that stays in the agent.
-        case tokens(TokenSet)
+        /// The tokens.
+        case tokens(Tokens)
         /// The agent cannot answer for the profile — it does not run, does not hold it, or
         /// cannot give what was asked — and why, for a person: ask the store.
         case notAnswered(String)
@@ -96,10 +106,18 @@ public struct AgentClient: Sendable, Hashable {
         case .failure(let failure): return .notAnswered(Self.describe(failure, path: socketPath))
         }
         if let token = answer.token, answer.ok {
+            var claims: IDTokenClaims?
+            if let named = token.idTokenClaims, let expiresAt = token.idTokenExpiresAt {
+                claims = IDTokenClaims(
+                    issuer: named.issuer, subject: named.subject, audience: named.audience,
+                    expiresAt: Date(timeIntervalSince1970: expiresAt),
+                    issuedAt: Date(timeIntervalSince1970: named.issuedAt))
+            }
+            let tokens = TokenSet(
+                accessToken: token.accessToken, tokenType: token.tokenType, refreshToken: nil, idToken: token.idToken,
+                idTokenClaims: claims, expiresAt: token.expiresAt.map { Date(timeIntervalSince1970: $0) })
             return .tokens(
-                TokenSet(
-                    accessToken: token.accessToken, tokenType: token.tokenType, refreshToken: nil,
-                    idToken: token.idToken, expiresAt: token.expiresAt.map { Date(timeIntervalSince1970: $0) }))
+                Tokens(tokens: tokens, providerName: token.providerName, tokenEndpointHost: token.tokenEndpointHost))
         }
         let error = answer.error ?? AgentAnswer.Failure(code: .failed, message: "the agent gave no token")
         switch error.code {

@@ -52,13 +52,22 @@ extension TokenStores {
     public func freshTokens(
         profile: String, minimumValidity: Duration = .seconds(60), fallingBack: (String) -> Void
     ) async throws -> TokenSet {
+        try await agentOrStoredTokens(profile: profile, minimumValidity: minimumValidity, fallingBack: fallingBack)
+            .tokens
+    }
+
+    /// As ``freshTokens(profile:minimumValidity:fallingBack:)``, saying whether the agent
+    /// answered, with what it gives beside the token (`agent` is `nil` when the stores did).
+    public func agentOrStoredTokens(
+        profile: String, minimumValidity: Duration = .seconds(60), fallingBack: (String) -> Void = { _ in }
+    ) async throws -> (tokens: TokenSet, agent: AgentClient.Tokens?) {
         if let agent {
             switch try await agent.tokens(profile: profile, minimumValidity: minimumValidity) {
-            case .tokens(let tokens): return tokens
+            case .tokens(let answer): return (answer.tokens, answer)
             case .notAnswered(let reason): fallingBack(reason)
             }
         }
-        return try await storedFreshTokens(profile: profile, minimumValidity: minimumValidity)
+        return (try await storedFreshTokens(profile: profile, minimumValidity: minimumValidity), nil)
     }
 
     private func storedFreshTokens(profile: String, minimumValidity: Duration) async throws -> TokenSet {

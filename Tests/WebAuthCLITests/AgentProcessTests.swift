@@ -118,3 +118,212 @@ struct AgentProcessTests {
         #expect(after.stderr.contains("no agent listens"))
     }
 }
+
+extension AgentProcessTests {
+    /// The command-line tests' provider, with access tokens that live `accessTokenLifetime`.
+    static func withShortLivedProvider(
+        accessTokenLifetime: Duration, isolation: isolated (any Actor)? = #isolation,
+        _ body: (EmbeddedProvider) async throws -> Void
+    ) async throws {
+        var configuration = EmbeddedProvider.Configuration(
+            users: [.demo],
+            clients: [
+                EmbeddedProvider.Client(
+                    id: EmbeddedProvider.cliClientID, secret: nil,
+                    redirectURIs: [URL(string: "http://127.0.0.1/callback")!])
+            ], idTokenLifetime: .seconds(600), devicePollingInterval: .seconds(1))
+        configuration.accessTokenLifetime = accessTokenLifetime
+        try await EmbeddedProvider.withProvider(configuration) { provider in
+            provider.approveDeviceAuthorizations(as: .demo)
+            try await body(provider)
+        }
+    }
+
+    /// A confirmation program that records its question in `question` and answers `yes` or no.
+    static func askpass(_ sandbox: ProfileSandbox, allowing yes: Bool, extra: String = "") throws -> String {
+        let path = sandbox.root + "/askpass"
+        let script = """
+            #!/bin/sh
+            printf '%s' "$1" > "\(sandbox.root)/question"
+            \(extra)
+            exit \(yes ? 0 : 1)
+            """
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o700])
+        else { throw CLITestError("cannot write \(path)") }
+        return path
+    }
+
+    /// Runs the full program (no fast path) in `sandbox`.
+    static func full(_ sandbox: ProfileSandbox) -> ProfileSandbox {
+        var full = sandbox
+        full.extraEnvironment["WEBAUTH_FAST_PATH"] = "0"
+        return full
+    }
+
+    @Test func aProfileSignedInToTheAgentOnlyLeavesNothingOnDiskAndEndsWithIt() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let agent = try await Self.startAgent(sandbox)
+            let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"]))
+            #expect(login.status == 0, "stderr: \(login.stderr)")
+            #expect(login.stderr.contains("nothing stored"))
+            #expect(try sandbox.storedEntry() == nil)
+            #expect(!FileManager.default.fileExists(atPath: sandbox.indexPath))
+
+            let token = try await sandbox.run(["token"])
+            #expect(token.status == 0, "stderr: \(token.stderr)")
+            let accessToken = token.stdout.trimmingCharacters(in: .newlines)
+            #expect(provider.isActive(accessToken: accessToken))
+            let slow = try await Self.full(sandbox).run(["token"])
+            #expect(slow.stdout == token.stdout)
+            let status = try await sandbox.run(["agent", "status", "--json"])
+            #expect(status.stdout.contains(#""source":"agent-only""#))
+
+            // The agent dies: nothing to fall back to, and the message says why.
+            agent.send(SIGKILL)
+            _ = try? await agent.waitForEnd(timeout: .seconds(10))
+            for run in [sandbox, Self.full(sandbox)] {
+                let after = try await run.run(["token"])
+                #expect(after.status == 8, "stderr: \(after.stderr)")
+                #expect(after.stdout.isEmpty)
+                #expect(after.stderr.contains("agent only"), "\(after.stderr)")
+                #expect(after.stderr.contains("stopped"))
+            }
+        }
+    }
+
+    @Test func theAgentRefreshesAheadOnceAndWritesTheRotatedTokensBackToTheStore() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await Self.withShortLivedProvider(accessTokenLifetime: .seconds(10)) { provider in
+            let entry = try await Self.signIn(sandbox, provider)
+            let agent = try await Self.startAgent(sandbox)
+            defer { agent.send(SIGTERM) }
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            // The last fifth of 10 s starts at 8 s: wait past it.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while provider.refreshRequests.isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(provider.refreshRequests.count == 1)
+            #expect(provider.refreshRequests.allSatisfy { $0.error == nil })
+            let stored = try #require(try sandbox.storedEntry())
+            #expect(stored.tokens.refreshToken != entry.tokens.refreshToken, "the rotated refresh token is stored")
+            #expect(stored.tokens.accessToken != entry.tokens.accessToken)
+            let served = try await sandbox.run(["token", "--min-validity", "1"])
+            #expect(served.stdout == stored.tokens.accessToken + "\n")
+            #expect(!agent.standardError.contains(stored.tokens.accessToken))
+        }
+    }
+
+    @Test func aRefreshTheProviderRefusesMarksTheProfileAndGivesExitNine() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let entry = try await Self.signIn(sandbox, provider)
+            let agent = try await Self.startAgent(sandbox)
+            defer { agent.send(SIGTERM) }
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            try await provider.revokeFromElsewhere(try #require(entry.tokens.refreshToken))
+            // More validity than the token has: the agent must refresh, and is refused.
+            for run in [sandbox, Self.full(sandbox)] {
+                let refused = try await run.run(["token", "--min-validity", "7200"])
+                #expect(refused.status == 9, "stderr: \(refused.stderr)")
+                #expect(refused.stdout.isEmpty)
+                #expect(refused.stderr.contains("refused"))
+            }
+            let status = try await sandbox.run(["agent", "status", "--json"])
+            #expect(status.stdout.contains(#""refused":true"#))
+        }
+    }
+
+    @Test func withTheProviderDownWhileRefreshingAheadTheValidTokenIsStillServed() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await Self.withShortLivedProvider(accessTokenLifetime: .seconds(20)) { provider in
+            let entry = try await Self.signIn(sandbox, provider)
+            let agent = try await Self.startAgent(sandbox)
+            defer { agent.send(SIGTERM) }
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            provider.setFault(.closedWithoutAnswer, for: .token)
+            // Past 16 s the agent tries to refresh ahead, and cannot; the token has 4 s left.
+            _ = try await agent.waitForStandardError(containing: "ahead failed", timeout: .seconds(19))
+            let served = try await sandbox.run(["token", "--min-validity", "1"])
+            #expect(served.status == 0, "stderr: \(served.stderr)")
+            #expect(served.stdout == entry.tokens.accessToken + "\n")
+            #expect(try sandbox.storedEntry()?.tokens.refreshToken == entry.tokens.refreshToken)
+        }
+    }
+
+    @Test func aProfileIsForgottenAfterTheLifetimeAndAfterTheIdleTime() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            _ = try await Self.signIn(sandbox, provider)
+            let agent = try await Self.startAgent(sandbox, ["--idle", "2s"])
+            defer { agent.send(SIGTERM) }
+            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "3s"]).status == 0)
+            for _ in 0..<2 {
+                try await Task.sleep(for: .seconds(1))
+                #expect(try await sandbox.run(["agent", "status"]).stdout.contains("default (store)"))
+                #expect(try await sandbox.run(["token"]).status == 0)
+            }
+            // Asked for within the idle time, but the lifetime is over.
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
+
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
+            #expect(agent.standardError.contains("forgot profile"))
+        }
+    }
+
+    @Test func withConfirmEachTokenIsAskedForAndARefusalIsExitNine() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let entry = try await Self.signIn(sandbox, provider)
+            sandbox.extraEnvironment["WEBAUTH_ASKPASS"] = try Self.askpass(sandbox, allowing: true)
+            let agent = try await Self.startAgent(sandbox, ["--confirm"])
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            let allowed = try await sandbox.run(["token"])
+            #expect(allowed.status == 0, "stderr: \(allowed.stderr)")
+            #expect(allowed.stdout == entry.tokens.accessToken + "\n")
+            let question = try String(contentsOfFile: sandbox.root + "/question", encoding: .utf8)
+            #expect(question.contains("\"default\""))
+            #expect(question.contains("webauth"), "names the asking command: \(question)")
+            #expect(!question.contains(entry.tokens.accessToken))
+
+            _ = try Self.askpass(sandbox, allowing: false)
+            for run in [sandbox, Self.full(sandbox)] {
+                let refused = try await run.run(["token"])
+                #expect(refused.status == 9, "stderr: \(refused.stderr)")
+                #expect(refused.stdout.isEmpty)
+            }
+            agent.send(SIGTERM)
+            #expect(try await agent.waitForExit(timeout: .seconds(30)) == 0)
+        }
+    }
+
+    @Test func theAgentKilledMidRequestLeavesTheClientToTheStore() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let entry = try await Self.signIn(sandbox, provider)
+            // The confirmation kills the agent while the request waits for it.
+            sandbox.extraEnvironment["WEBAUTH_ASKPASS"] = try Self.askpass(
+                sandbox, allowing: true, extra: "kill -9 $PPID; sleep 1")
+            let agent = try await Self.startAgent(sandbox, ["--confirm"])
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            let token = try await sandbox.run(["token"])
+            #expect(token.status == 0, "stderr: \(token.stderr)")
+            #expect(token.stdout == entry.tokens.accessToken + "\n")
+            _ = try? await agent.waitForEnd(timeout: .seconds(10))
+        }
+    }
+}
