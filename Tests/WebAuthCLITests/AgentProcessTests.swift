@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthFastPath
 import WebAuthOAuth
+import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore
 
@@ -325,5 +326,124 @@ extension AgentProcessTests {
             #expect(token.stdout == entry.tokens.accessToken + "\n")
             _ = try? await agent.waitForEnd(timeout: .seconds(10))
         }
+    }
+}
+
+/// The agent's socket and another user of the machine (uid 65534, through `setpriv`, running
+/// Debian's `python3`: the test build is not theirs to run).
+@Suite("webauth agent and another user")
+struct AgentAnotherUserTests {
+    /// A directory in the sandbox that the other user can reach and write (1777, as `/tmp`).
+    static func sharedDirectory(_ sandbox: ProfileSandbox) throws -> String {
+        let shared = sandbox.root + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        chmod(sandbox.root, 0o711)
+        chmod(shared, 0o1777)
+        return shared
+    }
+
+    /// Runs `script` with `python3 -I -c` as uid 65534, with `arguments`.
+    static func asAnotherUser(_ script: String, _ arguments: [String]) throws -> Subprocess {
+        try Subprocess(
+            executable: "/usr/bin/setpriv",
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-I", "-c", script]
+                + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], standardOutput: .pipe, standardError: .pipe)
+    }
+
+    /// Everything `stream` gives until it ends.
+    static func collect(_ stream: AsyncStream<[UInt8]>?) async -> String {
+        var bytes: [UInt8] = []
+        if let stream { for await chunk in stream { bytes += chunk } }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func anotherUsersConnectionIsClosedUnanswered() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let shared = try Self.sharedDirectory(sandbox)
+        sandbox.extraEnvironment["WEBAUTH_AGENT_SOCK"] = shared + "/agent.sock"
+        let agent = try sandbox.start(["agent", "run"])
+        defer { agent.send(SIGTERM) }
+        let client = AgentClient(socketPath: shared + "/agent.sock")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? await client.status()) == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // As if the socket's mode were wrong: only the peer check is left to refuse.
+        chmod(shared + "/agent.sock", 0o666)
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.settimeout(10)
+            s.connect(sys.argv[1])
+            try:
+                s.sendall(b'{"v":1,"op":"status"}\\n')
+                data = s.recv(1000)
+                sys.stdout.write(repr(data) if data else "closed")
+            except OSError:
+                sys.stdout.write("closed")
+            """
+        let stranger = try Self.asAnotherUser(script, [shared + "/agent.sock"])
+        let output = await Self.collect(stranger.standardOutput)
+        _ = await stranger.exitStatus()
+        #expect(output == "closed")
+        // This user is still served.
+        #expect((try? await client.status()) != nil)
+    }
+
+    @Test func aSocketAnotherUserPlantedIsRefusedByTheAgentAndItsClients() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let shared = try Self.sharedDirectory(sandbox)
+        let path = shared + "/agent.sock"
+        sandbox.extraEnvironment["WEBAUTH_AGENT_SOCK"] = path
+        // The other user listens at the path and would record whatever it is sent.
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(sys.argv[1])
+            s.listen(8)
+            print("ready", flush=True)
+            while True:
+                c, _ = s.accept()
+                c.settimeout(2)
+                try:
+                    data = c.recv(65536)
+                    sys.stderr.write("received %d bytes\\n" % len(data))
+                    sys.stderr.flush()
+                except OSError:
+                    pass
+                c.close()
+            """
+        let planter = try Self.asAnotherUser(script, [path])
+        defer { planter.send(SIGKILL) }
+        var ready = false
+        if let output = planter.standardOutput {
+            for await chunk in output where String(decoding: chunk, as: UTF8.self).contains("ready") {
+                ready = true
+                break
+            }
+        }
+        try #require(ready)
+
+        let start = try await sandbox.run(["agent", "run"])
+        #expect(start.status == 1)
+        #expect(start.stderr.contains("belongs to another user (uid 65534)"), "\(start.stderr)")
+
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let entry = try await AgentProcessTests.signIn(sandbox, provider)
+            for run in [sandbox, AgentProcessTests.full(sandbox)] {
+                let token = try await run.run(["token"])
+                #expect(token.status == 0, "stderr: \(token.stderr)")
+                #expect(token.stdout == entry.tokens.accessToken + "\n")
+            }
+            let verbose = try await AgentProcessTests.full(sandbox).run(["token", "--verbose"])
+            #expect(verbose.stderr.contains("another user (uid 65534)"), "\(verbose.stderr)")
+        }
+        planter.send(SIGKILL)
+        let heard = await Self.collect(planter.standardError)
+        let sent = heard.split(separator: "\n").filter { $0.hasPrefix("received ") && $0 != "received 0 bytes" }
+        #expect(sent.isEmpty, "the planted socket was sent nothing: \(heard)")
     }
 }
