@@ -447,3 +447,38 @@ struct AgentAnotherUserTests {
         #expect(sent.isEmpty, "the planted socket was sent nothing: \(heard)")
     }
 }
+
+extension AgentProcessTests {
+    @Test func underSocketActivationTheAgentServesThePassedSocketAndLeavesItInPlace() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let path = sandbox.root + "/activated.sock"
+        let full = CLIProcess.executable.deletingLastPathComponent().appendingPathComponent("webauth-full").path
+        // What systemd does: a listening socket as descriptor 3, LISTEN_PID and LISTEN_FDS.
+        let script = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(sys.argv[1])
+            os.chmod(sys.argv[1], 0o600)
+            s.listen(16)
+            if s.fileno() != 3:
+                os.dup2(s.fileno(), 3)
+            os.set_inheritable(3, True)
+            env = dict(os.environ, LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
+            env.pop("WEBAUTH_AGENT_SOCK", None)
+            os.execve(sys.argv[2], [sys.argv[2], "agent", "run"], env)
+            """
+        let agent = try CLIProcess(
+            ["-I", "-c", script, path, full], environment: sandbox.environment, executable: "/usr/bin/python3")
+        let client = AgentClient(socketPath: path)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? await client.status()) == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let status = try await client.status()
+        #expect(status.processID == agent.pid)
+        agent.send(SIGTERM)
+        #expect(try await agent.waitForExit(timeout: .seconds(30)) == 0)
+        #expect(FileManager.default.fileExists(atPath: path), "the socket is systemd's to remove")
+    }
+}
