@@ -38,9 +38,41 @@ package struct AgentHolder: Sendable {
     }
 
     /// One held profile.
-    package struct Held: Sendable, Hashable {
-        /// The profile's entry: its tokens and the configuration that refreshes them.
-        package var entry: StoredTokens
+    package struct Held: Sendable {
+        /// The entry's long-lived copy, in locked memory.
+        private var sealed: SealedEntry?
+        /// The entry as it was sealed, when sealing failed (it could not be encoded).
+        private var unsealed: StoredTokens?
+        /// When the access token was received.
+        package private(set) var receivedAt: Date
+        /// When the access token expires, if known.
+        package private(set) var expiresAt: Date?
+
+        /// The profile's entry: its tokens and the configuration that refreshes them (decoded
+        /// from locked memory on each use).
+        package var entry: StoredTokens {
+            get { sealed?.entry ?? unsealed ?? StoredTokens(tokens: TokenSet(accessToken: ""), clientID: "") }
+            set {
+                sealed = SealedEntry(newValue)
+                unsealed = sealed == nil ? newValue : nil
+                receivedAt = newValue.tokens.receivedAt
+                expiresAt = newValue.tokens.expiresAt
+            }
+        }
+
+        init(
+            entry: StoredTokens, source: Source, addedAt: Date, forgetAt: Date?, lastUsedAt: Date, refusal: String?
+        ) {
+            self.receivedAt = entry.tokens.receivedAt
+            self.expiresAt = entry.tokens.expiresAt
+            self.source = source
+            self.addedAt = addedAt
+            self.forgetAt = forgetAt
+            self.lastUsedAt = lastUsedAt
+            self.refusal = refusal
+            self.entry = entry
+        }
+
         /// Where it came from.
         package var source: Source
         /// When it was added.
@@ -99,6 +131,9 @@ package struct AgentHolder: Sendable {
     package func decide(profile: String, minimumValidity: Duration, now: Date) -> Decision {
         guard let held = profiles[profile], !isForgettable(held, now: now) else { return .notHeld }
         if let refusal = held.refusal { return .refused(refusal) }
+        if let expiresAt = held.expiresAt, expiresAt <= now.addingTimeInterval(minimumValidity.seconds) {
+            return .refresh
+        }
         let tokens = held.entry.tokens
         return tokens.isExpired(at: now, margin: minimumValidity) ? .refresh : .serve(tokens)
     }
@@ -130,8 +165,8 @@ package struct AgentHolder: Sendable {
     /// When `held`'s access token enters the last fifth of its lifetime; `nil` when its expiry
     /// is not known.
     func refreshAheadAt(_ held: Held) -> Date? {
-        guard let expiresAt = held.entry.tokens.expiresAt else { return nil }
-        let lifetime = max(0, expiresAt.timeIntervalSince(held.entry.tokens.receivedAt))
+        guard let expiresAt = held.expiresAt else { return nil }
+        let lifetime = max(0, expiresAt.timeIntervalSince(held.receivedAt))
         return expiresAt.addingTimeInterval(-lifetime * Self.refreshAheadFraction)
     }
 

@@ -224,7 +224,7 @@ package actor AgentService {
             guard let held = holder.profiles[name] else { return nil }
             return AgentAnswer.Status.Profile(
                 name: name, source: held.source.rawValue,
-                expiresAt: held.entry.tokens.expiresAt?.timeIntervalSince1970,
+                expiresAt: held.expiresAt?.timeIntervalSince1970,
                 forgetAt: held.forgetAt?.timeIntervalSince1970, lastUsedAt: held.lastUsedAt.timeIntervalSince1970,
                 refused: held.refusal != nil)
         }

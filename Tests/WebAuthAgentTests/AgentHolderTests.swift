@@ -80,3 +80,24 @@ struct AgentHolderTests {
         #expect(holder.forgetExpired(now: Self.start.addingTimeInterval(110)) == ["work"])
     }
 }
+
+extension AgentHolderTests {
+    @Test func aHeldEntryReadsBackAsItWasAddedAndAfterARefresh() {
+        var holder = AgentHolder(policy: .init())
+        let entry = Self.entry()
+        holder.add(entry, profile: "work", source: .agentOnly, now: Self.start)
+        // Through the token store's entry format, as a file would keep it.
+        let held = holder.profiles["work"]?.entry
+        #expect(held?.tokens.accessToken == "at-1")
+        #expect(held?.tokens.refreshToken == "rt")
+        #expect(held?.tokens.expiresAt == entry.tokens.expiresAt)
+        #expect(held?.clientID == entry.clientID)
+        var renewed = entry.tokens
+        renewed.accessToken = "at-2"
+        renewed.refreshToken = "rt-2"
+        holder.refreshed("work", tokens: renewed)
+        #expect(holder.profiles["work"]?.entry.tokens.accessToken == "at-2")
+        #expect(holder.profiles["work"]?.entry.tokens.refreshToken == "rt-2")
+        #expect(holder.profiles["work"]?.source == .agentOnly)
+    }
+}
