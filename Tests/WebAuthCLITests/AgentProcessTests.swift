@@ -482,3 +482,47 @@ extension AgentProcessTests {
         #expect(FileManager.default.fileExists(atPath: path), "the socket is systemd's to remove")
     }
 }
+
+extension AgentProcessTests {
+    /// Runs `arguments` in `sandbox` with `input` on standard input.
+    static func run(
+        _ sandbox: ProfileSandbox, _ arguments: [String], input: String
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = try sandbox.start(arguments)
+        process.finishInput(Array(input.utf8))
+        let status = try await process.waitForExit(timeout: .seconds(60))
+        return (status, process.standardOutput, process.standardError)
+    }
+
+    @Test func gitAndKubectlGetTheAgentOnlyProfilesTokensFromBothPrograms() async throws {
+        var sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let agent = try await Self.startAgent(sandbox)
+            defer { agent.send(SIGTERM) }
+            let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"]))
+            try #require(login.status == 0, "stderr: \(login.stderr)")
+            let token = try await sandbox.run(["token"]).stdout.trimmingCharacters(in: .newlines)
+
+            let gitInput = "protocol=https\nhost=git.example.com\n\n"
+            let git = try await Self.run(
+                sandbox, ["git-credential", "--profile-for", "git.example.com", "get"], input: gitInput)
+            #expect(git.status == 0, "stderr: \(git.stderr)")
+            #expect(git.stdout.contains("username=oauth2\npassword=\(token)\n"), "\(git.stdout)")
+            let gitFull = try await Self.run(
+                Self.full(sandbox), ["git-credential", "--profile-for", "git.example.com", "get"], input: gitInput)
+            #expect(gitFull.stdout == git.stdout)
+
+            sandbox.extraEnvironment["KUBERNETES_EXEC_INFO"] =
+                #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+            for type in ["id", "access"] {
+                let kube = try await sandbox.run(["exec-credential", "--token-type", type])
+                #expect(kube.status == 0, "\(type): \(kube.stderr)")
+                #expect(kube.stdout.contains(#""token":""#))
+                if type == "access" { #expect(kube.stdout.contains(token)) }
+                let kubeFull = try await Self.full(sandbox).run(["exec-credential", "--token-type", type])
+                #expect(kubeFull.stdout == kube.stdout, "\(type)")
+            }
+        }
+    }
+}
