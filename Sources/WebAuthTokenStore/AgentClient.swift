@@ -132,7 +132,10 @@ public struct AgentClient: Sendable, Hashable {
     /// Makes the agent hold `profile` from the token store `store` (`automatic`, `file` or
     /// `keyring`); it refreshes it ahead of time and writes rotated tokens back there.
     ///
-    /// - Parameter lifetime: Forget it after this long; `nil`: the agent's `--lifetime`.
+    /// - Parameters:
+    ///   - profile: The stored profile.
+    ///   - store: The store it is in: `automatic`, `file` or `keyring`.
+    ///   - lifetime: Forget it after this long; `nil`: the agent's `--lifetime`.
     public func add(profile: String, store: String = "automatic", lifetime: Duration? = nil) async throws(Failure) {
         try await simple(AgentRequest(.add, profile: profile, store: store, lifetime: lifetime.map(Self.seconds)))
     }
