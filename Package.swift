@@ -87,12 +87,24 @@ let package = Package(
         // socket directory, the scheme socket's wire protocol, the blocking client calls and the
         // forwarder the scheme handler runs. Every system call of the desktop code is here.
         .target(name: "WebAuthDesktopSocket", dependencies: ["WebAuthCore", "WebAuthPlatform"]),
+        // A line server on a Unix socket, on SwiftNIO: the peer check (SO_PEERCRED), the
+        // connection cap, the line framing and the first line's deadline. The desktop's sockets
+        // and the token agent run on it.
+        .target(
+            name: "WebAuthSocketServer",
+            dependencies: [
+                "WebAuthPlatform",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // Custom URL schemes on the Linux desktop: registration and the sessions' socket
         // servers, on SwiftNIO (re-exports WebAuthDesktopSocket).
         .target(
             name: "WebAuthDesktop",
             dependencies: [
-                "WebAuthProcess", "WebAuthCore", "WebAuthDesktopSocket",
+                "WebAuthProcess", "WebAuthCore", "WebAuthDesktopSocket", "WebAuthSocketServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -130,7 +142,7 @@ let package = Package(
         .target(
             name: "WebAuthTokenStore",
             dependencies: [
-                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", "WebAuthPlatform",
+                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", "WebAuthPlatform", "WebAuthAgentProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -140,7 +152,22 @@ let package = Package(
         // What `webauth` answers before loading anything else: a cached, fresh token for
         // `token`, `git-credential get` and `exec-credential`; otherwise it runs `webauth-full`.
         .target(
-            name: "WebAuthFastPath", dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers", "WebAuthPlatform"]),
+            name: "WebAuthFastPath",
+            dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers", "WebAuthPlatform", "WebAuthAgentProtocol"]),
+        // The token agent's wire protocol (versioned JSON lines, bounded), its socket's path and
+        // a blocking client, on FoundationEssentials, so that the fast path speaks it too.
+        .target(name: "WebAuthAgentProtocol", dependencies: ["WebAuthPlatform"]),
+        // `webauth agent`: one process that holds sign-ins in memory, refreshes them ahead of
+        // expiry and serves tokens over a Unix socket, on SwiftNIO.
+        .target(
+            name: "WebAuthAgent",
+            dependencies: [
+                "WebAuthAgentProtocol", "WebAuthSocketServer", "WebAuthTokenStore", "WebAuthOAuth", "WebAuthProcess",
+                "WebAuthPlatform", "WebAuthDesktopSocket",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // What other programs speak to get a token from webauth: git's credential helper
         // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
         // command can answer without loading the rest.
@@ -185,6 +212,8 @@ let package = Package(
                 "WebAuthTokenStore",
                 "WebAuthCredentialHelpers",
                 "WebAuthFastPath",
+                "WebAuthAgent",
+                "WebAuthAgentProtocol",
                 "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -352,6 +381,13 @@ let package = Package(
         ),
         .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),
         .testTarget(name: "WebAuthTokenFilesTests", dependencies: ["WebAuthTokenFiles"]),
+        .testTarget(
+            name: "WebAuthAgentTests",
+            dependencies: [
+                "WebAuthAgent", "WebAuthAgentProtocol", "WebAuthTestSupport", "WebAuthProcess", "WebAuthTokenStore",
+                "WebAuthOAuth", "WebAuthPlatform",
+            ]
+        ),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

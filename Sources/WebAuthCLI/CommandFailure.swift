@@ -69,6 +69,8 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             return failure
         case let error as OAuthError:
             return from(error, profile: profile, action: action)
+        case let error as AgentClient.Failure:
+            return from(error, profile: profile)
         case let error as TokenStoreError where error.code == .notSignedIn:
             return notSignedIn(profile: profile)
         case let error as TokenStoreError where error.code == .noRefreshToken:
@@ -86,6 +88,34 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             // Only the type: an unknown error's description might quote anything.
             return CommandFailure(
                 status: ExitStatus.failure, code: "failure", message: "\(action) failed (\(type(of: error)))")
+        }
+    }
+
+    /// The failure for the agent's refusal: the person's or the provider's is exit 9, a
+    /// profile not signed in (or held by an agent that stopped) exit 8.
+    static func from(_ error: AgentClient.Failure, profile: String) -> CommandFailure {
+        let login = loginCommand(profile: profile)
+        switch error.code {
+        case .confirmationRefused:
+            return CommandFailure(
+                status: ExitStatus.providerRefused, code: "confirmationRefused", message: error.message)
+        case .refreshRefused:
+            return CommandFailure(
+                status: ExitStatus.providerRefused, code: OAuthServerError.Code.invalidGrant.rawValue,
+                message: error.message, fix: "sign in again with \(login)")
+        case .notSignedIn:
+            return CommandFailure(
+                status: ExitStatus.notSignedIn, code: "notSignedIn", message: error.message, fix: "run \(login)")
+        case .agentStopped:
+            return CommandFailure(
+                status: ExitStatus.notSignedIn, code: "notSignedIn", message: "not signed in: \(error.message)",
+                fix: "start the agent and sign in again with \(login) --agent-only")
+        case .noAgent:
+            return CommandFailure(
+                status: ExitStatus.failure, code: "noAgent", message: error.message,
+                fix: "start one with `webauth agent start`, or set WEBAUTH_AGENT_SOCK")
+        case .failed:
+            return CommandFailure(status: ExitStatus.failure, code: "agentFailed", message: error.message)
         }
     }
 

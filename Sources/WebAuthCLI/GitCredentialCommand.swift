@@ -201,9 +201,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
     private func answer(_ asked: GitCredential, profile: String, terminal: TerminalOutput) async throws {
         let stores = storeOption.stores()
         let (tokens, entry): (TokenSet, StoredTokens?)
+        var fromAgent: AgentClient.Tokens?
         do {
-            let fresh = try await stores.freshTokens(profile: profile, minimumValidity: .seconds(60))
-            (tokens, entry) = (fresh, try await stores.find(profile: profile)?.entry)
+            let fresh = try await stores.agentOrStoredTokens(profile: profile, minimumValidity: .seconds(60))
+            fromAgent = fresh.agent
+            (tokens, entry) = (fresh.tokens, fresh.agent == nil ? try await stores.find(profile: profile)?.entry : nil)
         } catch {
             let failure = CommandFailure.from(error, profile: profile, action: "refresh")
             guard ProfileSignIn.cures(failure) else { throw failure }
@@ -218,7 +220,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
             return
         }
         let answer = GitCredential(
-            username: username ?? Self.conventionalUsername(for: entry?.configuration),
+            username: username
+                ?? fromAgent.map {
+                    GitCredential.conventionalUsername(
+                        providerName: $0.providerName, tokenEndpointHost: $0.tokenEndpointHost)
+                } ?? Self.conventionalUsername(for: entry?.configuration),
             password: tokens.accessToken, passwordExpiry: tokens.expiresAt)
         do {
             CommandOutput(json: false).exact(try answer.encoded())

@@ -64,6 +64,13 @@ struct LoginCommand: AsyncParsableCommand {
     var verbose = false
 
     @Flag(
+        name: .customLong("agent-only"),
+        help:
+            "Give the tokens to the running agent (webauth agent) alone: nothing is written to the store, and they are gone when the agent stops."
+    )
+    var agentOnly = false
+
+    @Flag(
         help:
             "When a sign-in for the profile is already open in another process, wait for it (up to --timeout) and use its tokens, instead of exiting 1."
     )
@@ -114,9 +121,10 @@ struct LoginCommand: AsyncParsableCommand {
         }
         let configuration = try options.clientConfiguration(
             secret: try LoginSecret.resolve(options.clientSecret, environment: environment, terminal: terminal))
-        let signIn = ProfileSignIn(
+        var signIn = ProfileSignIn(
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
+        if agentOnly { signIn.agentOnly = AgentClient(environment: environment) }
         try await runAlone(signIn, output: output, terminal: terminal) { lease in
             try await signIn.run(configuration: configuration, terminal: terminal, lease: lease)
         }
@@ -216,6 +224,7 @@ extension LoginCommand {
                     + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
             var registered = signIn
             registered.registration = registration
+            if agentOnly { registered.agentOnly = AgentClient(environment: environment) }
             do {
                 return try await registered.run(configuration: configuration, terminal: terminal, lease: lease)
             } catch {

@@ -16,6 +16,8 @@ struct LoginSummary {
     let location: String
     /// How the sign-in went.
     let method: SignInPlan.Method
+    /// The agent's socket, when the tokens went to the agent alone (nothing stored).
+    var agentSocket: String? = nil
 
     /// Writes the summary.
     func report(terminal: TerminalOutput, output: CommandOutput) {
@@ -29,11 +31,16 @@ struct LoginSummary {
             "  scopes:         " + (tokens.scopes.isEmpty ? "(none listed)" : tokens.scopes.joined(separator: " ")))
         terminal.line("  access token:   " + EntryDescription.expiry(tokens.expiresAt, now: now))
         terminal.line("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "held"))
-        terminal.line("  stored in:      \(kind): \(location)")
+        if let agentSocket {
+            terminal.line("  held by:        the agent on \(agentSocket) (nothing stored)")
+        } else {
+            terminal.line("  stored in:      \(kind): \(location)")
+        }
         guard output.json else { return }
         var object: [String: Any] = [
             "profile": profile, "client_id": entry.clientID, "scopes": tokens.scopes,
-            "has_refresh_token": tokens.refreshToken != nil, "store": kind.rawValue, "location": location,
+            "has_refresh_token": tokens.refreshToken != nil, "store": agentSocket == nil ? kind.rawValue : "agent",
+            "location": agentSocket ?? location,
             "method": method.rawValue,
         ]
         object["issuer"] = EntryDescription.issuer(of: entry) ?? NSNull()

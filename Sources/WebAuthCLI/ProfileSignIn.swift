@@ -28,6 +28,8 @@ struct ProfileSignIn {
     /// The client's dynamic registration, stored with the tokens, when `login --register`
     /// registered the client for this sign-in.
     var registration: ClientRegistration? = nil
+    /// With `login --agent-only`: the agent the tokens are given to, instead of a store.
+    var agentOnly: AgentClient? = nil
 
     /// What a sign-in stored.
     struct Outcome {
@@ -39,10 +41,14 @@ struct ProfileSignIn {
         var location: String
         /// How the person signed in.
         var method: SignInPlan.Method
+        /// The agent's socket, when the tokens went to the agent alone.
+        var agentSocket: String? = nil
 
         /// The summary `login` shows.
         func summary(profile: String) -> LoginSummary {
-            LoginSummary(profile: profile, entry: entry, kind: kind, location: location, method: method)
+            LoginSummary(
+                profile: profile, entry: entry, kind: kind, location: location, method: method,
+                agentSocket: agentSocket)
         }
     }
 
@@ -56,8 +62,14 @@ struct ProfileSignIn {
         let client = try OAuthClient(configuration: configuration, logger: logger)
 
         // Open the store first: a keyring that cannot be used should stop us before the
-        // person signs in, not after.
-        let store = try await stores.storeForSaving()
+        // person signs in, not after. (For the agent alone: check that it answers.)
+        let store: (any TokenStore)?
+        if let agentOnly {
+            _ = try await agentOnly.status()
+            store = nil
+        } else {
+            store = try await stores.storeForSaving()
+        }
 
         let decision = try await decide(configuration: configuration, client: client, logger: logger)
         let (chosen, plan) = (decision.chosen, decision.plan)
@@ -83,6 +95,11 @@ struct ProfileSignIn {
         entry.issuer = entry.issuer ?? metadata?.issuer ?? tokens.idTokenClaims?.issuer
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
         entry.registration = registration
+        guard let store else {
+            try await agentOnly?.add(profile: profile, entry: entry)
+            return Outcome(
+                entry: entry, kind: .file, location: "", method: plan.method, agentSocket: agentOnly?.socketPath)
+        }
         let savedIn = try await stores.save(entry, profile: profile, in: store)
         return Outcome(entry: entry, kind: savedIn.kind, location: savedIn.location, method: plan.method)
     }

@@ -132,8 +132,24 @@ struct RequestCommand: AsyncParsableCommand {
         let request = HTTPTransportRequest(
             method: method?.uppercased() ?? (body == nil ? "GET" : "POST"), url: target, headerFields: fields,
             body: body, maximumResponseSize: Self.maximumResponseSize)
-        let provider = try await storeOption.stores().accessTokenProvider(profile: profile)
-        return try await ResourceClient(tokenProvider: provider).send(request)
+        return try await ResourceClient(tokenProvider: try await tokenProvider()).send(request)
+    }
+
+    /// The profile's token provider: the agent's token first when it holds the profile (a
+    /// `Bearer` token, and the profile stored here, whose configuration refreshes it under the
+    /// profile's lock after a `401`), else the store's.
+    func tokenProvider() async throws -> AccessTokenProvider {
+        let stores = storeOption.stores()
+        if let agent = stores.agent,
+            case .tokens(let answer) = try await agent.tokens(profile: profile, minimumValidity: .seconds(60)),
+            !answer.tokens.isDPoPBound,
+            let (_, entry) = try await stores.find(profile: profile), let configuration = entry.configuration
+        {
+            return AccessTokenProvider(
+                client: try OAuthClient(configuration: configuration), tokens: answer.tokens,
+                persistence: StoredProfile(profile, in: stores))
+        }
+        return try await stores.accessTokenProvider(profile: profile)
     }
 
     /// The `-d` body: a file's bytes, standard input's, or the text.

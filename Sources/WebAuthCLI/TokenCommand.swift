@@ -45,6 +45,9 @@ struct TokenCommand: AsyncParsableCommand {
     @Flag(help: "Print {\"access_token\", \"expires_at\", \"token_type\"} as JSON instead.")
     var json = false
 
+    @Flag(help: "Say on standard error where the token came from when the agent did not answer (never a token).")
+    var verbose = false
+
     @Option(
         name: .customLong("dpop-proof"), parsing: .upToNextOption,
         help: ArgumentHelp(
@@ -142,6 +145,9 @@ struct TokenCommand: AsyncParsableCommand {
         if let target {
             return try await stores.freshTokens(profile: profile, exchangedFor: target, minimumValidity: validity)
         }
-        return try await stores.freshTokens(profile: profile, minimumValidity: validity)
+        let verbose = verbose
+        return try await stores.freshTokens(profile: profile, minimumValidity: validity) { reason in
+            if verbose { TerminalOutput().note("\(reason); using the token store") }
+        }
     }
 }

@@ -14,7 +14,7 @@ package struct WebAuthCommand: AsyncParsableCommand {
             LoginCommand.self, TokenCommand.self, StatusCommand.self, LogoutCommand.self, OpenCommand.self,
             ExecCredentialCommand.self, RequestCommand.self, ExchangeCommand.self,
             SchemeCommand.self, BrowserCommand.self, DemoCommand.self,
-            GitCredentialCommand.self, ExitStatusCommand.self,
+            GitCredentialCommand.self, AgentCommand.self, ExitStatusCommand.self,
         ]
     )
 

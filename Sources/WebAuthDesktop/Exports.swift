@@ -1,3 +1,5 @@
 // The socket directory, the desktop environment and the forwarder live in the small target the
 // scheme handler links; this module's users see them as its own.
 @_exported import WebAuthDesktopSocket
+// The line server on a Unix socket (shared with the token agent), likewise.
+@_exported import WebAuthSocketServer

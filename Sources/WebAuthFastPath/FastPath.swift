@@ -1,3 +1,4 @@
+import WebAuthAgentProtocol
 import WebAuthCredentialHelpers
 import WebAuthTokenFiles
 
@@ -30,9 +31,10 @@ package enum FastPath {
     package static let switchVariable = "WEBAUTH_FAST_PATH"
 
     /// The environment variables the fast path reads.
-    package static let environmentNames = [
-        "XDG_STATE_HOME", "HOME", "PATH", "DBUS_SESSION_BUS_ADDRESS", "KUBERNETES_EXEC_INFO", switchVariable,
-    ]
+    package static let environmentNames =
+        [
+            "XDG_STATE_HOME", "HOME", "PATH", "DBUS_SESSION_BUS_ADDRESS", "KUBERNETES_EXEC_INFO", switchVariable,
+        ] + AgentSocketPath.environmentNames
 
     /// Standard output for `arguments`, or `nil` when the full program must answer.
     ///
@@ -49,9 +51,19 @@ package enum FastPath {
             return nil
         }
         let lookup = CachedTokenLookup(environment: environment)
+        let agent = AgentSocketPath(environment: environment)
+        // The agent first, as the full program asks it; `nil` leaves the decision to the full
+        // program, which asks again and reports.
+        let freshBearer = { (profile: String, store: String, minimumValidity: Double) -> CachedEntry? in
+            switch agentEntry(agent, profile, minimumValidity) {
+            case .entry(let entry): return Self.freshBearer(entry, minimumValidity, now)
+            case .fullProgram: return nil
+            case .store: return Self.freshBearer(lookup, profile, store, minimumValidity, now)
+            }
+        }
         switch command {
         case .token(let profile, let minimumValidity, let store):
-            guard let tokens = freshBearer(lookup, profile, store, minimumValidity, now)?.tokens else { return nil }
+            guard let tokens = freshBearer(profile, store, minimumValidity)?.tokens else { return nil }
             return Array((tokens.accessToken + "\n").utf8)
 
         case .gitCredentialGet(let helperProfile, let username, let store, let profileFor):
@@ -61,7 +73,7 @@ package enum FastPath {
                 asked.protocol?.lowercased() == "https",
                 case .answer(let profile) = GitHostBinding(profile: helperProfile, profileFor: profileFor).decision(
                     forHost: asked.host, recordedHosts: { lookup.bindings(profile: $0).gitHosts }),
-                let entry = freshBearer(lookup, profile, store, defaultGitValidity, now)
+                let entry = freshBearer(profile, store, defaultGitValidity)
             else { return nil }
             let answer = GitCredential(
                 username: username
@@ -75,7 +87,7 @@ package enum FastPath {
             // A cluster the servers do not allow is refused by the full program, with its message.
             guard let request = try? ExecCredentialRequest(execInfo: environment["KUBERNETES_EXEC_INFO"]),
                 ClusterServerBinding.decision(server: request.clusterServer, allowed: clusterServers) == .allowed,
-                let entry = freshBearer(lookup, profile, store, minimumValidity, now)
+                let entry = freshBearer(profile, store, minimumValidity)
             else { return nil }
             let credential: ExecCredential
             if idToken {
@@ -99,10 +111,58 @@ package enum FastPath {
     static func freshBearer(
         _ lookup: CachedTokenLookup, _ profile: String, _ store: String, _ minimumValidity: Double, _ now: Date
     ) -> CachedEntry? {
-        guard let entry = lookup.entry(profile: profile, store: store), entry.tokens.tokenType == "Bearer",
+        guard let entry = lookup.entry(profile: profile, store: store) else { return nil }
+        return freshBearer(entry, minimumValidity, now)
+    }
+
+    /// `entry`, when its access token is a `Bearer` token fresh for `minimumValidity` seconds.
+    static func freshBearer(_ entry: CachedEntry, _ minimumValidity: Double, _ now: Date) -> CachedEntry? {
+        guard entry.tokens.tokenType == "Bearer",
             entry.isFresh(at: now, minimumValidity: SecondsRule.duration(minimumValidity))
         else { return nil }
         return entry
+    }
+
+    /// Where a token comes from, after asking the agent.
+    enum AgentOutcome {
+        /// The agent's token.
+        case entry(CachedEntry)
+        /// No agent listens here, or it does not hold the profile (or cannot give what was
+        /// asked): the store, as without an agent.
+        case store
+        /// The agent refused, failed, or answered with something the fast path does not hand
+        /// out: the full program asks again and reports.
+        case fullProgram
+    }
+
+    /// Asks the agent at `socket` for `profile`'s token valid for `minimumValidity` seconds.
+    static func agentEntry(_ socket: AgentSocketPath, _ profile: String, _ minimumValidity: Double) -> AgentOutcome {
+        let request = AgentRequest(.token, profile: profile, minimumValidity: minimumValidity)
+        switch AgentConnection.exchange(request, path: socket.path, timeout: AgentProtocol.confirmationTimeout) {
+        case .failure(.noAgent):
+            return .store
+        case .failure:
+            return .fullProgram
+        case .success(let answer):
+            if answer.ok, let token = answer.token {
+                guard
+                    TokenCharacters.areAllowed(
+                        accessToken: token.accessToken, tokenType: token.tokenType, idToken: token.idToken)
+                else { return .fullProgram }
+                return .entry(
+                    CachedEntry(
+                        tokens: CachedEntry.Tokens(
+                            accessToken: token.accessToken, tokenType: token.tokenType, hasRefreshToken: false,
+                            idToken: token.idToken,
+                            idTokenExpiresAt: token.idTokenExpiresAt.map(Date.init(timeIntervalSince1970:)),
+                            expiresAt: token.expiresAt.map(Date.init(timeIntervalSince1970:))),
+                        configurationName: token.providerName, tokenEndpointHost: token.tokenEndpointHost))
+            }
+            switch answer.error?.code {
+            case .notHeld?, .unsupported?: return .store
+            default: return .fullProgram
+            }
+        }
     }
 
 }

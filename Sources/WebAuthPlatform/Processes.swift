@@ -207,3 +207,55 @@ package enum ProcessTable {
         }
     #endif
 }
+
+/// Keeping a process's secrets in memory: out of core dumps and `/proc`, and out of swap.
+package enum SecretMemory {
+    /// Makes this process not dumpable (`prctl(PR_SET_DUMPABLE, 0)` on Linux): no core dump, and
+    /// other processes of the same user can neither attach to it nor read its memory through
+    /// `/proc`. Whether it took effect; `false` elsewhere.
+    @discardableResult
+    package static func forbidDumps() -> Bool {
+        #if os(Linux)
+            prctlCall.map { $0(setDumpable, 0, 0, 0, 0) == 0 } ?? false
+        #else
+            false
+        #endif
+    }
+
+    /// Whether this process is dumpable (`prctl(PR_GET_DUMPABLE)`); `nil` where it cannot say.
+    package static var isDumpable: Bool? {
+        #if os(Linux)
+            guard let value = prctlCall.map({ $0(getDumpable, 0, 0, 0, 0) }), value >= 0 else { return nil }
+            return value != 0
+        #else
+            return nil
+        #endif
+    }
+
+    #if os(Linux)
+        /// The C library's `prctl`, which Swift does not import (it is variadic): looked up once,
+        /// and called with its five arguments.
+        private typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        /// `PR_SET_DUMPABLE` and `PR_GET_DUMPABLE`.
+        private static let setDumpable: Int32 = 4
+        private static let getDumpable: Int32 = 3
+        private static let prctlCall: Prctl? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return nil }
+            return unsafeBitCast(symbol, to: Prctl.self)
+        }()
+    #endif
+
+    /// Locks the pages of `buffer` in memory (`mlock`) so that they are not swapped out, best
+    /// effort: whether it worked (the system may limit locked memory).
+    @discardableResult
+    package static func lock(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return false }
+        return mlock(base, buffer.count) == 0
+    }
+
+    /// Undoes ``lock(_:)``.
+    package static func unlock(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        munlock(base, buffer.count)
+    }
+}

@@ -43,6 +43,27 @@ package struct CachedEntry: Sendable, Hashable {
         package var idTokenExpiresAt: Date?
         /// When the access token expires, if known.
         package var expiresAt: Date?
+
+        /// The tokens of an entry.
+        package init(
+            accessToken: String, tokenType: String, hasRefreshToken: Bool, idToken: String?, idTokenExpiresAt: Date?,
+            expiresAt: Date?
+        ) {
+            self.accessToken = accessToken
+            self.tokenType = tokenType
+            self.hasRefreshToken = hasRefreshToken
+            self.idToken = idToken
+            self.idTokenExpiresAt = idTokenExpiresAt
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// An entry of `tokens`, with the configuration's name and its token endpoint's host (as
+    /// the token agent gives them, beside its token).
+    package init(tokens: Tokens, configurationName: String?, tokenEndpointHost: String?) {
+        self.tokens = tokens
+        self.configurationName = configurationName
+        self.configurationTokenEndpoint = tokenEndpointHost.flatMap { URL(string: "https://\($0)/") }
     }
 
     /// Decodes `data`; `nil` unless it is an entry of exactly the shape described above.

@@ -39,7 +39,48 @@ extension TokenStores {
     ///   ``TokenStoreError`` when it cannot be read or stored, `OAuthError` when the refresh
     ///   fails.
     public func freshTokens(profile: String, minimumValidity: Duration = .seconds(60)) async throws -> TokenSet {
-        guard let (_, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        try await freshTokens(profile: profile, minimumValidity: minimumValidity, fallingBack: { _ in })
+    }
+
+    /// As ``freshTokens(profile:minimumValidity:)``, asking ``agent`` first: its token when it
+    /// holds the profile, else the stores', after telling `fallingBack` why the agent did not
+    /// answer. A profile the agent alone held (`webauth login --agent-only`), with that agent
+    /// gone, is ``AgentClient/Failure/Code/agentStopped``.
+    ///
+    /// - Throws: What ``freshTokens(profile:minimumValidity:)`` throws, and
+    ///   ``AgentClient/Failure`` when the agent refuses.
+    public func freshTokens(
+        profile: String, minimumValidity: Duration = .seconds(60), fallingBack: (String) -> Void
+    ) async throws -> TokenSet {
+        try await agentOrStoredTokens(profile: profile, minimumValidity: minimumValidity, fallingBack: fallingBack)
+            .tokens
+    }
+
+    /// As ``freshTokens(profile:minimumValidity:fallingBack:)``, saying whether the agent
+    /// answered, with what it gives beside the token (`agent` is `nil` when the stores did).
+    public func agentOrStoredTokens(
+        profile: String, minimumValidity: Duration = .seconds(60), fallingBack: (String) -> Void = { _ in }
+    ) async throws -> (tokens: TokenSet, agent: AgentClient.Tokens?) {
+        if let agent {
+            switch try await agent.tokens(profile: profile, minimumValidity: minimumValidity) {
+            case .tokens(let answer): return (answer.tokens, answer)
+            case .notAnswered(let reason): fallingBack(reason)
+            }
+        }
+        return (try await storedFreshTokens(profile: profile, minimumValidity: minimumValidity), nil)
+    }
+
+    private func storedFreshTokens(profile: String, minimumValidity: Duration) async throws -> TokenSet {
+        guard let (_, entry) = try await find(profile: profile) else {
+            if let agent, AgentOnlyProfiles(socketPath: agent.socketPath).contains(profile) {
+                throw AgentClient.Failure(
+                    code: .agentStopped,
+                    message:
+                        "profile \"\(profile)\" was signed in to the agent only, and the agent holding it (\(agent.socketPath)) stopped"
+                )
+            }
+            throw TokenStoreError.notSignedIn(profile)
+        }
         switch TokenFreshness.of(entry, now: Date(), minimumValidity: minimumValidity) {
         case .fresh:
             return entry.tokens
@@ -83,7 +124,7 @@ extension TokenStores {
         guard let configuration = entry.configuration else {
             throw TokenFreshness.CannotRefresh.noConfiguration.error(profile: profile)
         }
-        let subject = try await freshTokens(profile: profile, minimumValidity: minimumValidity)
+        let subject = try await storedFreshTokens(profile: profile, minimumValidity: minimumValidity)
         let exchanged = try await OAuthClient(configuration: configuration).exchange(
             subjectToken: subject.accessToken, subjectTokenType: .accessToken, audience: target.audience,
             resource: target.resource, scopes: target.scopes)

@@ -34,6 +34,9 @@ public struct TokenStores: Sendable {
     public let index: ProfileIndex
     /// How long a change waits for another process holding the profile.
     public let lockTimeout: Duration
+    /// The agent ``freshTokens(profile:minimumValidity:)`` asks first, before the stores: by
+    /// default the one the environment names (see ``AgentClient``); `nil` asks none.
+    public var agent: AgentClient?
     let logger: Logger
 
     /// Creates the stores `selection` names.
@@ -57,6 +60,7 @@ public struct TokenStores: Sendable {
         self.environment = environment
         self.index = ProfileIndex(environment: environment)
         self.lockTimeout = lockTimeout
+        self.agent = AgentClient(environment: environment)
         self.logger = logger
     }
 

@@ -34,12 +34,16 @@ struct ProfileSandbox {
     var indexPath: String { stateHome + "/webauth/profiles.json" }
 
     func entryPath(_ profile: String = "default") -> String { "\(tokenDirectory)/\(profile).json" }
+    /// The token agent's socket (`WEBAUTH_AGENT_SOCK`): the sandbox's own, so that no agent
+    /// outside it answers.
+    var agentSocket: String { root + "/agent.sock" }
 
     /// The environment the commands run with.
     var environment: [String: String] {
         [
             "HOME": root, "XDG_STATE_HOME": stateHome, "XDG_CONFIG_HOME": root + "/config",
             "DBUS_SESSION_BUS_ADDRESS": "", "NO_COLOR": "1", "WEBAUTH_CLIENT_SECRET": "",
+            "WEBAUTH_AGENT_SOCK": agentSocket,
         ].merging(extraEnvironment) { $1 }
     }
 

@@ -2,14 +2,15 @@ import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
-import WebAuthDesktopSocket
+import WebAuthPlatform
 
-/// A line-oriented server on a Unix socket, on SwiftNIO: what the scheme socket
-/// (`SchemeSocketServer`) and the web-authentication browser's socket
-/// (`AuthenticationBrowserServer`) both run on.
+/// A line-oriented server on a Unix socket, on SwiftNIO: what the desktop's scheme socket
+/// (`SchemeSocketServer`), the web-authentication browser's socket
+/// (`AuthenticationBrowserServer`) and the token agent's socket (`AgentServer`) all run on.
 ///
 /// Every bound is enforced on the event loop, before the server's own logic sees a byte:
-/// - a connection from another user is refused (`SO_PEERCRED`), as is one beyond
+/// - a connection from another user is refused (`SO_PEERCRED`; root too unless
+///   ``Limits/servesRoot``), as is one beyond
 ///   ``Limits/maximumConnections`` served at once (both closed at once);
 /// - the bytes are framed into `\n`-terminated lines of at most ``Limits/maximumLineLength``
 ///   bytes (`LineFrameDecoder`);
@@ -19,18 +20,38 @@ import WebAuthDesktopSocket
 /// The server's logic runs in structured concurrency: ``run(cancellingConnectionsAtClose:serve:)``
 /// serves each accepted connection, a `NIOAsyncChannel` of lines, in a task of a task group,
 /// and returns once the listener is closed (and, as asked, its connections are done).
-final class UnixSocketServer: Sendable {
+package final class UnixSocketServer: Sendable {
     /// One accepted connection: lines in, bytes out.
-    typealias Connection = NIOAsyncChannel<SocketLine, ByteBuffer>
+    package typealias Connection = NIOAsyncChannel<SocketLine, ByteBuffer>
 
     /// The bounds on what a connection may send and how many are served at once.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// The most connections served at once; more are closed at once.
-        var maximumConnections: Int
+        package var maximumConnections: Int
         /// The longest line, without its `\n`.
-        var maximumLineLength: Int
+        package var maximumLineLength: Int
         /// How long a new connection has to send its first complete line.
-        var firstLineTimeout: Duration
+        package var firstLineTimeout: Duration
+        /// Whether root's connections are served too (besides this process's own user).
+        package var servesRoot: Bool
+
+        /// Bounds for a server; root is served only when `servesRoot`.
+        package init(
+            maximumConnections: Int, maximumLineLength: Int, firstLineTimeout: Duration, servesRoot: Bool = false
+        ) {
+            self.maximumConnections = maximumConnections
+            self.maximumLineLength = maximumLineLength
+            self.firstLineTimeout = firstLineTimeout
+            self.servesRoot = servesRoot
+        }
+    }
+
+    /// Who is at the other end of a connection, from `SO_PEERCRED` when it connected.
+    package struct Peer: Sendable, Hashable {
+        /// The peer's process ID (0 where the system does not tell).
+        package var processID: Int32
+        /// The peer's user ID.
+        package var userID: UInt32
     }
 
     private let listener: any Channel
@@ -44,7 +65,9 @@ final class UnixSocketServer: Sendable {
     /// Listens on `descriptor`, a Unix stream socket already bound (see
     /// `DesktopSocketCalls.makeBoundSocket(at:)`), which the server then owns and closes.
     /// Once this returns, the socket accepts connections.
-    static func start(descriptor: Int32, limits: Limits, logger: Logger) -> EventLoopFuture<UnixSocketServer> {
+    package static func start(
+        descriptor: Int32, limits: Limits, logger: Logger
+    ) -> EventLoopFuture<UnixSocketServer> {
         let (connections, continuation) = AsyncStream.makeStream(of: Handover.self)
         let served = ConnectionCount()
         let (seconds, attoseconds) = limits.firstLineTimeout.components
@@ -59,15 +82,16 @@ final class UnixSocketServer: Sendable {
                     return channel.eventLoop.makeFailedFuture(Refused.tooManyConnections)
                 }
                 channel.closeFuture.whenComplete { _ in served.leave() }
-                return peerUserID(of: channel).flatMapThrowing { user in
-                    guard user == DesktopSocketCalls.effectiveUserID else {
+                return peer(of: channel).flatMapThrowing { peer in
+                    let user = peer.userID
+                    guard user == CurrentProcess.effectiveUserID || (limits.servesRoot && user == 0) else {
                         logger.debug("refused a connection from another user")
                         throw Refused.anotherUser
                     }
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(limit: limits.maximumLineLength)))
                     try pipeline.addHandler(FirstLineDeadline(timeout: timeout))
-                    let connection = Handover(try Connection(wrappingChannelSynchronously: channel))
+                    let connection = Handover(try Connection(wrappingChannelSynchronously: channel), peer: peer)
                     guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
                 }
             }
@@ -82,13 +106,23 @@ final class UnixSocketServer: Sendable {
     /// Serves each connection with `serve`, concurrently, until the listener is closed; then,
     /// when `cancellingConnectionsAtClose`, cancels the connections still being served, and
     /// returns once every one has ended.
-    func run(
+    package func run(
         cancellingConnectionsAtClose: Bool, serve: @escaping @Sendable (Connection) async -> Void
+    ) async {
+        await run(cancellingConnectionsAtClose: cancellingConnectionsAtClose) { connection, _ in
+            await serve(connection)
+        }
+    }
+
+    /// As ``run(cancellingConnectionsAtClose:serve:)``, telling `serve` who the peer is.
+    package func run(
+        cancellingConnectionsAtClose: Bool, serve: @escaping @Sendable (Connection, Peer) async -> Void
     ) async {
         await withDiscardingTaskGroup { group in
             for await handover in connections {
                 guard let connection = handover.take() else { continue }
-                group.addTask { await serve(connection) }
+                let peer = handover.peer
+                group.addTask { await serve(connection, peer) }
             }
             if cancellingConnectionsAtClose { group.cancelAll() }
         }
@@ -96,25 +130,25 @@ final class UnixSocketServer: Sendable {
 
     /// For a server that never ran: stops accepting and closes the connections accepted
     /// meanwhile, unserved.
-    func closeUnserved() async {
+    package func closeUnserved() async {
         try? await listener.close()
         for await handover in connections { await handover.take()?.closeUnserved() }
     }
 
     /// Stops accepting and closes the listening socket, without waiting (it does not remove the
     /// socket's file); ``run(cancellingConnectionsAtClose:serve:)`` then returns.
-    func requestClose() {
+    package func requestClose() {
         listener.close(promise: nil)
     }
 
-    /// The user ID of the connection's peer, from `SO_PEERCRED`. Fails where the system cannot
-    /// say, so that an unknown peer is refused.
-    private static func peerUserID(of channel: any Channel) -> EventLoopFuture<UInt32> {
-        guard let option = DesktopSocketCalls.peerCredentialsOption, let provider = channel as? SocketOptionProvider
+    /// The connection's peer, from `SO_PEERCRED`. Fails where the system cannot say, so that
+    /// an unknown peer is refused.
+    private static func peer(of channel: any Channel) -> EventLoopFuture<Peer> {
+        guard let option = LocalSocket.peerCredentialsOption, let provider = channel as? SocketOptionProvider
         else { return channel.eventLoop.makeFailedFuture(Refused.anotherUser) }
-        let credentials: EventLoopFuture<DesktopSocketCalls.PeerCredentials> = provider.unsafeGetSocketOption(
+        let credentials: EventLoopFuture<LocalSocket.PeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(option.level), name: SocketOptionName(option.name))
-        return credentials.map(\.userID)
+        return credentials.map { Peer(processID: $0.processID, userID: $0.userID) }
     }
 
     /// An accepted connection on its way to the server's logic.
@@ -125,9 +159,12 @@ final class UnixSocketServer: Sendable {
     /// method when its handover ends.
     private final class Handover: Sendable {
         private let connection: Mutex<Connection?>
+        /// Who connected.
+        let peer: Peer
 
-        init(_ connection: Connection) {
+        init(_ connection: Connection, peer: Peer) {
             self.connection = Mutex(connection)
+            self.peer = peer
         }
 
         /// The connection, to the first caller only; whoever takes it must end it through
@@ -243,29 +280,30 @@ package struct LineFrameDecoder: ByteToMessageDecoder {
 
 /// Closes a connection that sends no complete line (nor ends its input) within `timeout` of
 /// connecting; what it sent by then is dropped, not passed on as its end of input.
-final class FirstLineDeadline: ChannelInboundHandler {
-    typealias InboundIn = SocketLine
-    typealias InboundOut = SocketLine
+package final class FirstLineDeadline: ChannelInboundHandler {
+    package typealias InboundIn = SocketLine
+    package typealias InboundOut = SocketLine
 
     private let timeout: TimeAmount
     private var deadline: Scheduled<Void>?
     private var met = false
     private var expired = false
 
-    init(timeout: TimeAmount) {
+    /// A deadline `timeout` after the connection is made.
+    package init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arm(context) }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         arm(context)
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !expired else { return }
         met = true
         deadline?.cancel()
@@ -273,7 +311,7 @@ final class FirstLineDeadline: ChannelInboundHandler {
         context.fireChannelRead(data)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
         context.fireChannelInactive()

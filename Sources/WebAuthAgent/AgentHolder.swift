@@ -1,0 +1,210 @@
+import Foundation
+import WebAuthOAuth
+import WebAuthTokenStore
+
+/// What the agent holds and what it should do next, as a pure state machine: every decision is
+/// a function of the held profiles, the agent's ``Policy`` and the time it is given (the clock
+/// seam), so the tests drive it with any time they like.
+///
+/// - A token request is served from the held token when it stays valid for the validity asked;
+///   otherwise the profile must be refreshed first.
+/// - A profile is refreshed ahead of time when its access token enters the last fifth of its
+///   lifetime (``refreshAheadFraction``).
+/// - A profile is forgotten its lifetime after it was added, or when no token of it was asked
+///   for during the idle time.
+/// - A profile whose refresh the provider refused is marked: each request gets that refusal
+///   until it is added again.
+package struct AgentHolder: Sendable {
+    /// The agent's limits on how long it holds profiles.
+    package struct Policy: Sendable, Hashable {
+        /// Forget a profile this long after it was added; `nil`: never.
+        package var lifetime: Duration?
+        /// Forget a profile no token of which was asked for during this long; `nil`: never.
+        package var idle: Duration?
+
+        /// A policy.
+        package init(lifetime: Duration? = nil, idle: Duration? = nil) {
+            self.lifetime = lifetime
+            self.idle = idle
+        }
+    }
+
+    /// Where a held profile came from.
+    package enum Source: String, Sendable, Hashable {
+        /// The token store: refreshed tokens are written back to it under the profile's lock.
+        case store
+        /// Signed in to the agent alone (`login --agent-only`): nothing is on disk.
+        case agentOnly = "agent-only"
+    }
+
+    /// One held profile.
+    package struct Held: Sendable {
+        /// The entry's long-lived copy, in locked memory.
+        private var sealed: SealedEntry?
+        /// The entry as it was sealed, when sealing failed (it could not be encoded).
+        private var unsealed: StoredTokens?
+        /// When the access token was received.
+        package private(set) var receivedAt: Date
+        /// When the access token expires, if known.
+        package private(set) var expiresAt: Date?
+
+        /// The profile's entry: its tokens and the configuration that refreshes them (decoded
+        /// from locked memory on each use).
+        package var entry: StoredTokens {
+            get { sealed?.entry ?? unsealed ?? StoredTokens(tokens: TokenSet(accessToken: ""), clientID: "") }
+            set {
+                sealed = SealedEntry(newValue)
+                unsealed = sealed == nil ? newValue : nil
+                receivedAt = newValue.tokens.receivedAt
+                expiresAt = newValue.tokens.expiresAt
+            }
+        }
+
+        init(
+            entry: StoredTokens, source: Source, addedAt: Date, forgetAt: Date?, lastUsedAt: Date, refusal: String?
+        ) {
+            self.receivedAt = entry.tokens.receivedAt
+            self.expiresAt = entry.tokens.expiresAt
+            self.source = source
+            self.addedAt = addedAt
+            self.forgetAt = forgetAt
+            self.lastUsedAt = lastUsedAt
+            self.refusal = refusal
+            self.entry = entry
+        }
+
+        /// Where it came from.
+        package var source: Source
+        /// When it was added.
+        package var addedAt: Date
+        /// When it is forgotten, from the lifetime; `nil`: not for its age.
+        package var forgetAt: Date?
+        /// When a token of it was last handed out (or, before that, when it was added).
+        package var lastUsedAt: Date
+        /// Why the provider refused its refresh, when it did.
+        package var refusal: String?
+    }
+
+    /// The part of an access token's lifetime, at its end, in which it is refreshed ahead.
+    package static let refreshAheadFraction = 0.2
+
+    /// The policy.
+    package let policy: Policy
+    /// The held profiles, by name.
+    package private(set) var profiles: [String: Held] = [:]
+
+    /// An empty holder with `policy`.
+    package init(policy: Policy) {
+        self.policy = policy
+    }
+
+    /// Holds `entry` as `profile` from `now` on (replacing what was held, and any refusal);
+    /// `lifetime` overrides the policy's.
+    package mutating func add(
+        _ entry: StoredTokens, profile: String, source: Source, now: Date, lifetime: Duration? = nil
+    ) {
+        let life = lifetime ?? policy.lifetime
+        profiles[profile] = Held(
+            entry: entry, source: source, addedAt: now, forgetAt: life.map { now.addingTimeInterval($0.seconds) },
+            lastUsedAt: now, refusal: nil)
+    }
+
+    /// Forgets `profile`; whether it was held.
+    @discardableResult
+    package mutating func remove(_ profile: String) -> Bool {
+        profiles.removeValue(forKey: profile) != nil
+    }
+
+    /// What a token request for `profile` needing `minimumValidity` gets at `now`.
+    package enum Decision: Sendable, Hashable {
+        /// The held tokens, as they are.
+        case serve(TokenSet)
+        /// The held token is not valid long enough: refresh, then serve.
+        case refresh
+        /// The profile is not held.
+        case notHeld
+        /// The provider refused the profile's refresh, with its reason.
+        case refused(String)
+    }
+
+    /// The decision for a token request (see ``Decision``).
+    package func decide(profile: String, minimumValidity: Duration, now: Date) -> Decision {
+        guard let held = profiles[profile], !isForgettable(held, now: now) else { return .notHeld }
+        if let refusal = held.refusal { return .refused(refusal) }
+        if let expiresAt = held.expiresAt, expiresAt <= now.addingTimeInterval(minimumValidity.seconds) {
+            return .refresh
+        }
+        let tokens = held.entry.tokens
+        return tokens.isExpired(at: now, margin: minimumValidity) ? .refresh : .serve(tokens)
+    }
+
+    /// Records that a token of `profile` was handed out at `now` (for the idle time).
+    package mutating func used(_ profile: String, now: Date) {
+        profiles[profile]?.lastUsedAt = now
+    }
+
+    /// Takes refreshed tokens (and a clearing of any refusal).
+    package mutating func refreshed(_ profile: String, tokens: TokenSet) {
+        guard profiles[profile] != nil else { return }
+        profiles[profile]?.entry.tokens = tokens
+        profiles[profile]?.refusal = nil
+    }
+
+    /// Marks `profile` refused by the provider: requests get `reason` until it is added again.
+    package mutating func refusedRefresh(_ profile: String, reason: String) {
+        profiles[profile]?.refusal = reason
+    }
+
+    /// Whether `profile`'s access token is in the last fifth of its lifetime at `now`, so that
+    /// it should be refreshed ahead (and can be: not refused).
+    package func needsRefreshAhead(_ profile: String, now: Date) -> Bool {
+        guard let held = profiles[profile], held.refusal == nil, let due = refreshAheadAt(held) else { return false }
+        return now >= due
+    }
+
+    /// When `held`'s access token enters the last fifth of its lifetime; `nil` when its expiry
+    /// is not known.
+    func refreshAheadAt(_ held: Held) -> Date? {
+        guard let expiresAt = held.expiresAt else { return nil }
+        let lifetime = max(0, expiresAt.timeIntervalSince(held.receivedAt))
+        return expiresAt.addingTimeInterval(-lifetime * Self.refreshAheadFraction)
+    }
+
+    /// The profiles to refresh ahead at `now`.
+    package func profilesToRefreshAhead(now: Date) -> [String] {
+        profiles.keys.sorted().filter { needsRefreshAhead($0, now: now) }
+    }
+
+    /// Forgets the profiles whose lifetime or idle time is over at `now`; their names.
+    package mutating func forgetExpired(now: Date) -> [String] {
+        let gone = profiles.filter { isForgettable($0.value, now: now) }.keys.sorted()
+        for name in gone { profiles.removeValue(forKey: name) }
+        return gone
+    }
+
+    /// The next time something is due — a refresh ahead, a lifetime or idle time ending — after
+    /// `now`, if any.
+    package func nextEvent(now: Date) -> Date? {
+        var times: [Date] = []
+        for held in profiles.values {
+            if let forgetAt = held.forgetAt { times.append(forgetAt) }
+            if let idle = policy.idle { times.append(held.lastUsedAt.addingTimeInterval(idle.seconds)) }
+            if held.refusal == nil, let due = refreshAheadAt(held) { times.append(due) }
+        }
+        return times.filter { $0 > now }.min()
+    }
+
+    private func isForgettable(_ held: Held, now: Date) -> Bool {
+        if let forgetAt = held.forgetAt, now >= forgetAt { return true }
+        if let idle = policy.idle, now >= held.lastUsedAt.addingTimeInterval(idle.seconds) { return true }
+        return false
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,389 @@
+import Foundation
+import Logging
+import WebAuthAgentProtocol
+import WebAuthCore
+import WebAuthOAuth
+import WebAuthTokenFiles
+import WebAuthTokenStore
+
+/// The agent's logic: answers each request, refreshes each held profile ahead of time, and
+/// forgets profiles as the policy says. The decisions are ``AgentHolder``'s; this actor does
+/// what they say — refreshing (one refresh per profile at a time, shared by every request that
+/// needs it), asking for confirmation, writing rotated tokens back to the store.
+///
+/// No token appears in a status, a log line or an error message.
+package actor AgentService {
+    /// Who asks, from the connection's `SO_PEERCRED`.
+    package struct Asker: Sendable, Hashable {
+        /// The asking process's ID.
+        package var processID: Int32
+        /// Its user ID.
+        package var userID: UInt32
+
+        /// An asker.
+        package init(processID: Int32, userID: UInt32) {
+            self.processID = processID
+            self.userID = userID
+        }
+    }
+
+    /// How a confirmation is asked: the question in, the person's yes or no out.
+    package typealias Confirmation = @Sendable (_ question: String) async -> Bool
+
+    private var holder: AgentHolder
+    private let stores: TokenStores
+    private let now: @Sendable () -> Date
+    private let confirmation: Confirmation?
+    private let transport: (any HTTPTransport)?
+    private let logger: Logger
+    private var refreshes: [String: (id: Int, task: Task<TokenSet, any Error>)] = [:]
+    private var refreshCount = 0
+    private var retryAheadAt: [String: Date] = [:]
+    /// Recent answers to confirmations, by asking process and profile: a process that asks
+    /// again at once (the fast path handing over to the full program, which keeps the process
+    /// ID) gets the same answer without a second question.
+    private var recentConfirmations: [ConfirmationKey: (allowed: Bool, at: Date)] = [:]
+    private var stopHandler: (@Sendable () -> Void)?
+    private let agentOnlyList: AgentOnlyProfiles?
+
+    private struct ConfirmationKey: Hashable {
+        var processID: Int32
+        var profile: String
+    }
+
+    /// How long a confirmation's answer holds for the same process and profile.
+    static let confirmationMemory: TimeInterval = 10
+    /// How long after a failed refresh ahead the next is tried.
+    static let retryAheadDelay: TimeInterval = 5
+
+    /// A service holding nothing yet.
+    ///
+    /// - Parameters:
+    ///   - policy: The lifetimes.
+    ///   - stores: The token stores stored profiles are read from and written back to.
+    ///   - confirmation: Asks before each token is handed out; `nil`: no asking.
+    ///   - transport: The HTTP transport refreshes use; `nil`: the default.
+    ///   - now: The clock.
+    ///   - socketPath: The socket, beside which the names of agent-only profiles are listed.
+    ///   - logger: Where it says what it does (never with a token).
+    package init(
+        policy: AgentHolder.Policy, stores: TokenStores, confirmation: Confirmation? = nil,
+        transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        socketPath: String? = nil, logger: Logger
+    ) {
+        self.holder = AgentHolder(policy: policy)
+        var stores = stores
+        // The agent is the refresher: it never asks an agent (itself) for tokens.
+        stores.agent = nil
+        self.stores = stores
+        self.agentOnlyList = socketPath.map(AgentOnlyProfiles.init(socketPath:))
+        self.confirmation = confirmation
+        self.transport = transport
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Sets what a `stop` request calls (after its answer is written).
+    package func onStop(_ handler: @escaping @Sendable () -> Void) {
+        stopHandler = handler
+    }
+
+    /// Whether a `stop` was asked for: the server stops after answering.
+    package func stopRequested() {
+        stopHandler?()
+    }
+
+    /// The answer to `request` from `asker`.
+    package func answer(_ request: AgentRequest, from asker: Asker) async -> AgentAnswer {
+        guard request.version == AgentProtocol.version else {
+            return .failure(
+                .version, "the agent speaks protocol version \(AgentProtocol.version), not \(request.version)")
+        }
+        _ = holder.forgetExpired(now: now())
+        switch request.operation {
+        case .status:
+            return AgentAnswer(ok: true, status: status())
+        case .stop:
+            return .done
+        case .token, .add, .remove:
+            guard let profile = request.profile, ProfileNameRule.isValid(profile) else {
+                return .failure(.badRequest, "the request names no valid profile")
+            }
+            switch request.operation {
+            case .token: return await token(profile, request: request, asker: asker)
+            case .add: return await add(profile, request: request)
+            default:
+                let removed = holder.remove(profile)
+                unlist(profile)
+                return removed ? .done : .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
+            }
+        }
+    }
+
+    // MARK: - Requests
+
+    private func token(_ profile: String, request: AgentRequest, asker: Asker) async -> AgentAnswer {
+        if !(request.scopes ?? []).isEmpty || request.audience != nil {
+            return .failure(.unsupported, "the agent serves a profile's own token only")
+        }
+        let validity = request.minimumValidity ?? 60
+        guard validity.isFinite, validity >= 0, validity <= 366 * 86400 else {
+            return .failure(.badRequest, "min_validity must be a number of seconds")
+        }
+        let minimumValidity = Duration.milliseconds(Int64(validity * 1000))
+        var tokens: TokenSet
+        switch holder.decide(profile: profile, minimumValidity: minimumValidity, now: now()) {
+        case .notHeld:
+            return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
+        case .refused(let reason):
+            return .failure(.refreshRefused, reason)
+        case .serve(let held):
+            tokens = held
+        case .refresh:
+            do {
+                tokens = try await refresh(profile, margin: minimumValidity)
+            } catch let failure as AgentAnswer.Failure {
+                return AgentAnswer(ok: false, error: failure)
+            } catch {
+                return AgentAnswer(ok: false, error: failure(of: error, profile: profile))
+            }
+            if tokens.isExpired(at: now(), margin: minimumValidity) {
+                return .failure(
+                    .unsupported,
+                    "the provider's tokens for profile \"\(profile)\" are not valid for \(Int(validity)) seconds")
+            }
+        }
+        guard await confirmed(profile, asker: asker) else {
+            return .failure(.confirmationRefused, "the token of profile \"\(profile)\" was not allowed")
+        }
+        holder.used(profile, now: now())
+        guard let held = holder.profiles[profile] else {
+            return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
+        }
+        let configuration = held.entry.configuration
+        let claims = tokens.idToken == nil ? nil : tokens.idTokenClaims
+        return AgentAnswer(
+            ok: true,
+            token: AgentAnswer.Token(
+                accessToken: tokens.accessToken, tokenType: tokens.tokenType,
+                expiresAt: tokens.expiresAt?.timeIntervalSince1970, idToken: tokens.idToken,
+                idTokenExpiresAt: claims?.expiresAt.timeIntervalSince1970, providerName: configuration?.name,
+                tokenEndpointHost: configuration?.endpoints.token?.host,
+                idTokenClaims: claims.map {
+                    AgentAnswer.Token.IDClaims(
+                        issuer: $0.issuer, subject: $0.subject, audience: $0.audience,
+                        issuedAt: $0.issuedAt.timeIntervalSince1970)
+                }))
+    }
+
+    private func add(_ profile: String, request: AgentRequest) async -> AgentAnswer {
+        let lifetime = request.lifetime.flatMap { $0 > 0 && $0.isFinite ? Duration.seconds($0) : nil }
+        if let text = request.entry {
+            guard let entry = try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data(text.utf8)) else {
+                return .failure(.badRequest, "the entry given for profile \"\(profile)\" cannot be read")
+            }
+            holder.add(entry, profile: profile, source: .agentOnly, now: now(), lifetime: lifetime)
+            listAgentOnly()
+            logger.info("holding profile \"\(profile)\" (agent only)")
+            return .done
+        }
+        do {
+            guard let (_, entry) = try await stores.find(profile: profile) else {
+                return .failure(.notSignedIn, "profile \"\(profile)\" is not signed in")
+            }
+            holder.add(entry, profile: profile, source: .store, now: now(), lifetime: lifetime)
+            listAgentOnly()
+            retryAheadAt[profile] = nil
+            logger.info("holding profile \"\(profile)\" from the store")
+            return .done
+        } catch let error as TokenStoreError {
+            return .failure(.failed, "profile \"\(profile)\" cannot be read: \(error.message)")
+        } catch {
+            return .failure(.failed, "profile \"\(profile)\" cannot be read (\(type(of: error)))")
+        }
+    }
+
+    /// Lists the agent-only profiles beside the socket (see `AgentOnlyProfiles`): those held,
+    /// and those listed before that this agent does not hold as stored ones — a profile an
+    /// agent that stopped held stays listed until it is added or removed here.
+    private func listAgentOnly() {
+        guard let agentOnlyList else { return }
+        var names = agentOnlyList.names().filter { holder.profiles[$0] == nil }
+        for (name, held) in holder.profiles where held.source == .agentOnly { names.insert(name) }
+        agentOnlyList.write(names)
+    }
+
+    /// Forgets `profile` from the agent-only list (a `remove` of a profile not held).
+    private func unlist(_ profile: String) {
+        guard let agentOnlyList else { return }
+        agentOnlyList.write(agentOnlyList.names().subtracting([profile]))
+    }
+
+    private func status() -> AgentAnswer.Status {
+        let profiles = holder.profiles.keys.sorted().compactMap { name -> AgentAnswer.Status.Profile? in
+            guard let held = holder.profiles[name] else { return nil }
+            return AgentAnswer.Status.Profile(
+                name: name, source: held.source.rawValue,
+                expiresAt: held.expiresAt?.timeIntervalSince1970,
+                forgetAt: held.forgetAt?.timeIntervalSince1970, lastUsedAt: held.lastUsedAt.timeIntervalSince1970,
+                refused: held.refusal != nil)
+        }
+        return AgentAnswer.Status(processID: getpid(), confirms: confirmation != nil, profiles: profiles)
+    }
+
+    // MARK: - Confirmation
+
+    private func confirmed(_ profile: String, asker: Asker) async -> Bool {
+        guard let confirmation else { return true }
+        let key = ConfirmationKey(processID: asker.processID, profile: profile)
+        let time = now()
+        recentConfirmations = recentConfirmations.filter {
+            time.timeIntervalSince($0.value.at) < Self.confirmationMemory
+        }
+        if let recent = recentConfirmations[key] { return recent.allowed }
+        let question =
+            "Allow process \(asker.processID) (\(Self.command(of: asker.processID))) a token of webauth profile \"\(profile)\"?"
+        let allowed = await confirmation(question)
+        recentConfirmations[key] = (allowed, now())
+        logger.info(
+            "a token of profile \"\(profile)\" was \(allowed ? "allowed" : "refused") to process \(asker.processID)")
+        return allowed
+    }
+
+    /// The command line of process `processID`, from `/proc`, safe to show (see `UntrustedText`).
+    static func command(of processID: Int32) -> String {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(processID)/cmdline"), !data.isEmpty else {
+            return "unknown command"
+        }
+        let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return UntrustedText(words.joined(separator: " ")).displayed(limit: 200)
+    }
+
+    // MARK: - Refreshing
+
+    /// Refreshes `profile` (or joins the refresh under way) so that its token is valid for
+    /// `margin`; the refreshed tokens are held (and, for a stored profile, written back under
+    /// its lock by `StoredProfile`).
+    private func refresh(_ profile: String, margin: Duration) async throws -> TokenSet {
+        if let running = refreshes[profile] { return try await running.task.value }
+        guard let held = holder.profiles[profile] else {
+            throw AgentAnswer.Failure(code: .notHeld, message: "the agent does not hold profile \"\(profile)\"")
+        }
+        guard let configuration = held.entry.configuration else {
+            throw AgentAnswer.Failure(
+                code: .notSignedIn,
+                message: "profile \"\(profile)\" was saved without its client configuration and cannot be refreshed")
+        }
+        let stores = stores
+        let transport = transport
+        let tokens = held.entry.tokens
+        let source = held.source
+        let lifetime = tokens.expiresAt.map { $0.timeIntervalSince(tokens.receivedAt) } ?? 0
+        let aheadMargin = Duration.milliseconds(Int64(lifetime * AgentHolder.refreshAheadFraction * 1000))
+        let providerMargin = max(margin, aheadMargin) + .seconds(1)
+        refreshCount += 1
+        let id = refreshCount
+        let task = Task<TokenSet, any Error> {
+            let client =
+                if let transport {
+                    try OAuthClient(configuration: configuration, transport: transport)
+                } else {
+                    try OAuthClient(configuration: configuration)
+                }
+            switch source {
+            case .store:
+                let provider = AccessTokenProvider(
+                    client: client, tokens: tokens, refreshMargin: providerMargin,
+                    persistence: StoredProfile(profile, in: stores))
+                return try await provider.refreshNow()
+            case .agentOnly:
+                return try await client.refresh(tokens)
+            }
+        }
+        refreshes[profile] = (id, task)
+        defer { if refreshes[profile]?.id == id { refreshes[profile] = nil } }
+        do {
+            let refreshed = try await task.value
+            holder.refreshed(profile, tokens: refreshed)
+            logger.info("refreshed profile \"\(profile)\"")
+            return refreshed
+        } catch {
+            if let reason = Self.refusal(error) {
+                holder.refusedRefresh(
+                    profile,
+                    reason: "the provider refused the refresh of profile \"\(profile)\" (\(reason)); sign in again")
+                logger.warning("the provider refused the refresh of profile \"\(profile)\" (\(reason))")
+            }
+            throw error
+        }
+    }
+
+    /// The provider's refusal in `error` (such as `invalid_grant`), when it is one.
+    static func refusal(_ error: any Error) -> String? {
+        guard let error = error as? OAuthError, error.code == .server, let server = error.serverError else {
+            return nil
+        }
+        switch server.code {
+        case .serverError, .temporarilyUnavailable, .invalidRequest, .unsupportedGrantType, .unsupportedResponseType,
+            .unsupportedTokenType:
+            return nil
+        default:
+            return server.code.rawValue
+        }
+    }
+
+    private func failure(of error: any Error, profile: String) -> AgentAnswer.Failure {
+        if let reason = Self.refusal(error) {
+            return AgentAnswer.Failure(
+                code: .refreshRefused,
+                message: "the provider refused the refresh of profile \"\(profile)\" (\(reason)); sign in again")
+        }
+        if let error = error as? OAuthError, error.code == .noRefreshToken {
+            return AgentAnswer.Failure(
+                code: .notSignedIn, message: "the token of profile \"\(profile)\" expired and there is no refresh token"
+            )
+        }
+        if let error = error as? TokenStoreError, error.code == .notSignedIn {
+            holder.remove(profile)
+            return AgentAnswer.Failure(code: .notSignedIn, message: "profile \"\(profile)\" is no longer signed in")
+        }
+        let kind = (error as? OAuthError).map { "\($0.code)" } ?? "\(type(of: error))"
+        return AgentAnswer.Failure(code: .failed, message: "the refresh of profile \"\(profile)\" failed (\(kind))")
+    }
+
+    /// Does what is due at the current time — forgets the profiles whose time is over, refreshes
+    /// ahead those entering the last fifth of their lifetime (a failure other than a refusal
+    /// keeps the held token, to be tried again shortly) — and returns when to come back.
+    package func tick() async -> Date? {
+        let time = now()
+        for name in holder.forgetExpired(now: time) {
+            logger.info("forgot profile \"\(name)\"")
+            retryAheadAt[name] = nil
+        }
+        for name in holder.profilesToRefreshAhead(now: time) {
+            if let retry = retryAheadAt[name], retry > time { continue }
+            do {
+                _ = try await refresh(name, margin: .zero)
+                retryAheadAt[name] = nil
+            } catch {
+                retryAheadAt[name] = now().addingTimeInterval(Self.retryAheadDelay)
+                if Self.refusal(error) == nil {
+                    logger.notice("refreshing profile \"\(name)\" ahead failed; the held token is still served")
+                }
+            }
+        }
+        let next = holder.nextEvent(now: now())
+        let retry = retryAheadAt.values.min()
+        switch (next, retry) {
+        case (let next?, let retry?): return min(next, retry)
+        case (let next?, nil): return next
+        case (nil, let retry?): return retry
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Whether the service holds `profile` (for tests).
+    package func holds(_ profile: String) -> Bool { holder.profiles[profile] != nil }
+}
+
+extension AgentAnswer.Failure: Error {}

@@ -1,0 +1,58 @@
+import WebAuthPlatform
+
+/// The client side of the agent protocol, blocking: connect, check who listens, send one
+/// request line, read one answer line, within one deadline. No Foundation networking: the fast
+/// path links it.
+package enum AgentConnection {
+    /// Why no answer came.
+    package enum Failure: Error, Sendable, Hashable {
+        /// Nothing listens at the path (no socket file, or nobody accepting on it).
+        case noAgent
+        /// The socket belongs to, or is served by, another user (not this one, not root): it
+        /// is not asked.
+        case anotherUser(UInt32?)
+        /// The agent did not answer in time, or closed without a whole answer.
+        case noAnswer
+        /// The answer was not one of this protocol version.
+        case badAnswer
+        /// The path cannot be a socket address, or connecting failed otherwise.
+        case unreachable
+    }
+
+    /// Sends `request` to the agent at `path` and returns its answer.
+    package static func exchange(
+        _ request: AgentRequest, path: String, timeout: Duration = AgentProtocol.defaultTimeout
+    ) -> Result<AgentAnswer, Failure> {
+        let deadline = ContinuousClock.now + timeout
+        let socket: Int32
+        do {
+            socket = try LocalSocket.connect(.path(path), deadline: deadline)
+        } catch {
+            if error.isNothingListening { return .failure(.noAgent) }
+            if case .timedOut = error { return .failure(.noAnswer) }
+            return .failure(.unreachable)
+        }
+        defer { Descriptor.close(socket) }
+        // A socket someone else serves is never sent a request: it could be a planted one.
+        let owner = LocalSocket.peerUserID(socket)
+        guard let owner, owner == CurrentProcess.effectiveUserID || owner == 0 else {
+            return .failure(.anotherUser(owner))
+        }
+        guard LocalSocket.sendAll(socket, request.line(), deadline: deadline) else { return .failure(.noAnswer) }
+        var received: [UInt8] = []
+        while true {
+            if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                guard let answer = AgentAnswer(line: Array(received[..<newline])) else {
+                    return .failure(.badAnswer)
+                }
+                return .success(answer)
+            }
+            guard received.count <= AgentProtocol.maximumAnswerLength else { return .failure(.badAnswer) }
+            guard
+                let more = LocalSocket.receive(
+                    socket, maximum: AgentProtocol.maximumAnswerLength + 1 - received.count, deadline: deadline)
+            else { return .failure(.noAnswer) }
+            received += more
+        }
+    }
+}

@@ -1,0 +1,344 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The agent's wire protocol: one JSON request line from the client, one JSON answer line from
+/// the agent, then the connection closes. Both carry ``version``; an agent answers a request of
+/// another version with ``AgentAnswer/Code/version``.
+///
+/// The sizes and times are bounded on both ends: a request is at most
+/// ``maximumRequestLength`` bytes, an answer at most ``maximumAnswerLength``, and a client
+/// gives connecting, sending and reading ``defaultTimeout`` together (an agent that asks for a
+/// confirmation takes up to ``confirmationTimeout`` more).
+///
+/// ```
+/// → {"v":1,"op":"token","profile":"work","min_validity":60}
+/// ← {"v":1,"ok":true,"token":{"access_token":"…","token_type":"Bearer","expires_at":1790000000}}
+/// ```
+package enum AgentProtocol {
+    /// The protocol version this build speaks.
+    package static let version = 1
+    /// The longest request line, without its `\n` (an `add` of a whole entry fits).
+    package static let maximumRequestLength = 64 * 1024
+    /// The longest answer line, without its `\n`.
+    package static let maximumAnswerLength = 64 * 1024
+    /// How long a client waits for the agent: connecting, sending and reading together.
+    package static let defaultTimeout: Duration = .seconds(5)
+    /// How long a client waits when the agent may be asking the person to confirm.
+    package static let confirmationTimeout: Duration = .seconds(65)
+    /// How long the agent gives a connection to send its request line.
+    package static let requestTimeout: Duration = .seconds(5)
+}
+
+/// A request to the agent.
+package struct AgentRequest: Codable, Sendable, Hashable {
+    /// What is asked.
+    package enum Operation: String, Codable, Sendable, Hashable {
+        /// A token of a held profile, valid for at least ``AgentRequest/minimumValidity`` seconds.
+        case token
+        /// Hold a profile: from the store (``AgentRequest/store``) or given in
+        /// ``AgentRequest/entry`` (agent-only, nothing on disk).
+        case add
+        /// Forget a profile.
+        case remove
+        /// What the agent holds (never a token).
+        case status
+        /// Stop the agent.
+        case stop
+    }
+
+    /// The protocol version (`v`).
+    package var version: Int
+    /// The operation (`op`).
+    package var operation: Operation
+    /// The profile, for `token`, `add` and `remove`.
+    package var profile: String?
+    /// `token`: how many seconds the access token must stay valid (`min_validity`).
+    package var minimumValidity: Double?
+    /// `token`: the scopes asked for; the agent serves only the profile's own token and
+    /// answers ``AgentAnswer/Code/unsupported`` for others.
+    package var scopes: [String]?
+    /// `token`: an audience asked for; as with ``scopes``.
+    package var audience: String?
+    /// `add` from the store: which store (`automatic`, `file` or `keyring`).
+    package var store: String?
+    /// `add --agent-only`: the entry, in the token store's entry format (its JSON text).
+    package var entry: String?
+    /// `add`: forget the profile this many seconds after it is added (overrides the agent's).
+    package var lifetime: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case version = "v"
+        case operation = "op"
+        case profile
+        case minimumValidity = "min_validity"
+        case scopes, audience, store, entry, lifetime
+    }
+
+    /// A request of `operation`, in this build's ``AgentProtocol/version``.
+    package init(
+        _ operation: Operation, profile: String? = nil, minimumValidity: Double? = nil, scopes: [String]? = nil,
+        audience: String? = nil, store: String? = nil, entry: String? = nil, lifetime: Double? = nil
+    ) {
+        self.version = AgentProtocol.version
+        self.operation = operation
+        self.profile = profile
+        self.minimumValidity = minimumValidity
+        self.scopes = scopes
+        self.audience = audience
+        self.store = store
+        self.entry = entry
+        self.lifetime = lifetime
+    }
+
+    /// The request as one line, `\n` included.
+    package func line() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return Array(data) + [UInt8(ascii: "\n")]
+    }
+
+    /// Reads a request line (without its `\n`); `nil` when it is not one.
+    package init?(line: [UInt8]) {
+        guard line.count <= AgentProtocol.maximumRequestLength,
+            let request = try? JSONDecoder().decode(Self.self, from: Data(line))
+        else { return nil }
+        self = request
+    }
+
+    /// The version alone, for a request of an unknown shape or version.
+    package static func version(of line: [UInt8]) -> Int? {
+        struct Versioned: Decodable {
+            var v: Int
+        }
+        return (try? JSONDecoder().decode(Versioned.self, from: Data(line)))?.v
+    }
+}
+
+/// The agent's answer: a token, a status, a plain success, or a typed failure. Never a token in
+/// a failure's message or a status.
+package struct AgentAnswer: Codable, Sendable, Hashable {
+    /// The protocol version (`v`).
+    package var version: Int
+    /// Whether the request was done.
+    package var ok: Bool
+    /// For `token`: the token.
+    package var token: Token?
+    /// For `status`: what the agent holds.
+    package var status: Status?
+    /// When not `ok`: why.
+    package var error: Failure?
+
+    enum CodingKeys: String, CodingKey {
+        case version = "v"
+        case ok, token, status, error
+    }
+
+    /// A token answer: the access token with what the helpers print beside it.
+    package struct Token: Codable, Sendable, Hashable {
+        /// The access token.
+        package var accessToken: String
+        /// Its type, such as `Bearer`.
+        package var tokenType: String
+        /// When it expires, in seconds since 1970; `nil` when the provider did not say.
+        package var expiresAt: Double?
+        /// The ID token, if the profile has one.
+        package var idToken: String?
+        /// When the ID token expires (its `exp`), in seconds since 1970.
+        package var idTokenExpiresAt: Double?
+        /// The client configuration's `name`, for git's conventional user name.
+        package var providerName: String?
+        /// The host of the token endpoint, for git's conventional user name.
+        package var tokenEndpointHost: String?
+        /// The ID token's validated claims that name it (`iss`, `sub`, `aud`, `iat`), when there
+        /// is an ID token; its `exp` is ``idTokenExpiresAt``.
+        package var idTokenClaims: IDClaims?
+
+        /// The claims of an ID token the agent validated when it was issued.
+        package struct IDClaims: Codable, Sendable, Hashable {
+            /// `iss`.
+            package var issuer: String
+            /// `sub`.
+            package var subject: String
+            /// `aud`.
+            package var audience: [String]
+            /// `iat`, in seconds since 1970.
+            package var issuedAt: Double
+
+            enum CodingKeys: String, CodingKey {
+                case issuer = "iss"
+                case subject = "sub"
+                case audience = "aud"
+                case issuedAt = "iat"
+            }
+
+            /// Claims.
+            package init(issuer: String, subject: String, audience: [String], issuedAt: Double) {
+                self.issuer = issuer
+                self.subject = subject
+                self.audience = audience
+                self.issuedAt = issuedAt
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case tokenType = "token_type"
+            case expiresAt = "expires_at"
+            case idToken = "id_token"
+            case idTokenExpiresAt = "id_token_expires_at"
+            case providerName = "provider_name"
+            case tokenEndpointHost = "token_endpoint_host"
+            case idTokenClaims = "id_token_claims"
+        }
+
+        /// A token answer.
+        package init(
+            accessToken: String, tokenType: String, expiresAt: Double?, idToken: String? = nil,
+            idTokenExpiresAt: Double? = nil, providerName: String? = nil, tokenEndpointHost: String? = nil,
+            idTokenClaims: IDClaims? = nil
+        ) {
+            self.idTokenClaims = idTokenClaims
+            self.accessToken = accessToken
+            self.tokenType = tokenType
+            self.expiresAt = expiresAt
+            self.idToken = idToken
+            self.idTokenExpiresAt = idTokenExpiresAt
+            self.providerName = providerName
+            self.tokenEndpointHost = tokenEndpointHost
+        }
+    }
+
+    /// What the agent holds.
+    package struct Status: Codable, Sendable, Hashable {
+        /// The agent's process ID.
+        package var processID: Int32
+        /// Whether it asks before handing out each token.
+        package var confirms: Bool
+        /// The profiles, by name.
+        package var profiles: [Profile]
+
+        enum CodingKeys: String, CodingKey {
+            case processID = "pid"
+            case confirms = "confirm"
+            case profiles
+        }
+
+        /// A status.
+        package init(processID: Int32, confirms: Bool, profiles: [Profile]) {
+            self.processID = processID
+            self.confirms = confirms
+            self.profiles = profiles
+        }
+
+        /// One held profile, without any token.
+        package struct Profile: Codable, Sendable, Hashable {
+            /// The profile's name.
+            package var name: String
+            /// Where it came from: `store` (a stored profile, refreshed back into it) or
+            /// `agent-only` (signed in to the agent alone).
+            package var source: String
+            /// When its access token expires, in seconds since 1970.
+            package var expiresAt: Double?
+            /// When the agent forgets it (its lifetime), in seconds since 1970.
+            package var forgetAt: Double?
+            /// When a token of it was last handed out, in seconds since 1970.
+            package var lastUsedAt: Double?
+            /// Whether the provider refused its refresh (it must be signed in again).
+            package var refused: Bool
+
+            enum CodingKeys: String, CodingKey {
+                case name, source, refused
+                case expiresAt = "expires_at"
+                case forgetAt = "forget_at"
+                case lastUsedAt = "last_used_at"
+            }
+
+            /// A held profile.
+            package init(
+                name: String, source: String, expiresAt: Double?, forgetAt: Double?, lastUsedAt: Double?,
+                refused: Bool
+            ) {
+                self.name = name
+                self.source = source
+                self.expiresAt = expiresAt
+                self.forgetAt = forgetAt
+                self.lastUsedAt = lastUsedAt
+                self.refused = refused
+            }
+        }
+    }
+
+    /// Why a request was not done.
+    package enum Code: String, Codable, Sendable, Hashable {
+        /// The agent does not hold the profile: ask the store.
+        case notHeld
+        /// The person refused the confirmation (exit 9 at the asker).
+        case confirmationRefused
+        /// The provider refused the profile's refresh (exit 9): sign in again.
+        case refreshRefused
+        /// The profile's token expired and cannot be refreshed (exit 8).
+        case notSignedIn
+        /// The request could not be read, or named nothing valid.
+        case badRequest
+        /// The request's protocol version is not the agent's.
+        case version
+        /// The agent holds the profile but cannot give what was asked (scopes, an audience, a
+        /// longer validity than the provider gives): ask the store.
+        case unsupported
+        /// Another failure (such as a provider that cannot be reached and an expired token).
+        case failed
+    }
+
+    /// A typed failure with a message that quotes no token.
+    package struct Failure: Codable, Sendable, Hashable {
+        /// What kind of failure.
+        package var code: Code
+        /// A sentence for a person.
+        package var message: String
+
+        /// A failure.
+        package init(code: Code, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// A plain success.
+    package static let done = AgentAnswer(ok: true)
+
+    /// An answer.
+    package init(ok: Bool, token: Token? = nil, status: Status? = nil, error: Failure? = nil) {
+        self.version = AgentProtocol.version
+        self.ok = ok
+        self.token = token
+        self.status = status
+        self.error = error
+    }
+
+    /// A failure answer.
+    package static func failure(_ code: Code, _ message: String) -> AgentAnswer {
+        AgentAnswer(ok: false, error: Failure(code: code, message: message))
+    }
+
+    /// The answer as one line, `\n` included.
+    package func line() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return Array(data) + [UInt8(ascii: "\n")]
+    }
+
+    /// Reads an answer line (without its `\n`); `nil` when it is not one of this version.
+    package init?(line: [UInt8]) {
+        guard line.count <= AgentProtocol.maximumAnswerLength,
+            let answer = try? JSONDecoder().decode(Self.self, from: Data(line)),
+            answer.version == AgentProtocol.version,
+            answer.ok || answer.error != nil
+        else { return nil }
+        self = answer
+    }
+}

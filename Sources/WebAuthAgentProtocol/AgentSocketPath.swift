@@ -1,0 +1,41 @@
+import WebAuthPlatform
+
+/// Where the agent listens: `WEBAUTH_AGENT_SOCK` when set, else `agent.sock` in the private
+/// directory of the project's other sockets — `$XDG_RUNTIME_DIR/webauth`, or
+/// `$TMPDIR/webauth-{uid}` (else `/tmp/webauth-{uid}`) without a runtime directory.
+package struct AgentSocketPath: Sendable, Hashable {
+    /// The environment variable that names another socket.
+    package static let variable = "WEBAUTH_AGENT_SOCK"
+    /// The environment variables the path depends on.
+    package static let environmentNames = [variable, "XDG_RUNTIME_DIR", "TMPDIR"]
+
+    /// The socket's path.
+    package let path: String
+    /// Whether `WEBAUTH_AGENT_SOCK` named it (rather than the default).
+    package let isNamed: Bool
+
+    /// The path for `environment`; a relative `WEBAUTH_AGENT_SOCK` or runtime directory is
+    /// ignored.
+    package init(environment: [String: String]) {
+        if let named = environment[Self.variable], named.hasPrefix("/") {
+            path = named
+            isNamed = true
+            return
+        }
+        isNamed = false
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            path = runtime + "/webauth/agent.sock"
+        } else {
+            var temporary = environment["TMPDIR"] ?? "/tmp"
+            if !temporary.hasPrefix("/") { temporary = "/tmp" }
+            while temporary.count > 1, temporary.hasSuffix("/") { temporary.removeLast() }
+            path = temporary + "/webauth-\(CurrentProcess.effectiveUserID)/agent.sock"
+        }
+    }
+
+    /// The directory the socket is in.
+    package var directory: String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+}

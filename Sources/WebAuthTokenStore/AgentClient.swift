@@ -1,0 +1,250 @@
+import Dispatch
+import Foundation
+import WebAuthAgentProtocol
+import WebAuthOAuth
+import WebAuthTokenFiles
+
+/// Asks a running `webauth agent` for tokens, and tells it what to hold.
+///
+/// The agent listens on a Unix socket: `WEBAUTH_AGENT_SOCK` when set, else
+/// `$XDG_RUNTIME_DIR/webauth/agent.sock`. Only a socket served by this user (or root) is
+/// asked. Each call is one request and one answer, within a few seconds (a minute more when
+/// the agent asks the person to confirm).
+///
+/// ``TokenStores`` asks the agent first (see ``TokenStores/agent``):
+///
+/// ```swift
+/// let agent = AgentClient()
+/// if case .tokens(let tokens) = try await agent.tokens(profile: "work") {
+///     print(tokens.accessToken)
+/// }
+/// ```
+public struct AgentClient: Sendable, Hashable {
+    /// The socket's path.
+    public let socketPath: String
+    /// Whether `WEBAUTH_AGENT_SOCK` named it.
+    public let isNamed: Bool
+
+    /// The agent of `environment` (see the type's description).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let socket = AgentSocketPath(environment: environment)
+        socketPath = socket.path
+        isNamed = socket.isNamed
+    }
+
+    /// The agent listening at `socketPath`.
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+        isNamed = true
+    }
+
+    /// A token from the agent, with what the credential helpers print beside it.
+    public struct Tokens: Sendable, Hashable {
+        /// The access token, its type and expiry, and the ID token (with its claims) when there
+        /// is one. There is never a refresh token: that stays in the agent.
+        public let tokens: TokenSet
+        /// The client configuration's `name`, if it has one.
+        public let providerName: String?
+        /// The host of the provider's token endpoint, if known.
+        public let tokenEndpointHost: String?
+    }
+
+    /// What the agent answered for a profile's token.
+    public enum TokenAnswer: Sendable, Hashable {
+        /// The tokens.
+        case tokens(Tokens)
+        /// The agent cannot answer for the profile — it does not run, does not hold it, or
+        /// cannot give what was asked — and why, for a person: ask the store.
+        case notAnswered(String)
+    }
+
+    /// Why the agent refused, or failed, a request.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What kind of refusal.
+        public enum Code: String, Sendable, Hashable {
+            /// The person refused the confirmation.
+            case confirmationRefused
+            /// The provider refused the profile's refresh: sign in again.
+            case refreshRefused
+            /// The profile is not signed in (any more).
+            case notSignedIn
+            /// The profile was signed in to the agent alone, and the agent holding it stopped.
+            case agentStopped
+            /// No agent answers at the socket.
+            case noAgent
+            /// Another failure.
+            case failed
+        }
+
+        /// What kind.
+        public let code: Code
+        /// A sentence for a person, without any token.
+        public let message: String
+
+        /// A failure.
+        public init(code: Code, message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        /// The message.
+        public var description: String { message }
+    }
+
+    /// A token of `profile` valid for at least `minimumValidity`, from the agent.
+    ///
+    /// - Returns: The tokens, or why the agent cannot answer (then ask the store).
+    /// - Throws: ``Failure`` when the agent refuses: ``Failure/Code/confirmationRefused``,
+    ///   ``Failure/Code/refreshRefused``, ``Failure/Code/notSignedIn``.
+    public func tokens(profile: String, minimumValidity: Duration = .seconds(60)) async throws(Failure) -> TokenAnswer {
+        let (seconds, attoseconds) = minimumValidity.components
+        let request = AgentRequest(
+            .token, profile: profile, minimumValidity: Double(seconds) + Double(attoseconds) / 1e18)
+        let answer: AgentAnswer
+        switch await exchange(request, timeout: AgentProtocol.confirmationTimeout) {
+        case .success(let received): answer = received
+        case .failure(let failure): return .notAnswered(Self.describe(failure, path: socketPath))
+        }
+        if let token = answer.token, answer.ok {
+            var claims: IDTokenClaims?
+            if let named = token.idTokenClaims, let expiresAt = token.idTokenExpiresAt {
+                claims = IDTokenClaims(
+                    issuer: named.issuer, subject: named.subject, audience: named.audience,
+                    expiresAt: Date(timeIntervalSince1970: expiresAt),
+                    issuedAt: Date(timeIntervalSince1970: named.issuedAt))
+            }
+            let tokens = TokenSet(
+                accessToken: token.accessToken, tokenType: token.tokenType, refreshToken: nil, idToken: token.idToken,
+                idTokenClaims: claims, expiresAt: token.expiresAt.map { Date(timeIntervalSince1970: $0) })
+            return .tokens(
+                Tokens(tokens: tokens, providerName: token.providerName, tokenEndpointHost: token.tokenEndpointHost))
+        }
+        let error = answer.error ?? AgentAnswer.Failure(code: .failed, message: "the agent gave no token")
+        switch error.code {
+        case .confirmationRefused: throw Failure(code: .confirmationRefused, message: error.message)
+        case .refreshRefused: throw Failure(code: .refreshRefused, message: error.message)
+        case .notSignedIn: throw Failure(code: .notSignedIn, message: error.message)
+        case .notHeld, .unsupported, .failed, .badRequest, .version:
+            return .notAnswered("the agent at \(socketPath) did not answer for it: \(error.message)")
+        }
+    }
+
+    /// Makes the agent hold `profile` from the token store `store` (`automatic`, `file` or
+    /// `keyring`); it refreshes it ahead of time and writes rotated tokens back there.
+    ///
+    /// - Parameters:
+    ///   - profile: The stored profile.
+    ///   - store: The store it is in: `automatic`, `file` or `keyring`.
+    ///   - lifetime: Forget it after this long; `nil`: the agent's `--lifetime`.
+    public func add(profile: String, store: String = "automatic", lifetime: Duration? = nil) async throws(Failure) {
+        try await simple(AgentRequest(.add, profile: profile, store: store, lifetime: lifetime.map(Self.seconds)))
+    }
+
+    /// Makes the agent hold `entry` as `profile`, in memory only: nothing is written to a store.
+    public func add(profile: String, entry: StoredTokens, lifetime: Duration? = nil) async throws(Failure) {
+        guard let data = try? TokenEntryFormat.encoder().encode(entry) else {
+            throw Failure(code: .failed, message: "the tokens of profile \"\(profile)\" cannot be encoded")
+        }
+        try await simple(
+            AgentRequest(
+                .add, profile: profile, entry: String(decoding: data, as: UTF8.self),
+                lifetime: lifetime.map(Self.seconds)))
+    }
+
+    /// Makes the agent forget `profile`.
+    public func remove(profile: String) async throws(Failure) {
+        try await simple(AgentRequest(.remove, profile: profile))
+    }
+
+    /// Stops the agent.
+    public func stop() async throws(Failure) {
+        try await simple(AgentRequest(.stop))
+    }
+
+    /// What the agent holds, without any token: its process ID, whether it confirms, and its
+    /// profiles.
+    public func status() async throws(Failure) -> AgentStatus {
+        let answer = try await checked(AgentRequest(.status))
+        guard let status = answer.status else { throw Failure(code: .failed, message: "the agent gave no status") }
+        return AgentStatus(
+            processID: status.processID, confirms: status.confirms,
+            profiles: status.profiles.map {
+                AgentStatus.Profile(
+                    name: $0.name, source: $0.source, expiresAt: $0.expiresAt.map(Date.init(timeIntervalSince1970:)),
+                    forgetAt: $0.forgetAt.map(Date.init(timeIntervalSince1970:)),
+                    lastUsedAt: $0.lastUsedAt.map(Date.init(timeIntervalSince1970:)), refused: $0.refused)
+            })
+    }
+
+    private func simple(_ request: AgentRequest) async throws(Failure) {
+        _ = try await checked(request)
+    }
+
+    private func checked(_ request: AgentRequest) async throws(Failure) -> AgentAnswer {
+        switch await exchange(request, timeout: AgentProtocol.defaultTimeout) {
+        case .success(let answer):
+            guard answer.ok else {
+                let error = answer.error ?? AgentAnswer.Failure(code: .failed, message: "the agent refused")
+                throw Failure(code: error.code == .notSignedIn ? .notSignedIn : .failed, message: error.message)
+            }
+            return answer
+        case .failure(.noAgent):
+            throw Failure(code: .noAgent, message: "no agent listens on \(socketPath)")
+        case .failure(let failure):
+            throw Failure(code: .failed, message: Self.describe(failure, path: socketPath))
+        }
+    }
+
+    private func exchange(_ request: AgentRequest, timeout: Duration) async -> Result<
+        AgentAnswer, AgentConnection.Failure
+    > {
+        let path = socketPath
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: AgentConnection.exchange(request, path: path, timeout: timeout))
+            }
+        }
+    }
+
+    static func describe(_ failure: AgentConnection.Failure, path: String) -> String {
+        switch failure {
+        case .noAgent: "no agent listens on \(path)"
+        case .anotherUser(let owner):
+            "the socket \(path) is served by another user (uid \(owner.map(String.init) ?? "unknown")); it was not asked"
+        case .noAnswer: "the agent on \(path) did not answer"
+        case .badAnswer: "the agent on \(path) answered in another protocol version"
+        case .unreachable: "the agent socket \(path) cannot be reached"
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// What a running agent holds (``AgentClient/status()``): never a token.
+public struct AgentStatus: Sendable, Hashable {
+    /// The agent's process ID.
+    public let processID: Int32
+    /// Whether it asks before handing out each token.
+    public let confirms: Bool
+    /// The held profiles, by name.
+    public let profiles: [Profile]
+
+    /// One held profile.
+    public struct Profile: Sendable, Hashable {
+        /// The profile's name.
+        public let name: String
+        /// `store` or `agent-only`.
+        public let source: String
+        /// When its access token expires.
+        public let expiresAt: Date?
+        /// When the agent forgets it.
+        public let forgetAt: Date?
+        /// When a token of it was last handed out.
+        public let lastUsedAt: Date?
+        /// Whether the provider refused its refresh.
+        public let refused: Bool
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import WebAuthAgentProtocol
+
+/// The agent's wire protocol: what is written is what is read, and what is out of bounds is not.
+@Suite("Agent protocol messages")
+struct AgentProtocolTests {
+    @Test func aTokenRequestIsOneVersionedLineThatReadsBackAsItself() throws {
+        let request = AgentRequest(.token, profile: "work", minimumValidity: 120)
+        let line = request.line()
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
+        let text = String(decoding: line.dropLast(), as: UTF8.self)
+        #expect(text == #"{"min_validity":120,"op":"token","profile":"work","v":1}"#)
+        #expect(AgentRequest(line: Array(line.dropLast())) == request)
+    }
+
+    @Test func aTokenAnswerCarriesTypeExpiryAndTheHelpersFields() throws {
+        let answer = AgentAnswer(
+            ok: true,
+            token: .init(
+                accessToken: "at", tokenType: "Bearer", expiresAt: 1_790_000_000.5, idToken: "id",
+                idTokenExpiresAt: 1_790_000_100, providerName: "Example", tokenEndpointHost: "id.example.com"))
+        let line = answer.line()
+        let read = try #require(AgentAnswer(line: Array(line.dropLast())))
+        #expect(read == answer)
+        #expect(read.token?.expiresAt == 1_790_000_000.5)
+    }
+
+    @Test func aFailureIsTypedAndAnAnswerWithoutEitherIsRefused() {
+        let failure = AgentAnswer.failure(.refreshRefused, "sign in again")
+        #expect(AgentAnswer(line: Array(failure.line().dropLast()))?.error?.code == .refreshRefused)
+        #expect(AgentAnswer(line: Array(#"{"v":1,"ok":false}"#.utf8)) == nil)
+    }
+
+    @Test func anotherVersionIsNotReadAsThisOne() {
+        #expect(AgentAnswer(line: Array(#"{"v":2,"ok":true}"#.utf8)) == nil)
+        #expect(AgentRequest.version(of: Array(#"{"v":7,"op":"warp"}"#.utf8)) == 7)
+        #expect(AgentRequest(line: Array(#"{"v":1,"op":"warp"}"#.utf8)) == nil)
+    }
+
+    @Test func linesOverTheBoundsAreRefused() {
+        let long =
+            #"{"v":1,"op":"token","profile":""# + String(repeating: "a", count: AgentProtocol.maximumRequestLength)
+            + #""}"#
+        #expect(AgentRequest(line: Array(long.utf8)) == nil)
+        let answer =
+            #"{"v":1,"ok":true,"token":{"access_token":""#
+            + String(repeating: "a", count: AgentProtocol.maximumAnswerLength) + #"","token_type":"Bearer"}}"#
+        #expect(AgentAnswer(line: Array(answer.utf8)) == nil)
+    }
+
+    @Test func theSocketIsTheNamedOneElseInTheRuntimeDirectory() {
+        #expect(AgentSocketPath(environment: ["WEBAUTH_AGENT_SOCK": "/tmp/a.sock"]).path == "/tmp/a.sock")
+        #expect(AgentSocketPath(environment: ["WEBAUTH_AGENT_SOCK": "/tmp/a.sock"]).isNamed)
+        #expect(
+            AgentSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).path
+                == "/run/user/1000/webauth/agent.sock")
+        #expect(
+            AgentSocketPath(environment: ["WEBAUTH_AGENT_SOCK": "relative", "XDG_RUNTIME_DIR": "/run/user/1"]).path
+                == "/run/user/1/webauth/agent.sock")
+        #expect(AgentSocketPath(environment: ["TMPDIR": "/var/tmp/"]).path.hasPrefix("/var/tmp/webauth-"))
+    }
+}
