@@ -113,6 +113,12 @@ enum SessionBenchmarks {
             try await printCLIFigures()
         case "signed-in" where arguments.count == 1:
             try await SignInBenchmarks.printFigures()
+        case "agent" where arguments.count == 1:
+            guard let webauth = CLIBenchmarks.webauthExecutable() else {
+                print("build webauth next to this program first (swift build -c release)")
+                exit(1)
+            }
+            try await AgentBenchmarks.printFigures(webauth: webauth)
         case "flood" where arguments.count == 1:
             try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
@@ -140,6 +146,8 @@ enum SessionBenchmarks {
                webauth-benchmarks signed-in  only callback → signed in against the embedded
                                              provider answering 40 ms late, beside one token
                                              round trip
+               webauth-benchmarks agent      only a token through webauth agent, beside the
+                                             file store's and oidc-agent's oidc-token
                webauth-benchmarks flood      only the loopback listener's: reading a request head
                                              (its parser and SwiftNIO's), who owns a connection's
                                              client end, sign-in to completion, and the callback
@@ -239,6 +247,8 @@ enum SessionBenchmarks {
             print("\(label): " + ratios.joined(separator: "; "))
         }
         print("")
+
+        try await AgentBenchmarks.printFigures(webauth: webauth)
 
         print("the same, keyring store (gnome-keyring-daemon on a private session bus; the index names the keyring)")
         if let keyring = try await CLIBenchmarks.keyringTokenCommands(webauth: webauth) {

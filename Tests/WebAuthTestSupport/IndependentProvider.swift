@@ -37,7 +37,7 @@ import WebAuthProcess
 ///
 /// It needs ``TestFixture/python`` with django-oauth-toolkit 3.4.1 (`scripts/test` installs it, and
 /// tests that use it carry ``TestFixture/djangoProvider``'s trait); without it,
-/// ``start(authorizationResponseIssuer:devicePollingInterval:python:timeout:)`` fails saying how to install
+/// ``start(authorizationResponseIssuer:devicePollingInterval:accessTokenLifetime:python:timeout:)`` fails saying how to install
 /// it. Every program runs through `Subprocess`; the server leads a process group of its own and
 /// ``stop()`` ends it and deletes the launch's directory.
 public final class IndependentProvider: Sendable {
@@ -205,6 +205,7 @@ public final class IndependentProvider: Sendable {
     ///   - authorizationResponseIssuer: Whether authorization responses carry RFC 9207's `iss`.
     ///   - devicePollingInterval: The `interval` the device authorization endpoint announces, in
     ///     seconds (RFC 8628 says 5; the provider does not enforce it or send `slow_down`).
+    ///   - accessTokenLifetime: How long access tokens live, in seconds (an hour unless given).
     ///   - python: The Python interpreter; `nil` for ``TestFixture/python``.
     ///   - timeout: How long the whole start may take.
     /// - Throws: ``IndependentProviderError`` when `python3` or django-oauth-toolkit is missing
@@ -213,6 +214,7 @@ public final class IndependentProvider: Sendable {
     public static func start(
         authorizationResponseIssuer: Bool = true,
         devicePollingInterval: Int = 1,
+        accessTokenLifetime: Int = 3600,
         python: String? = nil,
         timeout: Duration = .seconds(120)
     ) async throws -> IndependentProvider {
@@ -227,6 +229,7 @@ public final class IndependentProvider: Sendable {
             let environment = fixtureEnvironment(dataDirectory: dataDirectory).merging([
                 "WEBAUTH_FIXTURE_ISS_PARAMETER": authorizationResponseIssuer ? "1" : "0",
                 "WEBAUTH_FIXTURE_DEVICE_INTERVAL": String(devicePollingInterval),
+                "WEBAUTH_FIXTURE_ACCESS_TOKEN_SECONDS": String(accessTokenLifetime),
             ]) { $1 }
 
             // The user and clients are made while the server starts: it needs the database
@@ -318,6 +321,7 @@ public final class IndependentProvider: Sendable {
     /// - Parameters:
     ///   - authorizationResponseIssuer: Whether authorization responses carry RFC 9207's `iss`.
     ///   - devicePollingInterval: The device grant's announced polling interval, in seconds.
+    ///   - accessTokenLifetime: How long access tokens live, in seconds.
     ///   - python: The Python interpreter; `nil` for the default.
     ///   - isolation: Where `body` runs: the caller's actor, if any.
     ///   - body: The test.
@@ -325,13 +329,14 @@ public final class IndependentProvider: Sendable {
     public static func withProvider<Result>(
         authorizationResponseIssuer: Bool = true,
         devicePollingInterval: Int = 1,
+        accessTokenLifetime: Int = 3600,
         python: String? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (IndependentProvider) async throws -> Result
     ) async throws -> Result {
         let provider = try await start(
             authorizationResponseIssuer: authorizationResponseIssuer, devicePollingInterval: devicePollingInterval,
-            python: python)
+            accessTokenLifetime: accessTokenLifetime, python: python)
         return try await withShutdown(of: provider, shutdown: { await $0.stop() }, body)
     }
 

@@ -107,6 +107,26 @@ public struct TestFixture: Sendable, CustomStringConvertible {
         return missing.isEmpty ? nil : "missing: " + missing.joined(separator: ", ")
     }
 
+    /// OpenSSH's server and client (`sshd`, `ssh`, `ssh-keygen`), for ``SSHServer``.
+    public static let openSSH = TestFixture(
+        name: "OpenSSH (sshd, ssh)", installation: "apt-get install openssh-server openssh-client"
+    ) {
+        if SSHServer.serverExecutable == nil { return "no sshd in /usr/sbin or on PATH" }
+        return missingPrograms(["ssh", "ssh-keygen"])
+    }
+
+    /// systemd's `systemd-analyze`, which checks unit files.
+    public static let systemdAnalyze = TestFixture(name: "systemd-analyze", installation: "apt-get install systemd") {
+        missingPrograms(["systemd-analyze"])
+    }
+
+    /// A fresh mount and network namespace with a bind mount (root, `unshare`, `mount`), for
+    /// ``IsolatedContainer``.
+    public static let mountNamespace = TestFixture(
+        name: "mount namespaces (root, unshare)",
+        installation: "run the tests as root; apt-get install util-linux mount"
+    ) { await IsolatedContainer.problem() }
+
     /// Debian's glewlwyd (with the package's SQLite schema and login page), python3 and openssl,
     /// for `GlewlwydProvider`.
     public static let glewlwyd = TestFixture(name: "glewlwyd", installation: "apt-get install glewlwyd") {
