@@ -91,38 +91,12 @@ public enum IsolatedContainer {
             cd "$root/home"
             exec env -i "$@"
             """
-        var inputDescriptor: Int32 = -1
-        if let input {
-            let path = outputDirectory + "/input"
-            guard FileManager.default.createFile(atPath: path, contents: Data(input.utf8)) else {
-                throw ContainerError("cannot write \(path)")
-            }
-            inputDescriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard inputDescriptor >= 0 else { throw ContainerError("cannot open \(path)") }
-        }
-        defer { if inputDescriptor >= 0 { close(inputDescriptor) } }
-        let (stdoutPath, stderrPath) = (outputDirectory + "/stdout", outputDirectory + "/stderr")
-        let process = try Subprocess(
-            executable: unshare,
-            arguments: [
-                "--mount", "--net", "--propagation", "private", "/bin/sh", "-c", script, "container", root, socket,
-            ]
-                + inside + command,
-            environment: ["PATH": systemPath],
-            standardInput: inputDescriptor >= 0 ? .descriptor(inputDescriptor) : .null,
-            standardOutput: .file(stdoutPath), standardError: .file(stderrPath))
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            await process.terminate()
-        }
-        let status = await process.exitStatus()
-        watchdog.cancel()
-        let stdout = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        guard let code = Subprocess.exitCode(of: status) else {
-            throw ContainerError("the container ended by \(Subprocess.describe(status: status)); stderr: \(stderr)")
-        }
-        return (code, stdout, stderr)
+        let arguments = [
+            "--mount", "--net", "--propagation", "private", "/bin/sh", "-c", script, "container", root, socket,
+        ]
+        return try await CapturedRun.run(
+            unshare, arguments + inside + command, environment: ["PATH": Self.systemPath], input: input,
+            directory: outputDirectory, timeout: timeout)
     }
 
     private static let systemPath = "/usr/sbin:/usr/bin:/sbin:/bin"

@@ -171,39 +171,8 @@ public final class SSHServer: Sendable {
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         guard let ssh = Self.clientExecutable("ssh") else { throw SSHServerError("ssh is not installed") }
         let arguments = clientOptions + [destination, Self.remoteCommand(command)]
-        var inputDescriptor: Int32 = -1
-        if let input {
-            let path = "\(directory)/input-\(UUID().uuidString)"
-            guard FileManager.default.createFile(atPath: path, contents: Data(input.utf8)) else {
-                throw SSHServerError("cannot write \(path)")
-            }
-            inputDescriptor = open(path, O_RDONLY | O_CLOEXEC)
-            unlink(path)
-            guard inputDescriptor >= 0 else { throw SSHServerError("cannot open \(path)") }
-        }
-        defer { if inputDescriptor >= 0 { close(inputDescriptor) } }
-        let stdoutPath = "\(directory)/out-\(UUID().uuidString)"
-        let stderrPath = "\(directory)/err-\(UUID().uuidString)"
-        defer {
-            unlink(stdoutPath)
-            unlink(stderrPath)
-        }
-        let process = try Subprocess(
-            executable: ssh, arguments: arguments, environment: Self.clientEnvironment,
-            standardInput: inputDescriptor >= 0 ? .descriptor(inputDescriptor) : .null,
-            standardOutput: .file(stdoutPath), standardError: .file(stderrPath))
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            await process.terminate()
-        }
-        let status = await process.exitStatus()
-        watchdog.cancel()
-        let stdout = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        guard let code = Subprocess.exitCode(of: status) else {
-            throw SSHServerError("ssh ended by \(Subprocess.describe(status: status)); stderr: \(stderr)")
-        }
-        return (code, stdout, stderr)
+        return try await CapturedRun.run(
+            ssh, arguments, environment: Self.clientEnvironment, input: input, directory: directory, timeout: timeout)
     }
 
     /// Starts `ssh -N -R remote:local`: a connection that only forwards the far side's Unix
