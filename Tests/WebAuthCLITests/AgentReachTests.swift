@@ -75,8 +75,10 @@ struct AgentReachTests {
                         let parts = pair.split(separator: "=", maxSplits: 1)
                         return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
                     })
+                // The build directory stays visible where it is, even in a checkout under /tmp.
+                let build = CLIProcess.executable.deletingLastPathComponent().path
                 return try await IsolatedContainer.run(
-                    command, socket: agent.socket, environment: environment, input: input)
+                    command, socket: agent.socket, keeping: [build], environment: environment, input: input)
             }
             try await agent.expectCommandsWork(inContainer, context: "")
         }

@@ -18,9 +18,10 @@ import WebAuthProcess
 /// - the network has only a loopback interface that is down: the program cannot reach a
 ///   provider, so every token it prints came through the socket.
 ///
-/// The program's own files (the package's build directory, `/usr`) stay visible read-write as
-/// on the host: this isolates credentials, not code. Needs root (see
-/// ``TestFixture/mountNamespace``).
+/// The program's own files stay visible read-write as on the host — `/usr`, and each directory
+/// named in `keeping` (the package's build directory), bound back at its own path when it lies
+/// under one of the covered directories (a checkout in `/tmp`, say): this isolates credentials,
+/// not code. Needs root (see ``TestFixture/mountNamespace``).
 public enum IsolatedContainer {
     /// The path the socket has inside the container, for a root made at `root`.
     public static func socketPath(root: String) -> String { root + "/run/agent.sock" }
@@ -47,11 +48,12 @@ public enum IsolatedContainer {
 
     /// Runs `command` (an absolute program path and its arguments) in a new container given the
     /// socket `socket`, with `WEBAUTH_AGENT_SOCK` naming it inside and `environment` added;
-    /// standard input from `input` when given. Returns the exit status and the output; the
+    /// standard input from `input` when given; `keeping` names directories the program needs
+    /// that must stay visible at their paths. Returns the exit status and the output; the
     /// container is gone when this returns.
     public static func run(
-        _ command: [String], socket: String, environment: [String: String] = [:], input: String? = nil,
-        timeout: Duration = .seconds(60)
+        _ command: [String], socket: String, keeping: [String] = [], environment: [String: String] = [:],
+        input: String? = nil, timeout: Duration = .seconds(60)
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         guard let unshare = TestBrowsers.executablePath(named: "unshare", searchPath: systemPath) else {
             throw ContainerError("no unshare (util-linux)")
@@ -79,20 +81,35 @@ public enum IsolatedContainer {
         inside += environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let script = """
             set -eu
-            root=$1; socket=$2; shift 2
+            root=$1; socket=$2; keeping=$3; shift 3
             mount -t tmpfs -o mode=0755,size=16m webauth-container "$root"
-            mkdir -p "$root/run" "$root/home/run"
+            mkdir -p "$root/run" "$root/home/run" "$root/kept"
             chmod 0700 "$root/home/run"
             : > "$root/run/agent.sock"
             mount --bind "$socket" "$root/run/agent.sock"
+            # Directories to keep: held inside the root while their parents are covered.
+            count=0
+            for kept in $keeping; do
+                count=$((count + 1)); mkdir -p "$root/kept/$count"; mount --bind "$kept" "$root/kept/$count"
+            done
             for hidden in /tmp /var/tmp /root /home /run/user; do
                 if [ -d "$hidden" ]; then mount -t tmpfs -o mode=0755,size=1m webauth-hidden "$hidden"; fi
+            done
+            count=0
+            for kept in $keeping; do
+                count=$((count + 1))
+                if [ ! -d "$kept" ]; then mkdir -p "$kept"; mount --bind "$root/kept/$count" "$kept"; fi
             done
             cd "$root/home"
             exec env -i "$@"
             """
+        // The script splits the list at spaces: a directory whose path has one cannot be kept.
+        if let spaced = keeping.first(where: { $0.contains(where: \.isWhitespace) }) {
+            throw ContainerError("cannot keep \(spaced) visible: its path has a space")
+        }
         let arguments = [
             "--mount", "--net", "--propagation", "private", "/bin/sh", "-c", script, "container", root, socket,
+            keeping.joined(separator: " "),
         ]
         return try await CapturedRun.run(
             unshare, arguments + inside + command, environment: ["PATH": Self.systemPath], input: input,
