@@ -243,7 +243,7 @@ struct LoopbackReceiverTests {
     @Test func slowClientIsClosedAfterReadTimeoutAndTheCallbackStillWorks() async throws {
         // Long enough for the real callback to arrive whole on a loaded machine (the whole test
         // suite runs at once, browsers included), short beside the stalled clients' deadline.
-        let listener = try await listen(configuration: .init(readTimeout: .seconds(3)))
+        let listener = try await listen(configuration: .init(readTimeout: .seconds(6)))
         let partial = Array("GET /callback?code=slow HTTP/1.1\r\nHost: \(listener.hostField)\r\n".utf8)
 
         // A client that stalls mid-head is closed by the server, without an answer, well before
