@@ -229,21 +229,10 @@ enum AgentBenchmarks {
 
     /// Prints the figures and the ratios the issue sets targets for.
     static func printFigures(webauth: String) async throws {
-        let header = "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max"
-        print("a valid token through webauth agent, beside the file store and oidc-agent (milliseconds, whole process)")
-        print(header + "  peak MiB")
         let commands = try await tokenCommands(webauth: webauth)
-        for (label, figures) in commands {
-            guard let figures else {
-                print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + " not installed")
-                continue
-            }
-            let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
-            print(figures.wall.line(label) + peak)
-        }
-        let medians = Dictionary(
-            commands.compactMap { entry in entry.figures.map { (entry.label, $0.wall.median) } },
-            uniquingKeysWith: { a, _ in a })
+        let medians = CLIBenchmarks.printTable(
+            "a valid token through webauth agent, beside the file store and oidc-agent (milliseconds, whole process)",
+            commands)
         if let agent = medians["webauth token, through the agent (no store)"],
             let file = medians["webauth token, file store (no agent)"]
         {

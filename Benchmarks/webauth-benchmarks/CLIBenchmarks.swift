@@ -83,6 +83,28 @@ enum CLIBenchmarks {
         return figures
     }
 
+    /// The column heads of a figures table, above its rows' labels.
+    static let header = "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max"
+
+    /// Prints `title`, a header, and one row per command (wall-time figures and peak memory, or
+    /// "not installed"); returns each measured command's median, by label.
+    static func printTable(_ title: String, _ commands: [(label: String, figures: ProcessFigures?)]) -> [String: Double]
+    {
+        print(title)
+        print(header + "  peak MiB")
+        for (label, figures) in commands {
+            guard let figures else {
+                print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + " not installed")
+                continue
+            }
+            let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
+            print(figures.wall.line(label) + peak)
+        }
+        return Dictionary(
+            commands.compactMap { entry in entry.figures.map { (entry.label, $0.wall.median) } },
+            uniquingKeysWith: { a, _ in a })
+    }
+
     /// The cached-token commands of `webauth`, each with a valid token in a file store: `token`,
     /// `git-credential get` (bare, and as setup's helper line with sign-in options) and
     /// `exec-credential` (answered by the fast path), and `token` again

@@ -125,8 +125,7 @@ enum SessionBenchmarks {
             try await printListenerFigures()
         case nil:
             // First: the token figures' peak memory counts every child process waited for so far.
-            try await DPoPBenchmarks.printFigures(
-                header: "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
+            try await DPoPBenchmarks.printFigures(header: CLIBenchmarks.header)
             try await printCLIFigures()
             try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
@@ -224,21 +223,9 @@ enum SessionBenchmarks {
             print("(swift build -c release, then .build/release/webauth-benchmarks)\n")
             return
         }
-        let header = "".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max"
         let commands = try await CLIBenchmarks.cachedTokenCommands(webauth: webauth)
-        print("a valid cached token, file store (milliseconds, whole process; peak memory: GNU time's maxrss)")
-        print(header + "  peak MiB")
-        for (label, figures) in commands {
-            guard let figures else {
-                print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + " not installed")
-                continue
-            }
-            let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
-            print(figures.wall.line(label) + peak)
-        }
-        let medians = Dictionary(
-            commands.compactMap { entry in entry.figures.map { (entry.label, $0.wall.median) } },
-            uniquingKeysWith: { a, _ in a })
+        let medians = CLIBenchmarks.printTable(
+            "a valid cached token, file store (milliseconds, whole process; peak memory: GNU time's maxrss)", commands)
         for label in ["webauth token", "webauth git-credential get", "webauth exec-credential"] {
             guard let ours = medians[label] else { continue }
             let ratios = ["gh auth token (GitHub CLI)", "Python google-auth, authorized-user file"].map { other in
@@ -252,7 +239,7 @@ enum SessionBenchmarks {
 
         print("the same, keyring store (gnome-keyring-daemon on a private session bus; the index names the keyring)")
         if let keyring = try await CLIBenchmarks.keyringTokenCommands(webauth: webauth) {
-            print(header + "  peak MiB")
+            print(CLIBenchmarks.header + "  peak MiB")
             for (label, figures) in keyring {
                 let peak = figures.peakKiB.map { String(format: "%9.1f", Double($0) / 1024) } ?? "  (no GNU time)"
                 print(figures.wall.line(label) + peak)
@@ -264,7 +251,7 @@ enum SessionBenchmarks {
 
         let demo = try await CLIBenchmarks.demo(webauth: webauth)
         print("webauth demo --no-browser, by step (milliseconds)")
-        print(header)
+        print(CLIBenchmarks.header)
         for (step, figures) in demo.steps { print(figures.line(step)) }
         print(demo.total.line("whole process, start to exit"))
         print("")
