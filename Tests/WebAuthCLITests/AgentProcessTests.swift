@@ -14,16 +14,6 @@ import WebAuthTokenStore
 /// ask it — the fast path and the full program — as real processes too.
 @Suite("webauth agent, run as processes")
 struct AgentProcessTests {
-    /// Signs the sandbox's `profile` in to the file store and returns the stored entry.
-    static func signIn(
-        _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider, profile: String = "default", extra: [String] = []
-    ) async throws -> StoredTokens {
-        let login = try await sandbox.run(
-            provider.loginArguments(["--device", "--store", "file", "--profile", profile] + extra))
-        try #require(login.status == 0, "login failed: \(login.stderr)")
-        return try #require(try sandbox.storedEntry(profile))
-    }
-
     /// Starts `webauth agent run` in the sandbox and waits until it answers.
     static func startAgent(_ sandbox: ProfileSandbox, _ extra: [String] = []) async throws -> CLIProcess {
         let agent = try sandbox.start(["agent", "run", "--verbose"] + extra)
@@ -40,7 +30,7 @@ struct AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             let added = try await sandbox.run(["agent", "add", "default"])
             #expect(added.status == 0, "stderr: \(added.stderr)")
@@ -80,7 +70,7 @@ struct AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
             var full = sandbox
@@ -200,7 +190,7 @@ extension AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await Self.withShortLivedProvider(accessTokenLifetime: .seconds(10)) { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
@@ -225,7 +215,7 @@ extension AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
@@ -246,7 +236,7 @@ extension AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await Self.withShortLivedProvider(accessTokenLifetime: .seconds(20)) { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
@@ -264,7 +254,7 @@ extension AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            _ = try await Self.signIn(sandbox, provider)
+            _ = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox, ["--idle", "2s"])
             defer { agent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "3s"]).status == 0)
@@ -288,7 +278,7 @@ extension AgentProcessTests {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             sandbox.extraEnvironment["WEBAUTH_ASKPASS"] = try Self.askpass(sandbox, allowing: true)
             let agent = try await Self.startAgent(sandbox, ["--confirm"])
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
@@ -315,7 +305,7 @@ extension AgentProcessTests {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await Self.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             // The confirmation kills the agent while the request waits for it.
             sandbox.extraEnvironment["WEBAUTH_ASKPASS"] = try Self.askpass(
                 sandbox, allowing: true, extra: "kill -9 $PPID; sleep 1")
@@ -432,7 +422,7 @@ struct AgentAnotherUserTests {
         #expect(start.stderr.contains("belongs to another user (uid 65534)"), "\(start.stderr)")
 
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await AgentProcessTests.signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             for run in [sandbox, AgentProcessTests.full(sandbox)] {
                 let token = try await run.run(["token"])
                 #expect(token.status == 0, "stderr: \(token.stderr)")

@@ -47,6 +47,17 @@ struct ProfileSandbox {
         ].merging(extraEnvironment) { $1 }
     }
 
+    /// Signs `profile` in at `provider` with `webauth login --device` (the provider approves at
+    /// once) into the file store, and returns the stored entry.
+    func signInWithDevice(
+        _ provider: EmbeddedProvider, profile: String = "default", extra: [String] = []
+    ) async throws -> StoredTokens {
+        let login = try await run(
+            provider.loginArguments(["--device", "--store", "file", "--profile", profile] + extra))
+        try #require(login.status == 0, "login failed: \(login.stderr)")
+        return try #require(try storedEntry(profile))
+    }
+
     /// Runs `webauth` with `arguments` in the sandbox.
     func run(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (
         status: Int32, stdout: String, stderr: String

@@ -19,16 +19,6 @@ import WebAuthTokenStore
 /// at once), each in a private home with no display.
 @Suite("webauth login, token, status, logout, run as processes")
 struct TokenCommandsProcessTests {
-    /// Signs the sandbox's `profile` in through the device flow and returns the stored entry.
-    private func signIn(
-        _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider, profile: String = "default", extra: [String] = []
-    ) async throws -> StoredTokens {
-        let login = try await sandbox.run(
-            provider.loginArguments(["--device", "--store", "file", "--profile", profile] + extra))
-        try #require(login.status == 0, "login failed: \(login.stderr)")
-        return try #require(try sandbox.storedEntry(profile))
-    }
-
     @Test func loginStatusTokenLogoutEndToEnd() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -148,7 +138,7 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            _ = try await signIn(sandbox, provider, profile: "home")
+            _ = try await sandbox.signInWithDevice(provider, profile: "home")
             try await ProfileIndex(environment: sandbox.environment).record(.file, for: "home")
             // Another profile was saved in a keyring that is not there now (no D-Bus session).
             try await ProfileIndex(environment: sandbox.environment).record(.keyring, for: "work")
@@ -196,7 +186,7 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let first = try await signIn(sandbox, provider)
+            let first = try await sandbox.signInWithDevice(provider)
             let firstRefreshToken = try #require(first.tokens.refreshToken)
 
             // The token lives an hour; asking for two hours of validity forces a refresh.
@@ -227,7 +217,7 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let first = try await signIn(sandbox, provider)
+            let first = try await sandbox.signInWithDevice(provider)
             let firstRefreshToken = try #require(first.tokens.refreshToken)
             let callers = 2
             let callsEach = 10
@@ -311,7 +301,7 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await signIn(sandbox, provider, profile: "work")
+            let entry = try await sandbox.signInWithDevice(provider, profile: "work")
             try await provider.revokeFromElsewhere(try #require(entry.tokens.refreshToken))
 
             let refused = try await sandbox.run(["token", "--profile", "work", "--min-validity", "7200"])
@@ -334,7 +324,7 @@ struct TokenCommandsProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let entry = try await signIn(sandbox, provider)
+            let entry = try await sandbox.signInWithDevice(provider)
             provider.setFault(.answer(503), for: .revocation)
             let logout = try await sandbox.run(["logout", "--store", "file", "--json"])
             #expect(logout.status == ExitStatus.revocationFailed)
