@@ -385,7 +385,7 @@ let package = Package(
             name: "WebAuthAgentTests",
             dependencies: [
                 "WebAuthAgent", "WebAuthAgentProtocol", "WebAuthTestSupport", "WebAuthProcess", "WebAuthTokenStore",
-                "WebAuthOAuth", "WebAuthPlatform",
+                "WebAuthOAuth", "WebAuthPlatform", "WebAuthTokenFiles", "WebAuthCore",
             ]
         ),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),

@@ -1,5 +1,7 @@
 import Foundation
+import WebAuthAgentProtocol
 import WebAuthOAuth
+import WebAuthTokenFiles
 import WebAuthTokenStore
 
 /// What the agent holds and what it should do next, as a pure state machine: every decision is
@@ -39,32 +41,45 @@ package struct AgentHolder: Sendable {
 
     /// One held profile.
     package struct Held: Sendable {
-        /// The entry's long-lived copy, in locked memory.
-        private var sealed: SealedEntry?
-        /// The entry as it was sealed, when sealing failed (it could not be encoded).
+        /// The entry's long-lived copy (its token-store encoding), in locked memory; `nil` when
+        /// it could not be encoded.
+        private var sealedEntry: SealedBytes?
+        /// The entry as it was given, when it could not be encoded.
         private var unsealed: StoredTokens?
+        /// The answer line that hands out the access token, in locked memory: made once per
+        /// token, so that serving it is a copy.
+        private var sealedAnswer: SealedBytes
         /// When the access token was received.
         package private(set) var receivedAt: Date
         /// When the access token expires, if known.
         package private(set) var expiresAt: Date?
 
         /// The profile's entry: its tokens and the configuration that refreshes them (decoded
-        /// from locked memory on each use).
+        /// from locked memory on each use: a refresh, not a token request).
         package var entry: StoredTokens {
-            get { sealed?.entry ?? unsealed ?? StoredTokens(tokens: TokenSet(accessToken: ""), clientID: "") }
+            get {
+                sealedEntry.flatMap { try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data($0.bytes)) }
+                    ?? unsealed ?? StoredTokens(tokens: TokenSet(accessToken: ""), clientID: "")
+            }
             set {
-                sealed = SealedEntry(newValue)
-                unsealed = sealed == nil ? newValue : nil
+                let encoded = try? TokenEntryFormat.encoder().encode(newValue)
+                sealedEntry = encoded.map(SealedBytes.init)
+                unsealed = encoded == nil ? newValue : nil
+                sealedAnswer = SealedBytes(AgentAnswer.tokenLine(serving: newValue))
                 receivedAt = newValue.tokens.receivedAt
                 expiresAt = newValue.tokens.expiresAt
             }
         }
+
+        /// The answer to a token request for the held token, as one line (`\n` included).
+        package var answerLine: [UInt8] { sealedAnswer.bytes }
 
         init(
             entry: StoredTokens, source: Source, addedAt: Date, forgetAt: Date?, lastUsedAt: Date, refusal: String?
         ) {
             self.receivedAt = entry.tokens.receivedAt
             self.expiresAt = entry.tokens.expiresAt
+            self.sealedAnswer = SealedBytes([])
             self.source = source
             self.addedAt = addedAt
             self.forgetAt = forgetAt
@@ -117,8 +132,8 @@ package struct AgentHolder: Sendable {
 
     /// What a token request for `profile` needing `minimumValidity` gets at `now`.
     package enum Decision: Sendable, Hashable {
-        /// The held tokens, as they are.
-        case serve(TokenSet)
+        /// The held token, as it is: its answer line (``Held/answerLine``).
+        case serve([UInt8])
         /// The held token is not valid long enough: refresh, then serve.
         case refresh
         /// The profile is not held.
@@ -131,11 +146,22 @@ package struct AgentHolder: Sendable {
     package func decide(profile: String, minimumValidity: Duration, now: Date) -> Decision {
         guard let held = profiles[profile], !isForgettable(held, now: now) else { return .notHeld }
         if let refusal = held.refusal { return .refused(refusal) }
-        if let expiresAt = held.expiresAt, expiresAt <= now.addingTimeInterval(minimumValidity.seconds) {
+        // The rule every token store and the fast path hand tokens out by.
+        guard TokenFreshnessRule.isFresh(expiresAt: held.expiresAt, at: now, minimumValidity: minimumValidity) else {
             return .refresh
         }
-        let tokens = held.entry.tokens
-        return tokens.isExpired(at: now, margin: minimumValidity) ? .refresh : .serve(tokens)
+        return .serve(held.answerLine)
+    }
+
+    /// The answer line for a token request that can be served as it is — the profile held, not
+    /// refused, its token fresh for `minimumValidity` — recorded as a use at `now`; `nil` when
+    /// the request needs more (see ``decide(profile:minimumValidity:now:)``).
+    package mutating func serveAsHeld(profile: String, minimumValidity: Duration, now: Date) -> [UInt8]? {
+        guard case .serve(let line) = decide(profile: profile, minimumValidity: minimumValidity, now: now) else {
+            return nil
+        }
+        used(profile, now: now)
+        return line
     }
 
     /// Records that a token of `profile` was handed out at `now` (for the idle time).
@@ -206,5 +232,29 @@ extension Duration {
     var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension AgentAnswer {
+    /// The answer that hands out `entry`'s access token, with what the helpers print beside it
+    /// (the provider's name and token endpoint host for git's user name, the ID token and its
+    /// validated claims for kubectl), as one line. Never the refresh token.
+    static func tokenLine(serving entry: StoredTokens) -> [UInt8] {
+        let tokens = entry.tokens
+        let configuration = entry.configuration
+        let claims = tokens.idToken == nil ? nil : tokens.idTokenClaims
+        return AgentAnswer(
+            ok: true,
+            token: AgentAnswer.Token(
+                accessToken: tokens.accessToken, tokenType: tokens.tokenType,
+                expiresAt: tokens.expiresAt?.timeIntervalSince1970, idToken: tokens.idToken,
+                idTokenExpiresAt: claims?.expiresAt.timeIntervalSince1970, providerName: configuration?.name,
+                tokenEndpointHost: configuration?.endpoints.token?.host,
+                idTokenClaims: claims.map {
+                    AgentAnswer.Token.IDClaims(
+                        issuer: $0.issuer, subject: $0.subject, audience: $0.audience,
+                        issuedAt: $0.issuedAt.timeIntervalSince1970)
+                })
+        ).line()
     }
 }

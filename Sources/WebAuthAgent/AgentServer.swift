@@ -50,7 +50,9 @@ package final class AgentServer: Sendable {
         service: AgentService, socket: AgentSocketPath, environment: [String: String], logger: Logger
     ) async throws -> AgentServer {
         if let passed = passedDescriptor(environment: environment) {
-            let server = try await UnixSocketServer.start(descriptor: passed, limits: limits, logger: logger).get()
+            let server = try await UnixSocketServer.start(
+                descriptor: passed, limits: limits, logger: logger, immediate: immediateAnswer(service)
+            ).get()
             return AgentServer(path: socket.path, server: server, service: service, ownsPath: false, logger: logger)
         }
         let path = socket.path
@@ -73,7 +75,9 @@ package final class AgentServer: Sendable {
         let server: UnixSocketServer
         do {
             let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pending)
-            server = try await UnixSocketServer.start(descriptor: descriptor, limits: limits, logger: logger).get()
+            server = try await UnixSocketServer.start(
+                descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service)
+            ).get()
         } catch {
             DesktopSocketCalls.removeFile(pending)
             throw StartFailure(description: "cannot listen on \(pending): \(error)")
@@ -86,6 +90,15 @@ package final class AgentServer: Sendable {
             throw StartFailure(description: error.description)
         }
         return AgentServer(path: path, server: server, service: service, ownsPath: true, logger: logger)
+    }
+
+    /// What the server answers on its event loop: a token the service holds ready (see
+    /// ``AgentService/immediateAnswer(to:)``).
+    static func immediateAnswer(_ service: AgentService) -> UnixSocketServer.ImmediateAnswer {
+        { first, _ in
+            guard case .line(let bytes) = first else { return nil }
+            return service.immediateAnswer(to: bytes)
+        }
     }
 
     /// The descriptor systemd passed (3), when `LISTEN_PID` is this process and `LISTEN_FDS`

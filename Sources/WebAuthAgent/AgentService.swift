@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import WebAuthAgentProtocol
 import WebAuthCore
 import WebAuthOAuth
@@ -10,6 +11,11 @@ import WebAuthTokenStore
 /// forgets profiles as the policy says. The decisions are ``AgentHolder``'s; this actor does
 /// what they say — refreshing (one refresh per profile at a time, shared by every request that
 /// needs it), asking for confirmation, writing rotated tokens back to the store.
+///
+/// A token request the holder can serve as it is (no refresh, no confirmation: nearly every
+/// one) is answered without the actor, on the server's event loop
+/// (``immediateAnswer(to:)``): the holder is shared under a lock, and the answer line is made
+/// once per token.
 ///
 /// No token appears in a status, a log line or an error message.
 package actor AgentService {
@@ -30,7 +36,10 @@ package actor AgentService {
     /// How a confirmation is asked: the question in, the person's yes or no out.
     package typealias Confirmation = @Sendable (_ question: String) async -> Bool
 
-    private var holder: AgentHolder
+    /// The held profiles and their decisions, shared with ``immediateAnswer(to:)``.
+    private let holder: Mutex<AgentHolder>
+    /// Token request lines already read, with what they ask for (see `heldTokenRequest`).
+    private let readRequests = Mutex<[[UInt8]: (profile: String, validity: Duration)]>([:])
     private let stores: TokenStores
     private let now: @Sendable () -> Date
     private let confirmation: Confirmation?
@@ -55,6 +64,10 @@ package actor AgentService {
     static let confirmationMemory: TimeInterval = 10
     /// How long after a failed refresh ahead the next is tried.
     static let retryAheadDelay: TimeInterval = 5
+    /// How many token request lines are remembered, read.
+    static let readRequestsLimit = 64
+    /// The longest request line remembered (a token request is far shorter).
+    static let readRequestLength = 1024
 
     /// A service holding nothing yet.
     ///
@@ -71,7 +84,7 @@ package actor AgentService {
         transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
         socketPath: String? = nil, logger: Logger
     ) {
-        self.holder = AgentHolder(policy: policy)
+        self.holder = Mutex(AgentHolder(policy: policy))
         var stores = stores
         // The agent is the refresher: it never asks an agent (itself) for tokens.
         stores.agent = nil
@@ -99,7 +112,8 @@ package actor AgentService {
             return .failure(
                 .version, "the agent speaks protocol version \(AgentProtocol.version), not \(request.version)")
         }
-        _ = holder.forgetExpired(now: now())
+        let time = now()
+        _ = holder.withLock { $0.forgetExpired(now: time) }
         switch request.operation {
         case .status:
             return AgentAnswer(ok: true, status: status())
@@ -113,7 +127,7 @@ package actor AgentService {
             case .token: return await token(profile, request: request, asker: asker)
             case .add: return await add(profile, request: request)
             default:
-                let removed = holder.remove(profile)
+                let removed = holder.withLock { $0.remove(profile) }
                 unlist(profile)
                 return removed ? .done : .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
             }
@@ -122,24 +136,63 @@ package actor AgentService {
 
     // MARK: - Requests
 
+    /// The answer line to `line` when it is a token request the held token answers as it is,
+    /// and the agent does not confirm: the answer the actor would give, without its hop (see
+    /// ``AgentHolder/serveAsHeld(profile:minimumValidity:now:)``). `nil` leaves the request to
+    /// ``answer(_:from:)``. Quick and non-blocking, for the server's event loop.
+    package nonisolated func immediateAnswer(to line: [UInt8]) -> [UInt8]? {
+        guard confirmation == nil, let (profile, validity) = heldTokenRequest(line) else { return nil }
+        let time = now()
+        return holder.withLock { $0.serveAsHeld(profile: profile, minimumValidity: validity, now: time) }
+    }
+
+    /// The profile and validity `line` asks for, when it is a valid request for a profile's own
+    /// token. Programs send the same line again and again, and reading JSON is most of the cost
+    /// of answering one, so the lines read are remembered (``readRequestsLimit`` of them).
+    private nonisolated func heldTokenRequest(_ line: [UInt8]) -> (profile: String, validity: Duration)? {
+        if let known = readRequests.withLock({ $0[line] }) { return known }
+        guard line.count <= Self.readRequestLength, let request = AgentRequest(line: line),
+            request.version == AgentProtocol.version, request.operation == .token, Self.asksForOwnToken(request),
+            let profile = request.profile, ProfileNameRule.isValid(profile),
+            let validity = Self.minimumValidity(of: request)
+        else { return nil }
+        readRequests.withLock { read in
+            if read.count >= Self.readRequestsLimit { read.removeAll() }
+            read[line] = (profile, validity)
+        }
+        return (profile, validity)
+    }
+
+    /// Whether `request` asks for the profile's own token (no scopes, no audience).
+    private static func asksForOwnToken(_ request: AgentRequest) -> Bool {
+        (request.scopes ?? []).isEmpty && request.audience == nil
+    }
+
+    /// The validity `request` asks for (60 seconds when it names none); `nil` when it is not a
+    /// number of seconds the agent takes.
+    private static func minimumValidity(of request: AgentRequest) -> Duration? {
+        let validity = request.minimumValidity ?? 60
+        guard validity.isFinite, validity >= 0, validity <= 366 * 86400 else { return nil }
+        return .milliseconds(Int64(validity * 1000))
+    }
+
     private func token(_ profile: String, request: AgentRequest, asker: Asker) async -> AgentAnswer {
-        if !(request.scopes ?? []).isEmpty || request.audience != nil {
+        if !Self.asksForOwnToken(request) {
             return .failure(.unsupported, "the agent serves a profile's own token only")
         }
-        let validity = request.minimumValidity ?? 60
-        guard validity.isFinite, validity >= 0, validity <= 366 * 86400 else {
+        guard let minimumValidity = Self.minimumValidity(of: request) else {
             return .failure(.badRequest, "min_validity must be a number of seconds")
         }
-        let minimumValidity = Duration.milliseconds(Int64(validity * 1000))
-        var tokens: TokenSet
-        switch holder.decide(profile: profile, minimumValidity: minimumValidity, now: now()) {
+        let time = now()
+        switch holder.withLock({ $0.decide(profile: profile, minimumValidity: minimumValidity, now: time) }) {
         case .notHeld:
             return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
         case .refused(let reason):
             return .failure(.refreshRefused, reason)
-        case .serve(let held):
-            tokens = held
+        case .serve:
+            break
         case .refresh:
+            let tokens: TokenSet
             do {
                 tokens = try await refresh(profile, margin: minimumValidity)
             } catch let failure as AgentAnswer.Failure {
@@ -150,30 +203,23 @@ package actor AgentService {
             if tokens.isExpired(at: now(), margin: minimumValidity) {
                 return .failure(
                     .unsupported,
-                    "the provider's tokens for profile \"\(profile)\" are not valid for \(Int(validity)) seconds")
+                    "the provider's tokens for profile \"\(profile)\" are not valid for \(Int(minimumValidity.seconds)) seconds"
+                )
             }
         }
         guard await confirmed(profile, asker: asker) else {
             return .failure(.confirmationRefused, "the token of profile \"\(profile)\" was not allowed")
         }
-        holder.used(profile, now: now())
-        guard let held = holder.profiles[profile] else {
+        let served = now()
+        let line = holder.withLock { holder -> [UInt8]? in
+            guard let held = holder.profiles[profile] else { return nil }
+            holder.used(profile, now: served)
+            return held.answerLine
+        }
+        guard let line, let answer = AgentAnswer(line: Array(line.dropLast())) else {
             return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
         }
-        let configuration = held.entry.configuration
-        let claims = tokens.idToken == nil ? nil : tokens.idTokenClaims
-        return AgentAnswer(
-            ok: true,
-            token: AgentAnswer.Token(
-                accessToken: tokens.accessToken, tokenType: tokens.tokenType,
-                expiresAt: tokens.expiresAt?.timeIntervalSince1970, idToken: tokens.idToken,
-                idTokenExpiresAt: claims?.expiresAt.timeIntervalSince1970, providerName: configuration?.name,
-                tokenEndpointHost: configuration?.endpoints.token?.host,
-                idTokenClaims: claims.map {
-                    AgentAnswer.Token.IDClaims(
-                        issuer: $0.issuer, subject: $0.subject, audience: $0.audience,
-                        issuedAt: $0.issuedAt.timeIntervalSince1970)
-                }))
+        return answer
     }
 
     private func add(_ profile: String, request: AgentRequest) async -> AgentAnswer {
@@ -182,7 +228,8 @@ package actor AgentService {
             guard let entry = try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data(text.utf8)) else {
                 return .failure(.badRequest, "the entry given for profile \"\(profile)\" cannot be read")
             }
-            holder.add(entry, profile: profile, source: .agentOnly, now: now(), lifetime: lifetime)
+            let time = now()
+            holder.withLock { $0.add(entry, profile: profile, source: .agentOnly, now: time, lifetime: lifetime) }
             listAgentOnly()
             logger.info("holding profile \"\(profile)\" (agent only)")
             return .done
@@ -191,7 +238,8 @@ package actor AgentService {
             guard let (_, entry) = try await stores.find(profile: profile) else {
                 return .failure(.notSignedIn, "profile \"\(profile)\" is not signed in")
             }
-            holder.add(entry, profile: profile, source: .store, now: now(), lifetime: lifetime)
+            let time = now()
+            holder.withLock { $0.add(entry, profile: profile, source: .store, now: time, lifetime: lifetime) }
             listAgentOnly()
             retryAheadAt[profile] = nil
             logger.info("holding profile \"\(profile)\" from the store")
@@ -208,8 +256,9 @@ package actor AgentService {
     /// agent that stopped held stays listed until it is added or removed here.
     private func listAgentOnly() {
         guard let agentOnlyList else { return }
-        var names = agentOnlyList.names().filter { holder.profiles[$0] == nil }
-        for (name, held) in holder.profiles where held.source == .agentOnly { names.insert(name) }
+        let sources = holder.withLock { $0.profiles.mapValues(\.source) }
+        var names = agentOnlyList.names().filter { sources[$0] == nil }
+        for (name, source) in sources where source == .agentOnly { names.insert(name) }
         agentOnlyList.write(names)
     }
 
@@ -220,8 +269,9 @@ package actor AgentService {
     }
 
     private func status() -> AgentAnswer.Status {
-        let profiles = holder.profiles.keys.sorted().compactMap { name -> AgentAnswer.Status.Profile? in
-            guard let held = holder.profiles[name] else { return nil }
+        let held = holder.withLock { $0.profiles }
+        let profiles = held.keys.sorted().compactMap { name -> AgentAnswer.Status.Profile? in
+            guard let held = held[name] else { return nil }
             return AgentAnswer.Status.Profile(
                 name: name, source: held.source.rawValue,
                 expiresAt: held.expiresAt?.timeIntervalSince1970,
@@ -266,7 +316,7 @@ package actor AgentService {
     /// its lock by `StoredProfile`).
     private func refresh(_ profile: String, margin: Duration) async throws -> TokenSet {
         if let running = refreshes[profile] { return try await running.task.value }
-        guard let held = holder.profiles[profile] else {
+        guard let held = holder.withLock({ $0.profiles[profile] }) else {
             throw AgentAnswer.Failure(code: .notHeld, message: "the agent does not hold profile \"\(profile)\"")
         }
         guard let configuration = held.entry.configuration else {
@@ -304,14 +354,13 @@ package actor AgentService {
         defer { if refreshes[profile]?.id == id { refreshes[profile] = nil } }
         do {
             let refreshed = try await task.value
-            holder.refreshed(profile, tokens: refreshed)
+            holder.withLock { $0.refreshed(profile, tokens: refreshed) }
             logger.info("refreshed profile \"\(profile)\"")
             return refreshed
         } catch {
             if let reason = Self.refusal(error) {
-                holder.refusedRefresh(
-                    profile,
-                    reason: "the provider refused the refresh of profile \"\(profile)\" (\(reason)); sign in again")
+                let reason = "the provider refused the refresh of profile \"\(profile)\" (\(reason)); sign in again"
+                holder.withLock { $0.refusedRefresh(profile, reason: reason) }
                 logger.warning("the provider refused the refresh of profile \"\(profile)\" (\(reason))")
             }
             throw error
@@ -344,7 +393,7 @@ package actor AgentService {
             )
         }
         if let error = error as? TokenStoreError, error.code == .notSignedIn {
-            holder.remove(profile)
+            holder.withLock { _ = $0.remove(profile) }
             return AgentAnswer.Failure(code: .notSignedIn, message: "profile \"\(profile)\" is no longer signed in")
         }
         let kind = (error as? OAuthError).map { "\($0.code)" } ?? "\(type(of: error))"
@@ -356,11 +405,11 @@ package actor AgentService {
     /// keeps the held token, to be tried again shortly) — and returns when to come back.
     package func tick() async -> Date? {
         let time = now()
-        for name in holder.forgetExpired(now: time) {
+        for name in holder.withLock({ $0.forgetExpired(now: time) }) {
             logger.info("forgot profile \"\(name)\"")
             retryAheadAt[name] = nil
         }
-        for name in holder.profilesToRefreshAhead(now: time) {
+        for name in holder.withLock({ $0.profilesToRefreshAhead(now: time) }) {
             if let retry = retryAheadAt[name], retry > time { continue }
             do {
                 _ = try await refresh(name, margin: .zero)
@@ -372,7 +421,8 @@ package actor AgentService {
                 }
             }
         }
-        let next = holder.nextEvent(now: now())
+        let later = now()
+        let next = holder.withLock { $0.nextEvent(now: later) }
         let retry = retryAheadAt.values.min()
         switch (next, retry) {
         case (let next?, let retry?): return min(next, retry)
@@ -383,7 +433,7 @@ package actor AgentService {
     }
 
     /// Whether the service holds `profile` (for tests).
-    package func holds(_ profile: String) -> Bool { holder.profiles[profile] != nil }
+    package func holds(_ profile: String) -> Bool { holder.withLock { $0.profiles[profile] != nil } }
 }
 
 extension AgentAnswer.Failure: Error {}

@@ -18,8 +18,13 @@ import WebAuthPlatform
 ///   (`FirstLineDeadline`).
 ///
 /// The server's logic runs in structured concurrency: ``run(cancellingConnectionsAtClose:serve:)``
-/// serves each accepted connection, a `NIOAsyncChannel` of lines, in a task of a task group,
-/// and returns once the listener is closed (and, as asked, its connections are done).
+/// serves each connection, a `NIOAsyncChannel` of lines, in a task of a task group, and returns
+/// once the listener is closed (and, as asked, its connections are done). A connection reaches
+/// it with its first line (`FirstLineHandover`), so one that never sends a line costs no task.
+///
+/// A server may answer some first lines at once, on the event loop (``ImmediateAnswer``): the
+/// answer is written and the connection closed, without a task or a thread hop. The token
+/// agent answers a held, fresh token that way.
 package final class UnixSocketServer: Sendable {
     /// One accepted connection: lines in, bytes out.
     package typealias Connection = NIOAsyncChannel<SocketLine, ByteBuffer>
@@ -62,14 +67,20 @@ package final class UnixSocketServer: Sendable {
         self.connections = connections
     }
 
+    /// Answers a connection's first line on the event loop, or `nil` to hand the connection
+    /// (that line first) to the server's logic. It must be quick and must not block: it runs on
+    /// the event loop every connection shares.
+    package typealias ImmediateAnswer = @Sendable (_ first: SocketLine, _ peer: Peer) -> [UInt8]?
+
     /// Listens on `descriptor`, a Unix stream socket already bound (see
     /// `DesktopSocketCalls.makeBoundSocket(at:)`), which the server then owns and closes.
-    /// Once this returns, the socket accepts connections.
+    /// Once this returns, the socket accepts connections. `immediate`, when given, may answer a
+    /// connection's first line itself (see ``ImmediateAnswer``).
     package static func start(
-        descriptor: Int32, limits: Limits, logger: Logger
+        descriptor: Int32, limits: Limits, logger: Logger, immediate: ImmediateAnswer? = nil
     ) -> EventLoopFuture<UnixSocketServer> {
         let (connections, continuation) = AsyncStream.makeStream(of: Handover.self)
-        let served = ConnectionCount()
+        let served = OpenConnections()
         let (seconds, attoseconds) = limits.firstLineTimeout.components
         let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -77,11 +88,11 @@ package final class UnixSocketServer: Sendable {
             .childChannelInitializer { channel in
                 // On the connection's event loop: the count, the peer check, the framing and the
                 // deadline, before the connection reaches the server's logic.
-                guard served.enter(limit: limits.maximumConnections) else {
+                guard served.enter(channel, limit: limits.maximumConnections) else {
                     logger.debug("refused a connection beyond the limit")
                     return channel.eventLoop.makeFailedFuture(Refused.tooManyConnections)
                 }
-                channel.closeFuture.whenComplete { _ in served.leave() }
+                channel.closeFuture.whenComplete { _ in served.leave(channel) }
                 return peer(of: channel).flatMapThrowing { peer in
                     let user = peer.userID
                     guard user == CurrentProcess.effectiveUserID || (limits.servesRoot && user == 0) else {
@@ -91,14 +102,21 @@ package final class UnixSocketServer: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(limit: limits.maximumLineLength)))
                     try pipeline.addHandler(FirstLineDeadline(timeout: timeout))
-                    let connection = Handover(try Connection(wrappingChannelSynchronously: channel), peer: peer)
-                    guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
+                    try pipeline.addHandler(
+                        FirstLineHandover(peer: peer, immediate: immediate) { channel, peer in
+                            served.lineArrived(channel)
+                            let connection = Handover(try Connection(wrappingChannelSynchronously: channel), peer: peer)
+                            guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
+                        })
                 }
             }
         return bootstrap.withBoundSocket(descriptor).map { listener in
             // The listener's end ends the stream of connections (those already in it are still
-            // served or cancelled, see run).
-            listener.closeFuture.whenComplete { _ in continuation.finish() }
+            // served or cancelled, see run), and closes those that have not sent a line yet.
+            listener.closeFuture.whenComplete { _ in
+                continuation.finish()
+                served.closeThoseWithoutALine()
+            }
             return UnixSocketServer(listener: listener, connections: connections)
         }
     }
@@ -186,21 +204,47 @@ package final class UnixSocketServer: Sendable {
         case stopping
     }
 
-    /// How many connections are being served.
-    private final class ConnectionCount: Sendable {
-        private let count = Mutex(0)
+    /// The open connections: how many (for the limit), and those that have not sent a line
+    /// yet, which no task serves, so that the listener's end closes them.
+    private final class OpenConnections: Sendable {
+        private struct State {
+            var count = 0
+            var withoutALine: [ObjectIdentifier: any Channel] = [:]
+            var listenerClosed = false
+        }
+        private let state = Mutex(State())
 
-        /// Counts one more, unless `limit` are served already.
-        func enter(limit: Int) -> Bool {
-            count.withLock { count in
-                guard count < limit else { return false }
-                count += 1
+        /// Counts `channel` in, unless `limit` are open already or the listener is closed.
+        func enter(_ channel: any Channel, limit: Int) -> Bool {
+            state.withLock { state in
+                guard state.count < limit, !state.listenerClosed else { return false }
+                state.count += 1
+                state.withoutALine[ObjectIdentifier(channel)] = channel
                 return true
             }
         }
 
-        /// Counts one fewer.
-        func leave() { count.withLock { $0 -= 1 } }
+        /// `channel` sent its first line: the server's logic serves it now.
+        func lineArrived(_ channel: any Channel) {
+            _ = state.withLock { $0.withoutALine.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
+
+        /// `channel` closed.
+        func leave(_ channel: any Channel) {
+            state.withLock { state in
+                state.count -= 1
+                state.withoutALine.removeValue(forKey: ObjectIdentifier(channel))
+            }
+        }
+
+        /// Closes the connections that have not sent a line; no more are counted in.
+        func closeThoseWithoutALine() {
+            let waiting = state.withLock { state in
+                state.listenerClosed = true
+                return Array(state.withoutALine.values)
+            }
+            for channel in waiting { channel.close(promise: nil) }
+        }
     }
 }
 
@@ -330,3 +374,64 @@ package final class FirstLineDeadline: ChannelInboundHandler {
 
 @available(*, unavailable)
 extension FirstLineDeadline: Sendable {}
+
+/// Takes a connection's first line: answers it on the event loop when the server's
+/// ``UnixSocketServer/ImmediateAnswer`` does (then closes the connection), else hands the
+/// connection to the server's logic — wrapped as a `NIOAsyncChannel` then, so that the line and
+/// everything after it reach that logic — and passes every later line on.
+final class FirstLineHandover: ChannelInboundHandler {
+    typealias InboundIn = SocketLine
+    typealias OutboundOut = ByteBuffer
+
+    private let peer: UnixSocketServer.Peer
+    private let immediate: UnixSocketServer.ImmediateAnswer?
+    private let handOver: (any Channel, UnixSocketServer.Peer) throws -> Void
+    private var state = State.waiting
+
+    private enum State {
+        /// No line yet.
+        case waiting
+        /// The server's logic has the connection.
+        case handedOver
+        /// Answered here; the connection is closing.
+        case answered
+    }
+
+    init(
+        peer: UnixSocketServer.Peer, immediate: UnixSocketServer.ImmediateAnswer?,
+        handOver: @escaping (any Channel, UnixSocketServer.Peer) throws -> Void
+    ) {
+        self.peer = peer
+        self.immediate = immediate
+        self.handOver = handOver
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch state {
+        case .handedOver:
+            context.fireChannelRead(data)
+        case .answered:
+            break
+        case .waiting:
+            if let answer = immediate?(unwrapInboundIn(data), peer) {
+                state = .answered
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer))).whenComplete { _ in
+                    channel.close(promise: nil)
+                }
+                return
+            }
+            do {
+                try handOver(context.channel, peer)
+                state = .handedOver
+                context.fireChannelRead(data)
+            } catch {
+                state = .answered
+                context.close(promise: nil)
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension FirstLineHandover: Sendable {}

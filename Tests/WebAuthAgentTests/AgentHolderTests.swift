@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthAgent
+import WebAuthAgentProtocol
 import WebAuthOAuth
 import WebAuthTokenStore
 
@@ -20,12 +21,16 @@ struct AgentHolderTests {
     @Test func aHeldTokenValidLongEnoughIsServedElseRefreshedFirst() {
         var holder = AgentHolder(policy: .init())
         holder.add(Self.entry(), profile: "work", source: .store, now: Self.start)
-        guard case .serve(let tokens) = holder.decide(profile: "work", minimumValidity: .seconds(60), now: Self.start)
+        guard case .serve(let line) = holder.decide(profile: "work", minimumValidity: .seconds(60), now: Self.start)
         else {
             Issue.record("not served")
             return
         }
-        #expect(tokens.accessToken == "at-1")
+        #expect(line.last == UInt8(ascii: "\n"))
+        let answer = AgentAnswer(line: Array(line.dropLast()))
+        #expect(answer?.token?.accessToken == "at-1")
+        #expect(answer?.token?.expiresAt == Self.start.addingTimeInterval(1000).timeIntervalSince1970)
+        #expect(!String(decoding: line, as: UTF8.self).contains("rt"), "the refresh token stays in the agent")
         // 950 s in, 50 s are left: a request for 60 s needs a refresh, one for 30 s does not.
         let later = Self.start.addingTimeInterval(950)
         #expect(holder.decide(profile: "work", minimumValidity: .seconds(60), now: later) == .refresh)
@@ -99,5 +104,31 @@ extension AgentHolderTests {
         #expect(holder.profiles["work"]?.entry.tokens.accessToken == "at-2")
         #expect(holder.profiles["work"]?.entry.tokens.refreshToken == "rt-2")
         #expect(holder.profiles["work"]?.source == .agentOnly)
+    }
+}
+
+extension AgentHolderTests {
+    @Test func servingAsHeldAnswersTheCurrentTokenCountsAsAUseAndDeclinesWhatNeedsMore() {
+        var holder = AgentHolder(policy: .init(idle: .seconds(60)))
+        holder.add(Self.entry(), profile: "work", source: .store, now: Self.start)
+        let asked = Self.start.addingTimeInterval(50)
+        let line = holder.serveAsHeld(profile: "work", minimumValidity: .seconds(60), now: asked)
+        #expect(line.flatMap { AgentAnswer(line: Array($0.dropLast())) }?.token?.accessToken == "at-1")
+        #expect(holder.profiles["work"]?.lastUsedAt == asked, "a use keeps the profile from its idle end")
+        #expect(holder.forgetExpired(now: Self.start.addingTimeInterval(100)) == [])
+
+        // A validity the token does not have, a refused or an unknown profile: left to the service.
+        #expect(holder.serveAsHeld(profile: "work", minimumValidity: .seconds(990), now: asked) == nil)
+        #expect(holder.serveAsHeld(profile: "other", minimumValidity: .zero, now: asked) == nil)
+        holder.refusedRefresh("work", reason: "invalid_grant")
+        #expect(holder.serveAsHeld(profile: "work", minimumValidity: .zero, now: asked) == nil)
+
+        // A refresh makes the next answer carry the new token.
+        holder.add(Self.entry(), profile: "work", source: .store, now: asked)
+        var renewed = Self.entry(token: "at-2").tokens
+        renewed.expiresAt = Self.start.addingTimeInterval(2000)
+        holder.refreshed("work", tokens: renewed)
+        let after = holder.serveAsHeld(profile: "work", minimumValidity: .seconds(1500), now: asked)
+        #expect(after.flatMap { AgentAnswer(line: Array($0.dropLast())) }?.token?.accessToken == "at-2")
     }
 }

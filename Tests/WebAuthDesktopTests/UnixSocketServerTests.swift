@@ -86,12 +86,30 @@
                     let started = ContinuousClock.now
                     #expect(await exchange(path, "com.example:/cb?code=stalled", wait: .seconds(20)) == "<closed>")
                     #expect(ContinuousClock.now - started < .seconds(15))
-                    // The server's logic ends once the connection is closed, a moment after the peer sees it.
-                    #expect(
-                        await eventually(within: .seconds(10)) { seen.lines == ["<nothing>"] },
-                        "the partial line is not handed over as the end of input: \(seen.lines)")
-                    // A peer that ends its input instead is answered.
+                    // A peer that ends its input instead is answered. Before it, the server's logic
+                    // saw nothing: the stalled connection never reached it, its partial line was not
+                    // handed over as the end of input.
                     #expect(await exchange(path, "partial", endingInput: true) == "got end partial")
+                    #expect(seen.lines == ["end partial"], "\(seen.lines)")
+                }
+            }
+
+            @Test func aFirstLineAnsweredOnTheEventLoopNeverReachesTheLogicAndOthersArriveWhole() async throws {
+                let immediate: UnixSocketServer.ImmediateAnswer = { first, peer in
+                    guard first == .line(Array("ping".utf8)) else { return nil }
+                    return Array("pong \(peer.userID)\n".utf8)
+                }
+                try await withEchoServer(immediate: immediate) { path, seen in
+                    let connection = try DesktopSocketCalls.makeConnection(to: path)
+                    defer { DesktopSocketCalls.close(connection) }
+                    #expect(await exchange(on: connection, "ping\n") == "pong \(DesktopSocketCalls.effectiveUserID)")
+                    #expect(
+                        DesktopSocketCalls.readLine(connection, limit: 16, deadline: .now + .seconds(5))
+                            == .endOfInput([]),
+                        "closed after the answer")
+                    #expect(await exchange(path, "other\n") == "got other")
+                    #expect(await exchange(path, "partial", endingInput: true) == "got end partial")
+                    #expect(seen.lines == ["other", "end partial"], "only the lines it declined reached the logic")
                 }
             }
 
@@ -134,7 +152,7 @@
             /// waits for its connections to end.
             private func withEchoServer(
                 open: Bool = false, maximumConnections: Int = 8, firstLineTimeout: Duration = .seconds(30),
-                _ body: (String, Seen) async throws -> Void
+                immediate: UnixSocketServer.ImmediateAnswer? = nil, _ body: (String, Seen) async throws -> Void
             ) async throws {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "webauth-uss-\(UUID().uuidString.prefix(8))")
@@ -149,7 +167,7 @@
                     limits: .init(
                         maximumConnections: maximumConnections, maximumLineLength: 1024,
                         firstLineTimeout: firstLineTimeout),
-                    logger: .webAuthSilent
+                    logger: .webAuthSilent, immediate: immediate
                 ).get()
                 let seen = Seen()
                 let running = Task {
