@@ -58,13 +58,11 @@ package struct AgentHolder: Sendable {
         /// from locked memory on each use: a refresh, not a token request).
         package var entry: StoredTokens {
             get {
-                sealedEntry.flatMap { try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data($0.bytes)) }
-                    ?? unsealed ?? StoredTokens(tokens: TokenSet(accessToken: ""), clientID: "")
+                sealedEntry?.entry ?? unsealed ?? StoredTokens(tokens: TokenSet(accessToken: ""), clientID: "")
             }
             set {
-                let encoded = try? TokenEntryFormat.encoder().encode(newValue)
-                sealedEntry = encoded.map(SealedBytes.init)
-                unsealed = encoded == nil ? newValue : nil
+                sealedEntry = SealedBytes(sealing: newValue)
+                unsealed = sealedEntry == nil ? newValue : nil
                 sealedAnswer = SealedBytes(AgentAnswer.tokenLine(serving: newValue))
                 receivedAt = newValue.tokens.receivedAt
                 expiresAt = newValue.tokens.expiresAt

@@ -37,17 +37,19 @@ package actor AgentService {
     package typealias Confirmation = @Sendable (_ question: String) async -> Bool
 
     /// The held profiles and their decisions, shared with ``immediateAnswer(to:)``.
-    private let holder: Mutex<AgentHolder>
+    let holder: Mutex<AgentHolder>
     /// Token request lines already read, with what they ask for (see `heldTokenRequest`).
     private let readRequests = Mutex<[[UInt8]: (profile: String, validity: Duration)]>([:])
     private let stores: TokenStores
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     private let confirmation: Confirmation?
-    private let transport: (any HTTPTransport)?
-    private let logger: Logger
+    let transport: (any HTTPTransport)?
+    let logger: Logger
     private var refreshes: [String: (id: Int, task: Task<TokenSet, any Error>)] = [:]
     private var refreshCount = 0
     private var retryAheadAt: [String: Date] = [:]
+    /// The exchanged tokens kept and the exchanges under way (see `AgentService+Exchange.swift`).
+    var exchangeState = ExchangeState()
     /// Recent answers to confirmations, by asking process and profile: a process that asks
     /// again at once (the fast path handing over to the full program, which keeps the process
     /// ID) gets the same answer without a second question.
@@ -58,6 +60,7 @@ package actor AgentService {
     private struct ConfirmationKey: Hashable {
         var processID: Int32
         var profile: String
+        var target: ExchangeTarget?
     }
 
     /// How long a confirmation's answer holds for the same process and profile.
@@ -128,6 +131,7 @@ package actor AgentService {
             case .add: return await add(profile, request: request)
             default:
                 let removed = holder.withLock { $0.remove(profile) }
+                exchangeState.kept.forget(profile)
                 unlist(profile)
                 return removed ? .done : .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
             }
@@ -163,9 +167,9 @@ package actor AgentService {
         return (profile, validity)
     }
 
-    /// Whether `request` asks for the profile's own token (no scopes, no audience).
+    /// Whether `request` asks for the profile's own token: no target (see `target(of:)`).
     private static func asksForOwnToken(_ request: AgentRequest) -> Bool {
-        (request.scopes ?? []).isEmpty && request.audience == nil
+        request.audience == nil && request.resource == nil && (request.scopes ?? []).isEmpty
     }
 
     /// The validity `request` asks for (60 seconds when it names none); `nil` when it is not a
@@ -177,11 +181,16 @@ package actor AgentService {
     }
 
     private func token(_ profile: String, request: AgentRequest, asker: Asker) async -> AgentAnswer {
-        if !Self.asksForOwnToken(request) {
-            return .failure(.unsupported, "the agent serves a profile's own token only")
-        }
         guard let minimumValidity = Self.minimumValidity(of: request) else {
             return .failure(.badRequest, "min_validity must be a number of seconds")
+        }
+        switch Self.target(of: request) {
+        case .success(let target)?:
+            return await exchangedToken(profile, for: target, minimumValidity: minimumValidity, asker: asker)
+        case .failure(let failure)?:
+            return AgentAnswer(ok: false, error: failure)
+        case nil:
+            break
         }
         let time = now()
         switch holder.withLock({ $0.decide(profile: profile, minimumValidity: minimumValidity, now: time) }) {
@@ -223,6 +232,7 @@ package actor AgentService {
     }
 
     private func add(_ profile: String, request: AgentRequest) async -> AgentAnswer {
+        exchangeState.kept.forget(profile)
         let lifetime = request.lifetime.flatMap { $0 > 0 && $0.isFinite ? Duration.seconds($0) : nil }
         if let text = request.entry {
             guard let entry = try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data(text.utf8)) else {
@@ -283,16 +293,17 @@ package actor AgentService {
 
     // MARK: - Confirmation
 
-    private func confirmed(_ profile: String, asker: Asker) async -> Bool {
+    func confirmed(_ profile: String, asker: Asker, target: ExchangeTarget? = nil) async -> Bool {
         guard let confirmation else { return true }
-        let key = ConfirmationKey(processID: asker.processID, profile: profile)
+        let key = ConfirmationKey(processID: asker.processID, profile: profile, target: target)
         let time = now()
         recentConfirmations = recentConfirmations.filter {
             time.timeIntervalSince($0.value.at) < Self.confirmationMemory
         }
         if let recent = recentConfirmations[key] { return recent.allowed }
         let question =
-            "Allow process \(asker.processID) (\(Self.command(of: asker.processID))) a token of webauth profile \"\(profile)\"?"
+            "Allow process \(asker.processID) (\(Self.command(of: asker.processID))) a token of webauth profile \"\(profile)\""
+            + (target.map { " for \($0)" } ?? "") + "?"
         let allowed = await confirmation(question)
         recentConfirmations[key] = (allowed, now())
         logger.info(
@@ -314,7 +325,7 @@ package actor AgentService {
     /// Refreshes `profile` (or joins the refresh under way) so that its token is valid for
     /// `margin`; the refreshed tokens are held (and, for a stored profile, written back under
     /// its lock by `StoredProfile`).
-    private func refresh(_ profile: String, margin: Duration) async throws -> TokenSet {
+    func refresh(_ profile: String, margin: Duration) async throws -> TokenSet {
         if let running = refreshes[profile] { return try await running.task.value }
         guard let held = holder.withLock({ $0.profiles[profile] }) else {
             throw AgentAnswer.Failure(code: .notHeld, message: "the agent does not hold profile \"\(profile)\"")
@@ -381,7 +392,7 @@ package actor AgentService {
         }
     }
 
-    private func failure(of error: any Error, profile: String) -> AgentAnswer.Failure {
+    func failure(of error: any Error, profile: String) -> AgentAnswer.Failure {
         if let reason = Self.refusal(error) {
             return AgentAnswer.Failure(
                 code: .refreshRefused,
@@ -409,6 +420,8 @@ package actor AgentService {
             logger.info("forgot profile \"\(name)\"")
             retryAheadAt[name] = nil
         }
+        let held = holder.withLock { Set($0.profiles.keys) }
+        exchangeState.kept.forgetAll { held.contains($0) }
         for name in holder.withLock({ $0.profilesToRefreshAhead(now: time) }) {
             if let retry = retryAheadAt[name], retry > time { continue }
             do {

@@ -1,4 +1,7 @@
+import Foundation
 import WebAuthPlatform
+import WebAuthTokenFiles
+import WebAuthTokenStore
 
 /// Secret bytes the agent holds for long — a held profile's encoded entry, the answer line that
 /// hands out its access token — kept in memory of their own that is locked (`mlock`, best
@@ -29,5 +32,18 @@ final class SealedBytes: Sendable {
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         if isLocked { SecretMemory.unlock(UnsafeRawBufferPointer(buffer)) }
         buffer.deallocate()
+    }
+}
+
+extension SealedBytes {
+    /// Seals `entry` in the token store's entry format; `nil` when it cannot be encoded.
+    convenience init?(sealing entry: StoredTokens) {
+        guard let encoded = try? TokenEntryFormat.encoder().encode(entry) else { return nil }
+        self.init(encoded)
+    }
+
+    /// The sealed entry, decoded; `nil` when the bytes are not one.
+    var entry: StoredTokens? {
+        try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data(bytes))
     }
 }

@@ -17,6 +17,11 @@
 /// → {"v":1,"op":"token","profile":"work","min_validity":60}
 /// ← {"v":1,"ok":true,"token":{"access_token":"…","token_type":"Bearer","expires_at":1790000000}}
 /// ```
+///
+/// A `token` request that names a target (``AgentRequest/audience``,
+/// ``AgentRequest/resource``, with ``AgentRequest/scopes``) asks for a token exchanged for the
+/// profile's (RFC 8693). The fields are optional, so the version stays 1: an agent that cannot
+/// exchange answers ``AgentAnswer/Code/unsupported``, and the client asks the store.
 package enum AgentProtocol {
     /// The protocol version this build speaks.
     package static let version = 1
@@ -36,7 +41,9 @@ package enum AgentProtocol {
 package struct AgentRequest: Codable, Sendable, Hashable {
     /// What is asked.
     package enum Operation: String, Codable, Sendable, Hashable {
-        /// A token of a held profile, valid for at least ``AgentRequest/minimumValidity`` seconds.
+        /// A token of a held profile, valid for at least ``AgentRequest/minimumValidity`` seconds;
+        /// with a target (``AgentRequest/audience``, ``AgentRequest/resource``), a token
+        /// exchanged for it.
         case token
         /// Hold a profile: from the store (``AgentRequest/store``) or given in
         /// ``AgentRequest/entry`` (agent-only, nothing on disk).
@@ -57,11 +64,14 @@ package struct AgentRequest: Codable, Sendable, Hashable {
     package var profile: String?
     /// `token`: how many seconds the access token must stay valid (`min_validity`).
     package var minimumValidity: Double?
-    /// `token`: the scopes asked for; the agent serves only the profile's own token and
-    /// answers ``AgentAnswer/Code/unsupported`` for others.
+    /// `token` with a target: the scopes to ask the exchange for (none: what the provider
+    /// decides). Given without ``audience`` or ``resource``, the request is refused.
     package var scopes: [String]?
-    /// `token`: an audience asked for; as with ``scopes``.
+    /// `token`: the audience to exchange the profile's access token for (RFC 8693 `audience`).
     package var audience: String?
+    /// `token`: the resource to exchange the profile's access token for (RFC 8693 `resource`,
+    /// an absolute URI without a fragment).
+    package var resource: String?
     /// `add` from the store: which store (`automatic`, `file` or `keyring`).
     package var store: String?
     /// `add --agent-only`: the entry, in the token store's entry format (its JSON text).
@@ -74,13 +84,14 @@ package struct AgentRequest: Codable, Sendable, Hashable {
         case operation = "op"
         case profile
         case minimumValidity = "min_validity"
-        case scopes, audience, store, entry, lifetime
+        case scopes, audience, resource, store, entry, lifetime
     }
 
     /// A request of `operation`, in this build's ``AgentProtocol/version``.
     package init(
         _ operation: Operation, profile: String? = nil, minimumValidity: Double? = nil, scopes: [String]? = nil,
-        audience: String? = nil, store: String? = nil, entry: String? = nil, lifetime: Double? = nil
+        audience: String? = nil, resource: String? = nil, store: String? = nil, entry: String? = nil,
+        lifetime: Double? = nil
     ) {
         self.version = AgentProtocol.version
         self.operation = operation
@@ -88,6 +99,7 @@ package struct AgentRequest: Codable, Sendable, Hashable {
         self.minimumValidity = minimumValidity
         self.scopes = scopes
         self.audience = audience
+        self.resource = resource
         self.store = store
         self.entry = entry
         self.lifetime = lifetime
@@ -156,6 +168,8 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         /// The ID token's validated claims that name it (`iss`, `sub`, `aud`, `iat`), when there
         /// is an ID token; its `exp` is ``idTokenExpiresAt``.
         package var idTokenClaims: IDClaims?
+        /// The scopes granted, when the agent knows them (an exchanged token's).
+        package var scopes: [String]?
 
         /// The claims of an ID token the agent validated when it was issued.
         package struct IDClaims: Codable, Sendable, Hashable {
@@ -193,15 +207,17 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
             case providerName = "provider_name"
             case tokenEndpointHost = "token_endpoint_host"
             case idTokenClaims = "id_token_claims"
+            case scopes
         }
 
         /// A token answer.
         package init(
             accessToken: String, tokenType: String, expiresAt: Double?, idToken: String? = nil,
             idTokenExpiresAt: Double? = nil, providerName: String? = nil, tokenEndpointHost: String? = nil,
-            idTokenClaims: IDClaims? = nil
+            idTokenClaims: IDClaims? = nil, scopes: [String]? = nil
         ) {
             self.idTokenClaims = idTokenClaims
+            self.scopes = scopes
             self.accessToken = accessToken
             self.tokenType = tokenType
             self.expiresAt = expiresAt
@@ -286,9 +302,12 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         case badRequest
         /// The request's protocol version is not the agent's.
         case version
-        /// The agent holds the profile but cannot give what was asked (scopes, an audience, a
-        /// longer validity than the provider gives): ask the store.
+        /// The agent holds the profile but cannot give what was asked (a longer validity than
+        /// the provider gives; for an agent of an earlier build, any target): ask the store.
         case unsupported
+        /// The token exchange for a target failed at the provider, such as `invalid_target`
+        /// (``Failure/oauth`` says how): the asker fails as the exchange would have failed there.
+        case exchangeFailed
         /// Another failure (such as a provider that cannot be reached and an expired token).
         case failed
     }
@@ -299,11 +318,38 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         package var code: Code
         /// A sentence for a person.
         package var message: String
+        /// For ``Code/exchangeFailed``: the OAuth error the exchange failed with.
+        package var oauth: OAuthFailure?
 
         /// A failure.
-        package init(code: Code, message: String) {
+        package init(code: Code, message: String, oauth: OAuthFailure? = nil) {
             self.code = code
             self.message = message
+            self.oauth = oauth
+        }
+    }
+
+    /// How an OAuth operation in the agent failed, so that the asker can fail with the same
+    /// error: the error's code name (such as `server` or `transportFailed`) and, when the
+    /// provider answered with an error, its `error` and `error_description` (made safe to show).
+    package struct OAuthFailure: Codable, Sendable, Hashable {
+        /// The OAuth error's code name.
+        package var code: String
+        /// The provider's `error`, such as `invalid_target`.
+        package var error: String?
+        /// The provider's `error_description`, made safe to show.
+        package var errorDescription: String?
+
+        enum CodingKeys: String, CodingKey {
+            case code, error
+            case errorDescription = "error_description"
+        }
+
+        /// An OAuth failure.
+        package init(code: String, error: String? = nil, errorDescription: String? = nil) {
+            self.code = code
+            self.error = error
+            self.errorDescription = errorDescription
         }
     }
 

@@ -23,6 +23,9 @@ struct AgentCommand: AsyncParsableCommand {
               webauth agent add work
               webauth token --profile work
 
+            `webauth token --audience` and `--resource` ask it too: the agent exchanges the \
+            profile's token at the provider and keeps the result in its memory.
+
             Over ssh, forward the socket and name it on the far side, where no store is needed:
 
               ssh -R /tmp/webauth-agent.sock:$WEBAUTH_AGENT_SOCK host

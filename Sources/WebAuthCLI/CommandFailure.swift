@@ -114,6 +114,12 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             return CommandFailure(
                 status: ExitStatus.failure, code: "noAgent", message: error.message,
                 fix: "start one with `webauth agent start`, or set WEBAUTH_AGENT_SOCK")
+        case .exchangeFailed:
+            // As the exchange's own error would be, had this process asked the provider.
+            guard let oauth = error.oauthError else {
+                return CommandFailure(status: ExitStatus.failure, code: "exchangeFailed", message: error.message)
+            }
+            return from(oauth, profile: profile, action: "token exchange")
         case .failed:
             return CommandFailure(status: ExitStatus.failure, code: "agentFailed", message: error.message)
         }

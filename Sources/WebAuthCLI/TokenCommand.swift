@@ -28,6 +28,9 @@ struct TokenCommand: AsyncParsableCommand {
 
               webauth token --profile work --audience https://api.example.com --scope read
 
+            When `webauth agent` holds the profile, it answers instead of the store — targets \
+            included: the agent exchanges the token and keeps the result in its memory.
+
             \(ExitStatus.helpText)
             """
     )
@@ -142,12 +145,14 @@ struct TokenCommand: AsyncParsableCommand {
     func freshTokens() async throws -> TokenSet {
         let stores = storeOption.stores()
         let validity = SecondsOption.duration(minimumValidity)
-        if let target {
-            return try await stores.freshTokens(profile: profile, exchangedFor: target, minimumValidity: validity)
-        }
         let verbose = verbose
-        return try await stores.freshTokens(profile: profile, minimumValidity: validity) { reason in
+        let fallingBack = { (reason: String) in
             if verbose { TerminalOutput().note("\(reason); using the token store") }
         }
+        if let target {
+            return try await stores.freshTokens(
+                profile: profile, exchangedFor: target, minimumValidity: validity, fallingBack: fallingBack)
+        }
+        return try await stores.freshTokens(profile: profile, minimumValidity: validity, fallingBack: fallingBack)
     }
 }

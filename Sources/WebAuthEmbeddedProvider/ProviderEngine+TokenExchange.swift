@@ -70,3 +70,12 @@ extension EmbeddedProvider {
         return engine.state.withLock { $0.ledger.grant(forAccessToken: accessToken, now: now) }.map(\.audience)
     }
 }
+
+extension EmbeddedProvider {
+    /// The scopes a live `accessToken` was issued with (for an exchanged token: those it was
+    /// narrowed to); `nil` for one that is not live.
+    public func scopes(ofAccessToken accessToken: String) -> [String]? {
+        let now = configuration.clock.now()
+        return engine.state.withLock { $0.ledger.grant(forAccessToken: accessToken, now: now) }.map(\.scopes)
+    }
+}

@@ -19,6 +19,16 @@ import WebAuthTokenFiles
 ///     print(tokens.accessToken)
 /// }
 /// ```
+///
+/// It also gives tokens for another audience or resource, exchanged for the profile's (RFC 8693)
+/// in the agent and kept there until they expire:
+///
+/// ```swift
+/// let target = ExchangeTarget(audience: "https://api.example.com", scopes: ["read"])
+/// if case .tokens(let api) = try await agent.tokens(profile: "work", exchangedFor: target) {
+///     print(api.tokens.accessToken)
+/// }
+/// ```
 public struct AgentClient: Sendable, Hashable {
     /// The socket's path.
     public let socketPath: String
@@ -72,6 +82,9 @@ public struct AgentClient: Sendable, Hashable {
             case agentStopped
             /// No agent answers at the socket.
             case noAgent
+            /// The agent's token exchange for a target failed, such as the provider's
+            /// `invalid_target`: ``Failure/oauthError`` is the error the exchange failed with.
+            case exchangeFailed
             /// Another failure.
             case failed
         }
@@ -80,11 +93,21 @@ public struct AgentClient: Sendable, Hashable {
         public let code: Code
         /// A sentence for a person, without any token.
         public let message: String
+        /// For ``Code/exchangeFailed``: the error the exchange failed with in the agent, as
+        /// `OAuthClient.exchange` throws it (its `serverError` carries the
+        /// provider's `error`, such as `invalid_target`).
+        public let oauthError: OAuthError?
 
         /// A failure.
         public init(code: Code, message: String) {
+            self.init(code: code, message: message, oauthError: nil)
+        }
+
+        /// A failure with the OAuth error behind it.
+        public init(code: Code, message: String, oauthError: OAuthError?) {
             self.code = code
             self.message = message
+            self.oauthError = oauthError
         }
 
         /// The message.
@@ -97,9 +120,30 @@ public struct AgentClient: Sendable, Hashable {
     /// - Throws: ``Failure`` when the agent refuses: ``Failure/Code/confirmationRefused``,
     ///   ``Failure/Code/refreshRefused``, ``Failure/Code/notSignedIn``.
     public func tokens(profile: String, minimumValidity: Duration = .seconds(60)) async throws(Failure) -> TokenAnswer {
-        let (seconds, attoseconds) = minimumValidity.components
-        let request = AgentRequest(
-            .token, profile: profile, minimumValidity: Double(seconds) + Double(attoseconds) / 1e18)
+        try await tokens(AgentRequest(.token, profile: profile, minimumValidity: Self.seconds(minimumValidity)))
+    }
+
+    /// A token of `profile` for `target`, valid for at least `minimumValidity`: exchanged in the
+    /// agent for the profile's access token (RFC 8693) — refreshed first when it needs to be —
+    /// and kept there, so that asking again while it is valid makes no request. The agent asks
+    /// for confirmation first when it runs with `--confirm`.
+    ///
+    /// - Returns: The tokens (no ID token, no refresh token), or why the agent cannot answer
+    ///   (then ask the store; an agent of an earlier build answers so for every target).
+    /// - Throws: ``Failure`` when the agent refuses: ``Failure/Code/exchangeFailed`` with the
+    ///   exchange's ``Failure/oauthError``, ``Failure/Code/confirmationRefused``,
+    ///   ``Failure/Code/refreshRefused``, ``Failure/Code/notSignedIn``.
+    public func tokens(
+        profile: String, exchangedFor target: ExchangeTarget, minimumValidity: Duration = .seconds(60)
+    ) async throws(Failure) -> TokenAnswer {
+        try await tokens(
+            AgentRequest(
+                .token, profile: profile, minimumValidity: Self.seconds(minimumValidity),
+                scopes: target.scopes.isEmpty ? nil : target.scopes, audience: target.audience,
+                resource: target.resource?.absoluteString))
+    }
+
+    private func tokens(_ request: AgentRequest) async throws(Failure) -> TokenAnswer {
         let answer: AgentAnswer
         switch await exchange(request, timeout: AgentProtocol.confirmationTimeout) {
         case .success(let received): answer = received
@@ -115,7 +159,8 @@ public struct AgentClient: Sendable, Hashable {
             }
             let tokens = TokenSet(
                 accessToken: token.accessToken, tokenType: token.tokenType, refreshToken: nil, idToken: token.idToken,
-                idTokenClaims: claims, expiresAt: token.expiresAt.map { Date(timeIntervalSince1970: $0) })
+                idTokenClaims: claims, expiresAt: token.expiresAt.map { Date(timeIntervalSince1970: $0) },
+                scopes: token.scopes ?? [])
             return .tokens(
                 Tokens(tokens: tokens, providerName: token.providerName, tokenEndpointHost: token.tokenEndpointHost))
         }
@@ -124,6 +169,10 @@ public struct AgentClient: Sendable, Hashable {
         case .confirmationRefused: throw Failure(code: .confirmationRefused, message: error.message)
         case .refreshRefused: throw Failure(code: .refreshRefused, message: error.message)
         case .notSignedIn: throw Failure(code: .notSignedIn, message: error.message)
+        case .exchangeFailed:
+            throw Failure(
+                code: .exchangeFailed, message: error.message,
+                oauthError: error.oauth.map { Self.oauthError($0, message: error.message) })
         case .notHeld, .unsupported, .failed, .badRequest, .version:
             return .notAnswered("the agent at \(socketPath) did not answer for it: \(error.message)")
         }
@@ -204,6 +253,17 @@ public struct AgentClient: Sendable, Hashable {
                 continuation.resume(returning: AgentConnection.exchange(request, path: path, timeout: timeout))
             }
         }
+    }
+
+    /// The error an exchange failed with in the agent, as the exchange would have thrown it here.
+    static func oauthError(_ failure: AgentAnswer.OAuthFailure, message: String) -> OAuthError {
+        let server = failure.error.map {
+            OAuthServerError(
+                code: OAuthServerError.Code(rawValue: $0), rawDescription: failure.errorDescription, endpoint: .token)
+        }
+        return OAuthError(
+            code: server == nil ? OAuthError.Code(rawValue: failure.code) : .server, message: message,
+            serverError: server)
     }
 
     static func describe(_ failure: AgentConnection.Failure, path: String) -> String {

@@ -71,16 +71,7 @@ extension TokenStores {
     }
 
     private func storedFreshTokens(profile: String, minimumValidity: Duration) async throws -> TokenSet {
-        guard let (_, entry) = try await find(profile: profile) else {
-            if let agent, AgentOnlyProfiles(socketPath: agent.socketPath).contains(profile) {
-                throw AgentClient.Failure(
-                    code: .agentStopped,
-                    message:
-                        "profile \"\(profile)\" was signed in to the agent only, and the agent holding it (\(agent.socketPath)) stopped"
-                )
-            }
-            throw TokenStoreError.notSignedIn(profile)
-        }
+        guard let (_, entry) = try await find(profile: profile) else { throw notFound(profile) }
         switch TokenFreshness.of(entry, now: Date(), minimumValidity: minimumValidity) {
         case .fresh:
             return entry.tokens
@@ -97,11 +88,28 @@ extension TokenStores {
         }
     }
 
+    /// The error for a profile the stores do not have: not signed in, or — for a profile the
+    /// agent alone held (`webauth login --agent-only`) — ``AgentClient/Failure/Code/agentStopped``.
+    private func notFound(_ profile: String) -> any Error {
+        if let agent, AgentOnlyProfiles(socketPath: agent.socketPath).contains(profile) {
+            return AgentClient.Failure(
+                code: .agentStopped,
+                message:
+                    "profile \"\(profile)\" was signed in to the agent only, and the agent holding it (\(agent.socketPath)) stopped"
+            )
+        }
+        return TokenStoreError.notSignedIn(profile)
+    }
+
     /// A token for `target`, obtained by exchanging `profile`'s access token (RFC 8693) and
     /// kept with the profile (``StoredTokens/exchangedTokens``): the kept one while it is valid
     /// for at least `minimumValidity` (read without the lock or the network), else a new
     /// exchange — of the profile's access token, refreshed first when it needs to be — whose
     /// result is kept in place of the old one.
+    ///
+    /// ``agent`` is asked first, as ``freshTokens(profile:minimumValidity:fallingBack:)`` does:
+    /// when it holds the profile, the exchange is its own and its token is kept in its memory,
+    /// not in the store (see ``AgentClient/tokens(profile:exchangedFor:minimumValidity:)``).
     ///
     /// ```swift
     /// let api = try await TokenStores().freshTokens(
@@ -112,13 +120,39 @@ extension TokenStores {
     /// A token that could not be kept (the store failed to write) is still returned, and the
     /// failure logged: the next call exchanges again.
     ///
-    /// - Throws: what ``freshTokens(profile:minimumValidity:)`` throws for the profile's own
-    ///   tokens; `OAuthError` when the provider refuses the exchange (`invalid_target` for an
-    ///   audience or resource it does not serve).
+    /// - Throws: what ``freshTokens(profile:minimumValidity:fallingBack:)`` throws for the
+    ///   profile's own tokens; `OAuthError` when the provider refuses the exchange
+    ///   (`invalid_target` for an audience or resource it does not serve), whether the agent or
+    ///   this process asked it.
     public func freshTokens(
         profile: String, exchangedFor target: ExchangeTarget, minimumValidity: Duration = .seconds(60)
     ) async throws -> TokenSet {
-        guard let (store, entry) = try await find(profile: profile) else { throw TokenStoreError.notSignedIn(profile) }
+        try await freshTokens(
+            profile: profile, exchangedFor: target, minimumValidity: minimumValidity, fallingBack: { _ in })
+    }
+
+    /// As ``freshTokens(profile:exchangedFor:minimumValidity:)``, telling `fallingBack` why
+    /// the agent did not answer before the stores are asked.
+    public func freshTokens(
+        profile: String, exchangedFor target: ExchangeTarget, minimumValidity: Duration = .seconds(60),
+        fallingBack: (String) -> Void
+    ) async throws -> TokenSet {
+        if let agent {
+            let answer: AgentClient.TokenAnswer
+            do {
+                answer = try await agent.tokens(
+                    profile: profile, exchangedFor: target, minimumValidity: minimumValidity)
+            } catch {
+                // A failed exchange is the error it is when this process asks the provider.
+                if error.code == .exchangeFailed, let oauthError = error.oauthError { throw oauthError }
+                throw error
+            }
+            switch answer {
+            case .tokens(let answer): return answer.tokens
+            case .notAnswered(let reason): fallingBack(reason)
+            }
+        }
+        guard let (store, entry) = try await find(profile: profile) else { throw notFound(profile) }
         if let kept = entry.exchangedToken(for: target, minimumValidity: minimumValidity) { return kept.tokens }
         // A refresh below changes the tokens only, never the configuration read here.
         guard let configuration = entry.configuration else {
