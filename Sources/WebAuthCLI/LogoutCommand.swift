@@ -98,6 +98,7 @@ struct LogoutCommand: AsyncParsableCommand {
             output.failure(failure, terminal: terminal)
             throw ExitCode(failure.status)
         }
+        if signOut.forgottenByAgent { terminal.note("the agent holding profile \"\(profile)\" forgot it too.") }
         var revocationFailure: CommandFailure?
         switch signOut.revocation {
         case .revoked:
@@ -129,7 +130,7 @@ struct LogoutCommand: AsyncParsableCommand {
         if json {
             var object: [String: Any] = [
                 "profile": profile, "deleted": true, "store": signOut.store.rawValue,
-                "revocation": Self.name(of: signOut.revocation),
+                "revocation": Self.name(of: signOut.revocation), "forgotten_by_agent": signOut.forgottenByAgent,
             ]
             if let revocationFailure {
                 object["revocation_error"] = ["code": revocationFailure.code, "message": revocationFailure.message]

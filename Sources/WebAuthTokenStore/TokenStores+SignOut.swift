@@ -7,6 +7,8 @@ extension TokenStores {
         public var store: TokenStoreKind
         /// What happened at the provider.
         public var revocation: Revocation
+        /// Whether the running agent (``TokenStores/agent``) held the profile and forgot it.
+        public var forgottenByAgent: Bool = false
     }
 
     /// What happened at the provider when a profile signed out. In every case the entry has been
@@ -27,8 +29,9 @@ extension TokenStores {
         case failed(OAuthError)
     }
 
-    /// Signs `profile` out: revokes its tokens at the provider, then deletes the entry and
-    /// forgets the profile in the index.
+    /// Signs `profile` out: revokes its tokens at the provider, then deletes the entry, forgets
+    /// the profile in the index, and has a running agent that holds it forget it too, so that
+    /// the agent hands out none of its tokens afterwards.
     ///
     /// Revoking happens under the profile's lock, so that a refresh in another process cannot
     /// store a new refresh token in between; the refresh token is revoked first, then the access
@@ -57,7 +60,16 @@ extension TokenStores {
             revocation = .unreadable
         }
         try? await index.forget(profile)
-        return SignOut(store: store.kind, revocation: revocation)
+        var signOut = SignOut(store: store.kind, revocation: revocation)
+        if let agent {
+            do {
+                try await agent.remove(profile: profile)
+                signOut.forgottenByAgent = true
+            } catch {
+                // No agent runs, or it does not hold the profile: nothing to forget.
+            }
+        }
+        return signOut
     }
 
     /// Revokes the entry's tokens with its stored configuration.

@@ -88,6 +88,27 @@ struct AgentProcessTests {
         }
     }
 
+    @Test func logoutMakesTheAgentHoldingTheProfileForgetItSoItServesNoneOfItsTokens() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            _ = try await sandbox.signInWithDevice(provider)
+            let agent = try await Self.startAgent(sandbox)
+            defer { agent.send(SIGTERM) }
+            #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
+            let logout = try await sandbox.run(["logout", "--json"])
+            #expect(logout.status == 0, "stderr: \(logout.stderr)")
+            #expect(try jsonObject(logout.stdout)["forgotten_by_agent"] as? Bool == true)
+            #expect(logout.stderr.contains("forgot it too"))
+            let status = try await AgentClient(socketPath: sandbox.agentSocket).status()
+            #expect(status.profiles.isEmpty, "\(status.profiles.map(\.name))")
+            // Neither the agent nor the store has a token for it now.
+            let token = try await sandbox.run(["token"])
+            #expect(token.status == 8, "stdout: \(token.stdout) stderr: \(token.stderr)")
+            #expect(token.stdout.isEmpty)
+        }
+    }
+
     @Test func startPrintsTheExportLineAndStopEndsTheAgent() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
