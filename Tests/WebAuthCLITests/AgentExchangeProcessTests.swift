@@ -14,40 +14,17 @@ extension AgentProcessTests {
     /// The targets the provider issues exchanged tokens for.
     static let exchangeTargets: Set<String> = ["billing", "reports", "https://api.example.com/v1"]
 
-    /// The command-line tests' provider, which also exchanges tokens for ``exchangeTargets``.
-    static func withExchangingProvider(
-        isolation: isolated (any Actor)? = #isolation, _ body: (EmbeddedProvider) async throws -> Void
-    ) async throws {
-        var configuration = EmbeddedProvider.Configuration(
-            users: [.demo],
-            clients: [
-                EmbeddedProvider.Client(
-                    id: EmbeddedProvider.cliClientID, secret: nil,
-                    redirectURIs: [URL(string: "http://127.0.0.1/callback")!])
-            ], idTokenLifetime: .seconds(600), devicePollingInterval: .seconds(1))
-        configuration.tokenExchangeTargets = exchangeTargets
-        try await EmbeddedProvider.withProvider(configuration) { provider in
-            provider.approveDeviceAuthorizations(as: .demo)
-            try await body(provider)
-        }
-    }
-
     /// The `webauth login` arguments for a sign-in with the `profile` scope besides the usual.
     static let profileScope = ["--device", "--scope", "profile"]
 
     @Test func anAgentOnlyProfileGetsTokensForATargetExchangedOnceAndKeptInTheAgent() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await Self.withExchangingProvider { provider in
+        try await Self.withAgentTestProvider(tokenExchangeTargets: Self.exchangeTargets) { provider in
             let agent = try await Self.startAgent(sandbox)
             let login = try await sandbox.run(provider.loginArguments(Self.profileScope + ["--agent-only"]))
             try #require(login.status == 0, "stderr: \(login.stderr)")
             #expect(try sandbox.storedEntry() == nil)
-            var exchanges: Int {
-                provider.requests(to: .token).count {
-                    $0.grantType == "urn:ietf:params:oauth:grant-type:token-exchange"
-                }
-            }
 
             let first = try await sandbox.run(["token", "--audience", "billing", "--scope", "profile"])
             #expect(first.status == 0, "stderr: \(first.stderr)")
@@ -55,29 +32,29 @@ extension AgentProcessTests {
             #expect(first.stdout == billing + "\n")
             #expect(provider.audiences(ofAccessToken: billing) == ["billing"])
             #expect(provider.scopes(ofAccessToken: billing) == ["profile"])
-            #expect(exchanges == 1)
+            #expect(provider.tokenExchangeCount == 1)
 
             // Within its validity the agent's kept token is printed, with no request.
             let again = try await sandbox.run(["token", "--scope", "profile", "--audience", "billing"])
             #expect(again.stdout == first.stdout, "stderr: \(again.stderr)")
-            #expect(exchanges == 1)
+            #expect(provider.tokenExchangeCount == 1)
 
             // Another target, or more validity than the kept token has, is another exchange.
             let reports = try await sandbox.run(["token", "--audience", "reports"])
             #expect(reports.status == 0, "stderr: \(reports.stderr)")
             #expect(provider.audiences(ofAccessToken: reports.stdout.trimmingCharacters(in: .newlines)) == ["reports"])
-            #expect(exchanges == 2)
+            #expect(provider.tokenExchangeCount == 2)
             let resource = try await sandbox.run(["token", "--resource", "https://api.example.com/v1", "--json"])
             #expect(resource.status == 0, "stderr: \(resource.stderr)")
             let printed = try #require(try jsonObject(resource.stdout)["access_token"] as? String)
             #expect(provider.audiences(ofAccessToken: printed) == ["https://api.example.com/v1"])
-            #expect(exchanges == 3)
+            #expect(provider.tokenExchangeCount == 3)
             let longer = try await sandbox.run([
                 "token", "--audience", "billing", "--scope", "profile", "--min-validity", "7200",
             ])
             #expect(longer.status == 0, "stderr: \(longer.stderr)")
             #expect(longer.stdout != first.stdout)
-            #expect(exchanges == 4)
+            #expect(provider.tokenExchangeCount == 4)
 
             // The provider's refusal, as it is without the agent (exit 9, its error named).
             let refused = try await sandbox.run(["token", "--audience", "elsewhere"])
@@ -104,22 +81,17 @@ extension AgentProcessTests {
     @Test func aStoredProfileHeldByTheAgentIsExchangedInTheAgentNotInTheStore() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await Self.withExchangingProvider { provider in
+        try await Self.withAgentTestProvider(tokenExchangeTargets: Self.exchangeTargets) { provider in
             _ = try await sandbox.signInWithDevice(provider, extra: ["--scope", "profile"])
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
-            var exchanges: Int {
-                provider.requests(to: .token).count {
-                    $0.grantType == "urn:ietf:params:oauth:grant-type:token-exchange"
-                }
-            }
 
             // Not held yet: the store answers, and --verbose says why.
             let stored = try await sandbox.run(["token", "--audience", "reports", "--verbose"])
             #expect(stored.status == 0, "stderr: \(stored.stderr)")
             #expect(stored.stderr.contains("does not hold profile"), "\(stored.stderr)")
             #expect(try sandbox.storedEntry()?.exchangedTokens.map(\.target) == [ExchangeTarget(audience: "reports")])
-            #expect(exchanges == 1)
+            #expect(provider.tokenExchangeCount == 1)
 
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
             let first = try await sandbox.run(["token", "--audience", "billing", "--verbose"])
@@ -127,7 +99,7 @@ extension AgentProcessTests {
             #expect(first.stderr.isEmpty, "the agent answered: \(first.stderr)")
             let billing = first.stdout.trimmingCharacters(in: .newlines)
             #expect(provider.audiences(ofAccessToken: billing) == ["billing"])
-            #expect(exchanges == 2)
+            #expect(provider.tokenExchangeCount == 2)
             #expect(
                 try sandbox.storedEntry()?.exchangedTokens.map(\.target) == [ExchangeTarget(audience: "reports")],
                 "the agent keeps its exchanged token in memory, not in the store")
@@ -147,7 +119,7 @@ extension AgentProcessTests {
             #expect(
                 try await stores.freshTokens(profile: "default", exchangedFor: ExchangeTarget(audience: "billing"))
                     .accessToken == billing)
-            #expect(exchanges == 2)
+            #expect(provider.tokenExchangeCount == 2)
 
             // Requests for one target at once share one exchange.
             let target = ExchangeTarget(audience: "reports", scopes: ["profile"])
@@ -163,7 +135,7 @@ extension AgentProcessTests {
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(tokens.count == 1)
-            #expect(exchanges == 3)
+            #expect(provider.tokenExchangeCount == 3)
 
             // A refusal is the same failure, status and message, as without the agent.
             let refused = try await sandbox.run(["token", "--audience", "elsewhere"])
@@ -178,7 +150,7 @@ extension AgentProcessTests {
             let refusedJSONByStore = try await withoutAgent.run(["token", "--audience", "elsewhere", "--json"])
             #expect(refusedJSON.stdout == refusedJSONByStore.stdout)
             #expect(refusedJSON.status == refusedJSONByStore.status)
-            #expect(exchanges == 7, "a refusal is not kept: the agent and the store asked twice each")
+            #expect(provider.tokenExchangeCount == 7, "a refusal is not kept: the agent and the store asked twice each")
 
             // Removing the profile drops what the agent kept: added again, it exchanges anew.
             #expect(try await sandbox.run(["agent", "remove", "default"]).status == 0)
@@ -187,7 +159,7 @@ extension AgentProcessTests {
             #expect(afterRemove.status == 0, "stderr: \(afterRemove.stderr)")
             #expect(afterRemove.stderr.isEmpty, "the agent answered: \(afterRemove.stderr)")
             #expect(afterRemove.stdout != first.stdout)
-            #expect(exchanges == 8)
+            #expect(provider.tokenExchangeCount == 8)
             #expect(!agent.standardError.contains(billing))
         }
     }
@@ -195,7 +167,7 @@ extension AgentProcessTests {
     @Test func withConfirmATokenForATargetIsAskedForNamingTheTarget() async throws {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await Self.withExchangingProvider { provider in
+        try await Self.withAgentTestProvider(tokenExchangeTargets: Self.exchangeTargets) { provider in
             _ = try await sandbox.signInWithDevice(provider)
             sandbox.extraEnvironment["WEBAUTH_ASKPASS"] = try Self.askpass(sandbox, allowing: false)
             let agent = try await Self.startAgent(sandbox, ["--confirm"])
@@ -206,15 +178,19 @@ extension AgentProcessTests {
             #expect(refused.stdout.isEmpty)
             let question = try String(contentsOfFile: sandbox.root + "/question", encoding: .utf8)
             #expect(question.contains("\"default\" for audience billing"), "\(question)")
-            #expect(
-                provider.requests(to: .token).allSatisfy {
-                    $0.grantType != "urn:ietf:params:oauth:grant-type:token-exchange"
-                }, "nothing is exchanged before the person allows it")
+            #expect(provider.tokenExchangeCount == 0, "nothing is exchanged before the person allows it")
 
             _ = try Self.askpass(sandbox, allowing: true)
             let allowed = try await sandbox.run(["token", "--audience", "billing"])
             #expect(allowed.status == 0, "stderr: \(allowed.stderr)")
             #expect(provider.audiences(ofAccessToken: allowed.stdout.trimmingCharacters(in: .newlines)) == ["billing"])
         }
+    }
+}
+
+extension EmbeddedProvider {
+    /// How many token exchanges (RFC 8693) the provider was asked for.
+    var tokenExchangeCount: Int {
+        requests(to: .token).count { $0.grantType == "urn:ietf:params:oauth:grant-type:token-exchange" }
     }
 }

@@ -132,10 +132,11 @@ struct AgentProcessTests {
 }
 
 extension AgentProcessTests {
-    /// The command-line tests' provider, with access tokens that live `accessTokenLifetime`.
-    static func withShortLivedProvider(
-        accessTokenLifetime: Duration, isolation: isolated (any Actor)? = #isolation,
-        _ body: (EmbeddedProvider) async throws -> Void
+    /// The command-line tests' provider; its access tokens live `accessTokenLifetime` when one
+    /// is given, and it exchanges tokens for `tokenExchangeTargets`.
+    static func withAgentTestProvider(
+        accessTokenLifetime: Duration? = nil, tokenExchangeTargets: Set<String> = [],
+        isolation: isolated (any Actor)? = #isolation, _ body: (EmbeddedProvider) async throws -> Void
     ) async throws {
         var configuration = EmbeddedProvider.Configuration(
             users: [.demo],
@@ -144,7 +145,8 @@ extension AgentProcessTests {
                     id: EmbeddedProvider.cliClientID, secret: nil,
                     redirectURIs: [URL(string: "http://127.0.0.1/callback")!])
             ], idTokenLifetime: .seconds(600), devicePollingInterval: .seconds(1))
-        configuration.accessTokenLifetime = accessTokenLifetime
+        if let accessTokenLifetime { configuration.accessTokenLifetime = accessTokenLifetime }
+        configuration.tokenExchangeTargets = tokenExchangeTargets
         try await EmbeddedProvider.withProvider(configuration) { provider in
             provider.approveDeviceAuthorizations(as: .demo)
             try await body(provider)
@@ -210,7 +212,7 @@ extension AgentProcessTests {
     @Test func theAgentRefreshesAheadOnceAndWritesTheRotatedTokensBackToTheStore() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await Self.withShortLivedProvider(accessTokenLifetime: .seconds(10)) { provider in
+        try await Self.withAgentTestProvider(accessTokenLifetime: .seconds(10)) { provider in
             let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
@@ -256,7 +258,7 @@ extension AgentProcessTests {
     @Test func withTheProviderDownWhileRefreshingAheadTheValidTokenIsStillServed() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
-        try await Self.withShortLivedProvider(accessTokenLifetime: .seconds(20)) { provider in
+        try await Self.withAgentTestProvider(accessTokenLifetime: .seconds(20)) { provider in
             let entry = try await sandbox.signInWithDevice(provider)
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }

@@ -78,11 +78,6 @@ struct ExchangeCommandProcessTests {
             let login = try await sandbox.run(provider.loginArguments(["--device", "--profile", "work"]))
             try #require(login.status == 0, "stderr: \(login.stderr)")
             let own = try #require(try sandbox.storedEntry("work")).tokens.accessToken
-            var exchanges: Int {
-                provider.requests(to: .token).count {
-                    $0.grantType == "urn:ietf:params:oauth:grant-type:token-exchange"
-                }
-            }
 
             let first = try await sandbox.run(["token", "--profile", "work", "--audience", "billing"])
             #expect(first.status == 0, "stderr: \(first.stderr)")
@@ -90,12 +85,12 @@ struct ExchangeCommandProcessTests {
             #expect(first.stdout == billing + "\n")
             #expect(billing != own)
             #expect(provider.audiences(ofAccessToken: billing) == ["billing"])
-            #expect(exchanges == 1)
+            #expect(provider.tokenExchangeCount == 1)
 
             // Kept with the profile: asked again, it is printed with no request.
             let again = try await sandbox.run(["token", "--profile", "work", "--audience", "billing"])
             #expect(again.stdout == billing + "\n", "stderr: \(again.stderr)")
-            #expect(exchanges == 1)
+            #expect(provider.tokenExchangeCount == 1)
             let entry = try #require(try sandbox.storedEntry("work"))
             #expect(entry.exchangedTokens.map(\.target) == [ExchangeTarget(audience: "billing")])
 
@@ -104,7 +99,7 @@ struct ExchangeCommandProcessTests {
             let reports = try await sandbox.run(["token", "--profile", "work", "--audience", "reports"])
             #expect(reports.status == 0, "stderr: \(reports.stderr)")
             #expect(provider.audiences(ofAccessToken: reports.stdout.trimmingCharacters(in: .newlines)) == ["reports"])
-            #expect(exchanges == 2)
+            #expect(provider.tokenExchangeCount == 2)
             let plain = try await sandbox.run(["token", "--profile", "work"])
             #expect(plain.stdout == own + "\n")
             #expect(try sandbox.storedEntry("work")?.exchangedTokens.count == 2)
