@@ -252,7 +252,7 @@ extension AgentAnswer {
                     AgentAnswer.Token.IDClaims(
                         issuer: $0.issuer, subject: $0.subject, audience: $0.audience,
                         issuedAt: $0.issuedAt.timeIntervalSince1970)
-                })
+                }, issuer: configuration?.issuer?.absoluteString, clientID: configuration?.clientID ?? entry.clientID)
         ).line()
     }
 }

@@ -170,6 +170,11 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         package var idTokenClaims: IDClaims?
         /// The scopes granted, when the agent knows them (an exchanged token's).
         package var scopes: [String]?
+        /// The provider's issuer, as the profile's client configuration names it.
+        package var issuer: String?
+        /// The client the token was issued to (`client_id`): with ``issuer``, what a program that
+        /// has no configuration of its own needs to name the client (never a secret or a key).
+        package var clientID: String?
 
         /// The claims of an ID token the agent validated when it was issued.
         package struct IDClaims: Codable, Sendable, Hashable {
@@ -207,17 +212,20 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
             case providerName = "provider_name"
             case tokenEndpointHost = "token_endpoint_host"
             case idTokenClaims = "id_token_claims"
-            case scopes
+            case scopes, issuer
+            case clientID = "client_id"
         }
 
         /// A token answer.
         package init(
             accessToken: String, tokenType: String, expiresAt: Double?, idToken: String? = nil,
             idTokenExpiresAt: Double? = nil, providerName: String? = nil, tokenEndpointHost: String? = nil,
-            idTokenClaims: IDClaims? = nil, scopes: [String]? = nil
+            idTokenClaims: IDClaims? = nil, scopes: [String]? = nil, issuer: String? = nil, clientID: String? = nil
         ) {
             self.idTokenClaims = idTokenClaims
             self.scopes = scopes
+            self.issuer = issuer
+            self.clientID = clientID
             self.accessToken = accessToken
             self.tokenType = tokenType
             self.expiresAt = expiresAt

@@ -136,20 +136,28 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     /// The profile's token provider: the agent's token first when it holds the profile (a
-    /// `Bearer` token, and the profile stored here, whose configuration refreshes it under the
-    /// profile's lock after a `401`), else the store's.
+    /// `Bearer` token) — renewed by the agent, the profile's only refresher, after a `401`, so
+    /// that it needs no store here (the far side of a forwarded socket has none) — else the
+    /// store's.
     func tokenProvider() async throws -> AccessTokenProvider {
         let stores = storeOption.stores()
-        if let agent = stores.agent,
+        guard let agent = stores.agent,
             case .tokens(let answer) = try await agent.tokens(profile: profile, minimumValidity: .seconds(60)),
-            !answer.tokens.isDPoPBound,
-            let (_, entry) = try await stores.find(profile: profile), let configuration = entry.configuration
-        {
-            return AccessTokenProvider(
-                client: try OAuthClient(configuration: configuration), tokens: answer.tokens,
-                persistence: StoredProfile(profile, in: stores))
+            !answer.tokens.isDPoPBound, let clientID = answer.clientID
+        else { return try await stores.accessTokenProvider(profile: profile) }
+        let profile = profile
+        let client = try OAuthClient(configuration: ClientConfiguration(issuer: answer.issuer, clientID: clientID))
+        return AccessTokenProvider(client: client, tokens: answer.tokens) { refused in
+            // Valid for as long as the refused one had left, which by now it has not: the agent
+            // refreshes to give it.
+            let left = refused.expiresAt.map { $0.timeIntervalSinceNow } ?? 0
+            switch try await agent.tokens(profile: profile, minimumValidity: .seconds(max(60, left))) {
+            case .tokens(let renewed):
+                return renewed.tokens
+            case .notAnswered(let reason):
+                throw AgentClient.Failure(code: .failed, message: reason)
+            }
         }
-        return try await stores.accessTokenProvider(profile: profile)
     }
 
     /// The `-d` body: a file's bytes, standard input's, or the text.

@@ -57,6 +57,10 @@ public struct AgentClient: Sendable, Hashable {
         public let providerName: String?
         /// The host of the provider's token endpoint, if known.
         public let tokenEndpointHost: String?
+        /// The provider's issuer, if the profile's configuration names one.
+        public var issuer: URL? = nil
+        /// The client the token was issued to, if the agent said.
+        public var clientID: String? = nil
     }
 
     /// What the agent answered for a profile's token.
@@ -162,7 +166,9 @@ public struct AgentClient: Sendable, Hashable {
                 idTokenClaims: claims, expiresAt: token.expiresAt.map { Date(timeIntervalSince1970: $0) },
                 scopes: token.scopes ?? [])
             return .tokens(
-                Tokens(tokens: tokens, providerName: token.providerName, tokenEndpointHost: token.tokenEndpointHost))
+                Tokens(
+                    tokens: tokens, providerName: token.providerName, tokenEndpointHost: token.tokenEndpointHost,
+                    issuer: token.issuer.flatMap(URL.init(string:)), clientID: token.clientID))
         }
         let error = answer.error ?? AgentAnswer.Failure(code: .failed, message: "the agent gave no token")
         switch error.code {

@@ -209,6 +209,42 @@ extension AgentProcessTests {
         }
     }
 
+    @Test func requestUsesTheAgentOnlyProfilesTokenAndAfterA401TheAgentRenewsIt() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let agent = try await Self.startAgent(sandbox)
+            defer { agent.send(SIGTERM) }
+            let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"]))
+            try #require(login.status == 0, "stderr: \(login.stderr)")
+            let userInfo = provider.issuer.appending(path: "userinfo").absoluteString
+            var refreshes: Int { provider.requests(to: .token).count { $0.grantType == "refresh_token" } }
+
+            let first = try await Self.full(sandbox).run(["request", userInfo])
+            #expect(first.status == 0, "stderr: \(first.stderr)")
+            #expect(first.stdout.contains(EmbeddedProvider.User.demo.subject))
+            #expect(refreshes == 0)
+
+            // The provider stops taking the agent's access token: the resource answers 401, the
+            // agent (the only refresher, nothing is stored here) renews it, and the retry succeeds.
+            let held = try await sandbox.run(["token"]).stdout.trimmingCharacters(in: .newlines)
+            let revoked = try await RawHTTPClient.request(
+                method: "POST", url: provider.url(.revocation),
+                headerFields: [.contentType: "application/x-www-form-urlencoded"],
+                body: Array("token=\(held)&token_type_hint=access_token&client_id=\(EmbeddedProvider.cliClientID)".utf8)
+            )
+            try #require(revoked.status == 200)
+            #expect(!provider.isActive(accessToken: held))
+            let second = try await Self.full(sandbox).run(["request", userInfo])
+            #expect(second.status == 0, "stderr: \(second.stderr)")
+            #expect(second.stdout.contains(EmbeddedProvider.User.demo.subject))
+            #expect(refreshes == 1, "renewed once, by the agent")
+            let renewed = try await sandbox.run(["token"]).stdout.trimmingCharacters(in: .newlines)
+            #expect(renewed != held && provider.isActive(accessToken: renewed))
+            #expect(try sandbox.storedEntry() == nil, "nothing was stored")
+        }
+    }
+
     @Test func theAgentRefreshesAheadOnceAndWritesTheRotatedTokensBackToTheStore() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }

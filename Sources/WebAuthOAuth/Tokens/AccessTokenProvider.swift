@@ -84,6 +84,26 @@ public actor AccessTokenProvider {
         }
     }
 
+    /// Creates a provider for tokens something else refreshes — a token agent, say: when they
+    /// are stale, or refused (``refreshNow()``), `renew` is given them and returns the tokens to
+    /// hold next. Nothing is refreshed with `client`, which still tells the time and makes the
+    /// proofs of DPoP-bound tokens.
+    ///
+    /// - Parameters:
+    ///   - client: The client the tokens were issued to.
+    ///   - tokens: The tokens to start from.
+    ///   - refreshMargin: How long before expiry to renew. Default 60 s.
+    ///   - renew: Returns the tokens to hold after the ones given.
+    public init(
+        client: OAuthClient, tokens: TokenSet, refreshMargin: Duration = .seconds(60),
+        renewingWith renew: @escaping @Sendable (TokenSet) async throws -> TokenSet
+    ) {
+        self.client = client
+        self.tokens = tokens
+        self.refreshMargin = refreshMargin
+        self.refresh = renew
+    }
+
     /// A fresh access token, refreshing first if needed.
     ///
     /// - Throws: ``OAuthError`` when the refresh fails; with a ``TokenPersistence``, also what
