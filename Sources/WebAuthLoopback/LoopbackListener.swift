@@ -14,18 +14,20 @@ final class LoopbackListener: CallbackListener {
     let redirectURI: URL
     let callback: Callback
     let callbacks: AsyncStream<URL>
+    private let released: ListenerCore.Released
     private let eventLoop: any EventLoop
     private let core: NIOLoopBound<ListenerCore>
     /// Whether ``close()`` has been called; a listener dropped without it closes in `deinit`.
     private let closeCalled = Atomic<Bool>(false)
 
     private init(
-        redirectURI: URL, callback: Callback, callbacks: AsyncStream<URL>, eventLoop: any EventLoop,
-        core: NIOLoopBound<ListenerCore>
+        redirectURI: URL, callback: Callback, callbacks: AsyncStream<URL>, released: ListenerCore.Released,
+        eventLoop: any EventLoop, core: NIOLoopBound<ListenerCore>
     ) {
         self.redirectURI = redirectURI
         self.callback = callback
         self.callbacks = callbacks
+        self.released = released
         self.eventLoop = eventLoop
         self.core = core
     }
@@ -48,9 +50,10 @@ final class LoopbackListener: CallbackListener {
             throw .listenerFailed(port: requestedPort, "\(endpoint.host.address) is not an IP address")
         }
         let (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
+        let released = ListenerCore.Released()
         let settings = ListenerCore.Settings(
             configuration: configuration, rule: rule, peerSockets: peerSockets, ourUID: UInt32(geteuid()),
-            continuation: continuation, logger: logger, eventLoop: eventLoop)
+            continuation: continuation, released: released, logger: logger, eventLoop: eventLoop)
 
         let core: NIOLoopBound<ListenerCore>
         do {
@@ -94,23 +97,36 @@ final class LoopbackListener: CallbackListener {
         let redirectURI = router.callback.redirectURI
         logger.debug("loopback listener bound", metadata: ["redirect_uri": "\(redirectURI.redactedForLogs)"])
         return LoopbackListener(
-            redirectURI: redirectURI, callback: router.callback, callbacks: callbacks, eventLoop: eventLoop, core: core)
+            redirectURI: redirectURI, callback: router.callback, callbacks: callbacks, released: released,
+            eventLoop: eventLoop, core: core)
     }
 
     /// Closes the server socket and every connection, finishes ``callbacks``, and returns once
-    /// the socket is closed. Idempotent; safe while a callback is arriving (both run on the
-    /// listener's event loop, one after the other).
+    /// the listener is released (see ``ListenerCore/Released``): the listening socket is closed,
+    /// so the port refuses new connections, no request is answered any more, and the callback's
+    /// answer, if one came, is written. The other connections are closed by then or right after,
+    /// on the event loop; nothing of the session reaches them. Idempotent; safe while a
+    /// callback is arriving (both run on the listener's event loop, one after the other).
+    ///
+    /// After a callback the listener releases itself on the event loop, right after it yields
+    /// the URL: this waits for that moment, not for a turn of the event loop, which may still be
+    /// working through the connections it is closing.
     func close() async {
         closeCalled.store(true, ordering: .relaxed)
         let core = self.core
-        _ = try? await eventLoop.flatSubmit { core.value.shutdown() }.get()
+        let released = self.released
+        if !released.isReleased {
+            // A loop already shut down runs nothing more: then there is nothing to wait for.
+            eventLoop.submit { core.value.shutdown() }.whenFailure { _ in released.stopWaiting() }
+        }
+        await released.wait()
     }
 
     deinit {
         // A listener dropped without `close()` must not keep its port.
         guard !closeCalled.load(ordering: .relaxed) else { return }
         let core = self.core
-        eventLoop.execute { _ = core.value.shutdown() }
+        eventLoop.execute { core.value.shutdown() }
     }
 
     /// A sentence for a bind failure, naming the address and port.
@@ -148,6 +164,52 @@ final class ListenerCore {
         case test(@Sendable (URL) -> Bool)
     }
 
+    /// Whether the listener is released: its listening socket is closed (the port refuses new
+    /// connections), it answers no request any more, its stream is finished, and the callback's
+    /// answer, if one came, is written. Set once, on the event loop; read and awaited from
+    /// anywhere, without a turn of the event loop.
+    final class Released: Sendable {
+        private struct State {
+            var isReleased = false
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state = Mutex(State())
+
+        /// Whether the listener is released.
+        var isReleased: Bool { state.withLock { $0.isReleased } }
+
+        /// Returns once the listener is released (or ``stopWaiting()`` is called).
+        func wait() async {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    guard !state.isReleased else { return true }
+                    state.waiters.append(waiter)
+                    return false
+                }
+                if now { waiter.resume() }
+            }
+        }
+
+        /// Marks the listener released and wakes every waiter.
+        fileprivate func set() {
+            let waiters = state.withLock { state in
+                state.isReleased = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        /// Wakes every waiter without marking the listener released: its event loop is gone.
+        func stopWaiting() {
+            let waiters = state.withLock { state in
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
     /// What the core is told once, at creation.
     struct Settings: Sendable {
         let configuration: LoopbackReceiver.Configuration
@@ -157,6 +219,7 @@ final class ListenerCore {
         /// The user the listener runs as (its effective user id).
         let ourUID: UInt32
         let continuation: AsyncStream<URL>.Continuation
+        let released: Released
         let logger: Logger
         let eventLoop: any EventLoop
     }
@@ -167,6 +230,8 @@ final class ListenerCore {
     /// Set once the server is bound.
     private(set) var router: LoopbackRequestRouter?
     private var server: (any Channel)?
+    /// Whether the listening socket is closed.
+    private var serverClosed = false
     /// Once true, no request is answered any more and no connection admitted.
     private(set) var isFinished = false
     /// The connections still reading their request head, oldest first.
@@ -178,6 +243,8 @@ final class ListenerCore {
     private var deadlineTimer: Scheduled<Void>?
     /// The answers that do not depend on the request, serialized once.
     private var plainAnswers: [PlainAnswer: ByteBuffer] = [:]
+    /// The connection whose callback ended the listener, until its answer is written.
+    private var callbackBeingAnswered: ConnectionHandler?
 
     init(settings: Settings) {
         self.settings = settings
@@ -195,7 +262,7 @@ final class ListenerCore {
     func didBind(server: any Channel, router: LoopbackRequestRouter) {
         self.server = server
         self.router = router
-        if isFinished { server.close(promise: nil) }
+        if isFinished { closeServer() }
     }
 
     /// Admits a new connection, evicting an old one if the limit is reached. Returns the
@@ -325,12 +392,20 @@ final class ListenerCore {
                 } else {
                     .success(configuration.successPage)
                 }
-            // Answer first, then stop: no other request is answered after this one.
-            connection.respond(serialized(response, includeBody: true))
+            // No other request is answered after this one. The session hears of the callback at
+            // once, and closes the listener, which waits until it is released: below, once the
+            // listening socket is closed (the port refuses new connections) and this answer is
+            // written. Closing the other connections is not waited for.
             isFinished = true
+            callbackBeingAnswered = connection
+            connection.respond(serialized(response, includeBody: true)) { [weak self] in
+                self?.callbackAnswered()
+            }
             settings.continuation.yield(url)
             settings.continuation.finish()
-            closeEverything()
+            closeServer()
+            if callbackBeingAnswered == nil { settings.released.set() }
+            closeConnections()
         }
     }
 
@@ -345,26 +420,42 @@ final class ListenerCore {
         }
     }
 
-    /// Closes the server channel and every connection; one being answered closes as soon as
-    /// its answer is written.
-    private func closeEverything() {
-        server?.close(promise: nil)
+    /// Closes the listening socket. On the event loop a channel closes its socket at once, so
+    /// when this returns the port refuses new connections (the kernel resets those it had
+    /// queued but the listener had not accepted).
+    private func closeServer() {
+        guard let server, !serverClosed else { return }
+        serverClosed = true
+        server.close(promise: nil)
+    }
+
+    /// Closes every connection; one being answered closes as soon as its answer is written.
+    private func closeConnections() {
         for connection in waiting { connection.closeWhenAnswered() }
         for connection in answered { connection.closeWhenAnswered() }
     }
 
-    /// Stops listening, finishes the stream without a value if none was yielded, and completes
-    /// when the server channel and every connection are closed.
-    func shutdown() -> EventLoopFuture<Void> {
+    /// The callback's answer is written (or its connection closed first): once the listening
+    /// socket is closed too, the listener is released.
+    private func callbackAnswered() {
+        callbackBeingAnswered = nil
+        if isFinished, serverClosed { settings.released.set() }
+    }
+
+    /// Stops listening, finishes the stream without a value if none was yielded, and closes
+    /// every connection. The listener is released at once, or, while the callback's answer is
+    /// being written, once it is. The other connections are not waited for: those not closed at
+    /// once (an answer being written) close as soon as their answer is written, or at their
+    /// deadline.
+    func shutdown() {
         if !isFinished {
             isFinished = true
             settings.continuation.finish()
             logger.debug("loopback listener closing")
         }
-        var closing = waiting.map(\.closeFuture) + answered.map(\.closeFuture)
-        if let server { closing.append(server.closeFuture) }
-        closeEverything()
-        return EventLoopFuture.andAllComplete(closing, on: settings.eventLoop)
+        closeServer()
+        if callbackBeingAnswered == nil { settings.released.set() }
+        closeConnections()
     }
 }
 
@@ -401,6 +492,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var phase = Phase.readingHead
     private var context: ChannelHandlerContext?
     private var closeOnceAnswered = false
+    /// Runs once the answer being written is written, or the connection closes first.
+    private var whenAnswered: (() -> Void)?
     /// The connection's number, in admission order; -1 until admitted.
     private(set) var id = -1
     /// When the listener closes the connection: the head must be complete by then, and an
@@ -426,11 +519,6 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Whether the connection has been answered and only lingers for the client to close.
     var isAnswered: Bool { phase == .answered || phase == .closed }
-
-    /// Completes when the connection is closed.
-    var closeFuture: EventLoopFuture<Void> {
-        context?.channel.closeFuture ?? core.settings.eventLoop.makeSucceededVoidFuture()
-    }
 
     /// Called by the listener when it admits the connection into its waiting queue.
     func admitted(id: Int, deadline: NIODeadline) {
@@ -490,10 +578,15 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     /// Writes `answer`, shuts the output down, and lingers until the client closes (or the
-    /// read timeout passes, or the listener finishes).
-    func respond(_ answer: ByteBuffer) {
-        guard let context, phase == .readingHead else { return }
+    /// read timeout passes, or the listener finishes). `whenAnswered` runs once the answer is
+    /// written, or the connection closed before it was.
+    func respond(_ answer: ByteBuffer, whenAnswered: (() -> Void)? = nil) {
+        guard let context, phase == .readingHead else {
+            whenAnswered?()
+            return
+        }
         phase = .answering
+        self.whenAnswered = whenAnswered
         core.startsAnswering(self)
         context.writeAndFlush(wrapOutboundOut(answer)).assumeIsolated().whenComplete { [weak self] result in
             guard let self, self.phase == .answering else { return }
@@ -505,7 +598,15 @@ final class ConnectionHandler: ChannelInboundHandler {
             } else {
                 context.close(mode: .output, promise: nil)
             }
+            self.answerDone()
         }
+    }
+
+    /// Runs the action waiting for the answer, once.
+    private func answerDone() {
+        guard let action = whenAnswered else { return }
+        whenAnswered = nil
+        action()
     }
 
     /// Closes the connection now.
@@ -514,6 +615,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         phase = .closed
         core.remove(self)
         context?.close(promise: nil)
+        answerDone()
     }
 
     /// Closes the connection now, or as soon as the answer being written is written.

@@ -354,6 +354,54 @@ struct LoopbackReceiverTests {
         #expect(late?.status == nil)
     }
 
+    @Test func afterTheCallbackClosingNeedsNoTurnOfTheEventLoopAndThePortRefusesConnections() async throws {
+        // The listener's own loop, so that the test can hold it.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let path = "/callback-\(UUID().uuidString.prefix(8).lowercased())"
+        let listener = try await LoopbackReceiver(eventLoopGroup: group).listen(
+            for: .loopback(path: path), accepting: { _ in true })
+        let port = listener.port
+        // Connections still open when the callback comes: the listener closes them, and the
+        // session need not wait for that.
+        var strays: [TestClient.Connection] = []
+        for _ in 0..<20 {
+            strays.append(
+                try await TestClient.connect(port: port, sending: Array("GET /favicon.ico HTTP/1.1\r\n".utf8)))
+        }
+        let reply = try await TestClient.exchange(
+            TestClient.get("\(path)?code=1", host: listener.hostField), port: port)
+        #expect(reply.status == 200)
+        #expect(await listener.firstCallback() != nil)
+
+        // Hold the listener's event loop: closing, and refusing new connections, must not need it.
+        let held = DispatchSemaphore(value: 0)
+        group.next().execute { held.wait() }
+        let (closedWhileHeld, refusedWhileHeld) = await withTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask {
+                await listener.close()
+                return true
+            }
+            tasks.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return false
+            }
+            let closed = await tasks.next() ?? false
+            // With the listening socket open, the kernel would complete the handshake and the
+            // held loop would never answer: the client's deadline would pass. Refused is right;
+            // so is an answer from another test's server that has since taken the port number.
+            let late = try? await TestClient.exchange(
+                TestClient.get("\(path)?code=late", host: "127.0.0.1:\(port)"), port: port, deadline: .seconds(2))
+            let refused = !(late?.clientTimedOut ?? false)
+            held.signal()
+            tasks.cancelAll()
+            return (closed, refused)
+        }
+        #expect(closedWhileHeld, "close() returned while the event loop was held")
+        #expect(refusedWhileHeld, "the port refused a new connection while the event loop was held")
+        for stray in strays { _ = try? await stray.finish() }
+        try await group.shutdownGracefully()
+    }
+
     @Test func closeRacingTheCallbackIsSafe() async throws {
         for _ in 0..<20 {
             // A path of its own, for the same reason as in onlyTheFirstCallbackIsTaken.
