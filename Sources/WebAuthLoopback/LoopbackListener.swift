@@ -537,6 +537,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         core.remove(self)
         self.context = nil
+        answerDone()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -569,6 +570,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         phase = .closed
         core.remove(self)
+        answerDone()
         context.fireChannelInactive()
     }
 
@@ -589,7 +591,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.whenAnswered = whenAnswered
         core.startsAnswering(self)
         context.writeAndFlush(wrapOutboundOut(answer)).assumeIsolated().whenComplete { [weak self] result in
-            guard let self, self.phase == .answering else { return }
+            guard let self else { return }
+            // Also when the client closed first (the phase is no longer answering).
+            defer { self.answerDone() }
+            guard self.phase == .answering else { return }
             self.phase = .answered
             if case .failure = result {
                 self.closeNow()
@@ -598,7 +603,6 @@ final class ConnectionHandler: ChannelInboundHandler {
             } else {
                 context.close(mode: .output, promise: nil)
             }
-            self.answerDone()
         }
     }
 
