@@ -314,20 +314,24 @@ extension AgentProcessTests {
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
             _ = try await sandbox.signInWithDevice(provider)
-            let agent = try await Self.startAgent(sandbox, ["--idle", "2s"])
+            // Times with room for a loaded machine, where each command below may take a second.
+            let agent = try await Self.startAgent(sandbox, ["--idle", "4s"])
             defer { agent.send(SIGTERM) }
-            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "3s"]).status == 0)
+            let added = ContinuousClock.now
+            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "8s"]).status == 0)
             for _ in 0..<2 {
-                try await Task.sleep(for: .seconds(1))
-                #expect(try await sandbox.run(["agent", "status"]).stdout.contains("default (store)"))
+                try await Task.sleep(for: .milliseconds(1500))
+                #expect(
+                    try await sandbox.run(["agent", "status"]).stdout.contains("default (store)"),
+                    "\(ContinuousClock.now - added) after it was added")
                 #expect(try await sandbox.run(["token"]).status == 0)
             }
             // Asked for within the idle time, but the lifetime is over.
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(until: added.advanced(by: .milliseconds(8500)), clock: .continuous)
             #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
 
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
-            try await Task.sleep(for: .milliseconds(2500))
+            try await Task.sleep(for: .milliseconds(4500))
             #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
             #expect(agent.standardError.contains("forgot profile"))
         }
