@@ -53,14 +53,20 @@ extension AgentService {
         return .success(ExchangeTarget(audience: request.audience, resource: resource, scopes: scopes))
     }
 
+    /// Drops the exchanged tokens of profiles no longer held (removed, or forgotten by their
+    /// lifetime or idle time).
+    func forgetExchangesOfProfilesNotHeld() {
+        let held = holder.withLock { Set($0.profiles.keys) }
+        exchangeState.kept.forgetAll { held.contains($0) }
+    }
+
     /// The answer to a `token` request for `target`: a token exchanged (RFC 8693) for the held
     /// profile's access token — refreshed first when it is not valid for the validity asked —
     /// kept in memory and served from there while it is valid for the validity asked.
     func exchangedToken(
         _ profile: String, for target: ExchangeTarget, minimumValidity: Duration, asker: Asker
     ) async -> AgentAnswer {
-        let held = holder.withLock { Set($0.profiles.keys) }
-        exchangeState.kept.forgetAll { held.contains($0) }
+        forgetExchangesOfProfilesNotHeld()
         let time = now()
         switch holder.withLock({ $0.decide(profile: profile, minimumValidity: .zero, now: time) }) {
         case .notHeld:

@@ -156,7 +156,7 @@ package actor AgentService {
     private nonisolated func heldTokenRequest(_ line: [UInt8]) -> (profile: String, validity: Duration)? {
         if let known = readRequests.withLock({ $0[line] }) { return known }
         guard line.count <= Self.readRequestLength, let request = AgentRequest(line: line),
-            request.version == AgentProtocol.version, request.operation == .token, Self.asksForOwnToken(request),
+            request.version == AgentProtocol.version, request.operation == .token, Self.target(of: request) == nil,
             let profile = request.profile, ProfileNameRule.isValid(profile),
             let validity = Self.minimumValidity(of: request)
         else { return nil }
@@ -165,11 +165,6 @@ package actor AgentService {
             read[line] = (profile, validity)
         }
         return (profile, validity)
-    }
-
-    /// Whether `request` asks for the profile's own token: no target (see `target(of:)`).
-    private static func asksForOwnToken(_ request: AgentRequest) -> Bool {
-        request.audience == nil && request.resource == nil && (request.scopes ?? []).isEmpty
     }
 
     /// The validity `request` asks for (60 seconds when it names none); `nil` when it is not a
@@ -420,8 +415,7 @@ package actor AgentService {
             logger.info("forgot profile \"\(name)\"")
             retryAheadAt[name] = nil
         }
-        let held = holder.withLock { Set($0.profiles.keys) }
-        exchangeState.kept.forgetAll { held.contains($0) }
+        forgetExchangesOfProfilesNotHeld()
         for name in holder.withLock({ $0.profilesToRefreshAhead(now: time) }) {
             if let retry = retryAheadAt[name], retry > time { continue }
             do {

@@ -191,18 +191,14 @@ final class ListenerCore {
         }
 
         /// Marks the listener released and wakes every waiter.
-        fileprivate func set() {
-            let waiters = state.withLock { state in
-                state.isReleased = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
+        fileprivate func set() { wakeWaiters(released: true) }
 
         /// Wakes every waiter without marking the listener released: its event loop is gone.
-        func stopWaiting() {
+        func stopWaiting() { wakeWaiters(released: false) }
+
+        private func wakeWaiters(released: Bool) {
             let waiters = state.withLock { state in
+                if released { state.isReleased = true }
                 defer { state.waiters = [] }
                 return state.waiters
             }

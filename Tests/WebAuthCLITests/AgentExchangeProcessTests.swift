@@ -14,16 +14,11 @@ extension AgentProcessTests {
     /// The targets the provider issues exchanged tokens for.
     static let exchangeTargets: Set<String> = ["billing", "reports", "https://api.example.com/v1"]
 
-    /// The `webauth login` arguments for a sign-in with the `profile` scope besides the usual.
-    static let profileScope = ["--device", "--scope", "profile"]
-
     @Test func anAgentOnlyProfileGetsTokensForATargetExchangedOnceAndKeptInTheAgent() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await Self.withAgentTestProvider(tokenExchangeTargets: Self.exchangeTargets) { provider in
-            let agent = try await Self.startAgent(sandbox)
-            let login = try await sandbox.run(provider.loginArguments(Self.profileScope + ["--agent-only"]))
-            try #require(login.status == 0, "stderr: \(login.stderr)")
+            let agent = try await Self.startAgentSignedInAlone(sandbox, provider, extra: ["--scope", "profile"]).agent
             #expect(try sandbox.storedEntry() == nil)
 
             let first = try await sandbox.run(["token", "--audience", "billing", "--scope", "profile"])

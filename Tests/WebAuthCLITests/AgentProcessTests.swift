@@ -26,6 +26,20 @@ struct AgentProcessTests {
         throw CLITestError("the agent did not start: \(agent.standardError)")
     }
 
+    /// Starts the agent in the sandbox and signs in to it alone (`login --device --agent-only`
+    /// and `extra`); the login's standard error.
+    static func startAgentSignedInAlone(
+        _ sandbox: ProfileSandbox, _ provider: EmbeddedProvider, extra: [String] = []
+    ) async throws -> (agent: CLIProcess, loginOutput: String) {
+        let agent = try await startAgent(sandbox)
+        let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"] + extra))
+        guard login.status == 0 else {
+            agent.send(SIGKILL)
+            throw CLITestError("webauth login --agent-only exited \(login.status): \(login.stderr)")
+        }
+        return (agent, login.stderr)
+    }
+
     @Test func theAgentServesAStoredProfileToTheFastPathAndTheFullProgramAlike() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -180,10 +194,8 @@ extension AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let agent = try await Self.startAgent(sandbox)
-            let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"]))
-            #expect(login.status == 0, "stderr: \(login.stderr)")
-            #expect(login.stderr.contains("nothing stored"))
+            let (agent, loginOutput) = try await Self.startAgentSignedInAlone(sandbox, provider)
+            #expect(loginOutput.contains("nothing stored"))
             #expect(try sandbox.storedEntry() == nil)
             #expect(!FileManager.default.fileExists(atPath: sandbox.indexPath))
 
@@ -213,10 +225,8 @@ extension AgentProcessTests {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let agent = try await Self.startAgent(sandbox)
+            let agent = try await Self.startAgentSignedInAlone(sandbox, provider).agent
             defer { agent.send(SIGTERM) }
-            let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"]))
-            try #require(login.status == 0, "stderr: \(login.stderr)")
             let userInfo = provider.issuer.appending(path: "userinfo").absoluteString
             var refreshes: Int { provider.requests(to: .token).count { $0.grantType == "refresh_token" } }
 
@@ -551,10 +561,8 @@ extension AgentProcessTests {
         var sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
-            let agent = try await Self.startAgent(sandbox)
+            let agent = try await Self.startAgentSignedInAlone(sandbox, provider).agent
             defer { agent.send(SIGTERM) }
-            let login = try await sandbox.run(provider.loginArguments(["--device", "--agent-only"]))
-            try #require(login.status == 0, "stderr: \(login.stderr)")
             let token = try await sandbox.run(["token"]).stdout.trimmingCharacters(in: .newlines)
 
             let gitInput = "protocol=https\nhost=git.example.com\n\n"
