@@ -87,17 +87,24 @@ struct StartedSession {
             session: session, port: port, toLaunch: launched - started, completed: completed, received: received)
     }
 
-    /// Sends the callback and returns the time from sending it to the completion handler, the
-    /// part of it until the listener routed the request to the session, and when that was.
-    func deliverCallback() async throws -> (total: Duration, toListener: Duration, routed: ContinuousClock.Instant) {
-        let sent = ContinuousClock.now
-        let response = try await RawHTTPClient.get(port: port, target: "/callback?code=bench&state=s")
-        precondition(response.status == 200, "callback answered \(response.status)")
+    /// Sends the callback after the first `strayCount / 2` of `strayCount` stray requests (see
+    /// ``StrayRequests``) and returns the time from sending it to the completion handler, the
+    /// part of it until the listener routed the request to the session, when that was, and
+    /// what became of the strays.
+    func deliverCallback(amongStrays strayCount: Int = 0) async throws -> (
+        total: Duration, toListener: Duration, routed: ContinuousClock.Instant, strays: [StrayRequests.Outcome]
+    ) {
+        var burst = StrayRequests.start(
+            port: port, count: strayCount, callbackTarget: "/callback?code=bench&state=s",
+            callbackAfter: strayCount / 2
+        ).makeAsyncIterator()
+        guard case .callbackSent(let sent) = await burst.next() else { throw CancellationError() }
         var done = completed.makeAsyncIterator()
-        guard let finished = await done.next(), let routed = received.instant.withLock({ $0 }) else {
-            throw CancellationError()
-        }
-        return (finished - sent, routed - sent, routed)
+        guard let finished = await done.next(), let routed = received.instant.withLock({ $0 }),
+            case .finished(let strays, let callback) = await burst.next()
+        else { throw CancellationError() }
+        precondition(callback.status == 200, "callback answered \(callback.status)")
+        return (finished - sent, routed - sent, routed, strays)
     }
 }
 
@@ -171,42 +178,46 @@ enum SessionBenchmarks {
         }
 
         let strayCount = 500
-        var underLoad = Figures()
-        var underLoadToListener = Figures()
         var strayStatuses = [Int: Int]()
         var answeredFirst: [Int] = []
-        for _ in 0..<20 {
-            let started = try await StartedSession.start(opened: &openedIterator, continuation: openedContinuation)
-            let port = started.port
-            // Half the strays connect and say nothing; half ask for wrong paths in one burst from
-            // one thread (see StrayRequests), and the callback is sent once the first half of
-            // that burst is sent, so the listener meets the idle connections and those requests
-            // before the callback, and the rest of the burst while it answers it.
-            var idle: [RawHTTPClient.Connection] = []
-            for _ in 0..<(strayCount / 2) {
-                if let connection = try? await RawHTTPClient.connect(port: port) { idle.append(connection) }
+        /// The callback among `strayCount` stray connections, 40 times: half of them say
+        /// `idleSays` and nothing more, half ask for wrong paths in one burst from one thread
+        /// (see StrayRequests), with the callback's connection in the middle of that burst, so
+        /// the listener meets the idle connections and half of those requests before the
+        /// callback, and the rest of the burst while it answers it.
+        func flood(idleSays: String) async throws -> (total: Figures, toListener: Figures) {
+            var total = Figures()
+            var toListener = Figures()
+            for _ in 0..<40 {
+                let started = try await StartedSession.start(opened: &openedIterator, continuation: openedContinuation)
+                let idle = (0..<(strayCount / 2)).compactMap { _ in
+                    StrayRequests.openSocket(port: started.port, sending: Array(idleSays.utf8))
+                }
+                let delivered = try await started.deliverCallback(amongStrays: strayCount / 2)
+                total.add(delivered.total)
+                toListener.add(delivered.toListener)
+                for stray in delivered.strays { strayStatuses[stray.status, default: 0] += 1 }
+                answeredFirst.append(delivered.strays.count { $0.answered.map { $0 < delivered.routed } ?? false })
+                for descriptor in idle { _ = close(descriptor) }
             }
-            var burst = StrayRequests.start(port: port, count: strayCount / 2, underWay: strayCount / 4)
-                .makeAsyncIterator()
-            guard case .underWay = await burst.next() else { throw CancellationError() }
-            let delivered = try await started.deliverCallback()
-            underLoad.add(delivered.total)
-            underLoadToListener.add(delivered.toListener)
-            guard case .finished(let strays) = await burst.next() else { throw CancellationError() }
-            for stray in strays { strayStatuses[stray.status, default: 0] += 1 }
-            answeredFirst.append(strays.count { $0.answered.map { $0 < delivered.routed } ?? false })
-            for connection in idle { connection.close() }
+            return (total, toListener)
         }
+        // Connections that say nothing wait in the kernel until their first byte
+        // (TCP_DEFER_ACCEPT); ones that have sent a partial head are the listener's to hold.
+        let silent = try await flood(idleSays: "")
+        let partial = try await flood(idleSays: "GET / HTTP/1.1\r\n")
 
         print("webauth session benchmarks (milliseconds)")
         print("".padding(toLength: 52, withPad: " ", startingAt: 0) + "   median      p90      p99      max")
         print(toLaunch.line("start() → browser asked to open the page"))
         print(toCompletion.line("callback request sent → completion delivered"))
-        print(underLoad.line("the same with \(strayCount) stray connections (\(strayCount / 2) idle)"))
-        print(underLoadToListener.line("  of which: sent → the listener routes it"))
+        print(silent.total.line("the same with \(strayCount) stray connections (\(strayCount / 2) silent)"))
+        print(silent.toListener.line("  of which: sent → the listener routes it"))
+        print(partial.total.line("the same, the \(strayCount / 2) idle ones with a partial head"))
+        print(partial.toListener.line("  of which: sent → the listener routes it"))
         print(
             "stray requests whose client had their answer before the callback was routed: median "
-                + "\(answeredFirst.sorted()[(answeredFirst.count - 1) / 2]) of \(strayCount / 2)")
+                + "\(answeredFirst.sorted()[(answeredFirst.count - 1) / 2]) of \(strayCount / 2) (both floods)")
         let answered = strayStatuses.filter { $0.key > 0 }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
         let cutOff = strayStatuses[0, default: 0]
         let refused = strayStatuses[-1, default: 0]
