@@ -38,6 +38,8 @@ package struct LoopbackRequestRouter: Sendable {
     let port: Int
     /// The exact callback path.
     let path: String
+    /// The `Host` values that name this listener (``isAllowedHost(_:)``).
+    private let allowedHosts: [[UInt8]]
 
     /// A router for `callback`, which must be a loopback callback pinned to its bound port.
     package init?(callback: Callback) {
@@ -46,6 +48,7 @@ package struct LoopbackRequestRouter: Sendable {
         self.host = endpoint.host
         self.port = endpoint.port
         self.path = endpoint.path
+        self.allowedHosts = Self.allowedHosts(host: endpoint.host, port: endpoint.port)
     }
 
     /// `Host`: swift-http-types spells it as the request's authority, but an HTTP/1.1 head
@@ -71,25 +74,31 @@ package struct LoopbackRequestRouter: Sendable {
         return .callback(url)
     }
 
-    /// Whether a `Host` field value names this listener: the bound address literal or
-    /// `localhost` (``LoopbackName``), each with the bound port (which may be left out only
-    /// when it is 80, as browsers do for the default port). Another loopback address is not
-    /// this listener, and an IPv6 address must be in brackets.
+    /// Whether a `Host` field value names this listener: the bound address literal (`127.0.0.1`
+    /// or `[::1]`) or `localhost` in any case, each with the bound port, which may be left out
+    /// only when it is 80, as browsers do for the default port. Another loopback address is not
+    /// this listener, nor is an IPv6 address without brackets or another spelling of one.
+    ///
+    /// The few values that pass are known once the port is bound (``allowedHosts``), so a
+    /// request costs a byte comparison or two, however many strays a flood sends.
     func isAllowedHost(_ value: String) -> Bool {
-        var name = Substring(value)
-        if let colon = value.lastIndex(of: ":"), !value.hasSuffix("]") {
-            guard value[value.index(after: colon)...] == String(port) else { return false }
-            name = value[..<colon]
-        } else if port != 80 {
-            return false
-        }
-        guard !name.contains(":") || name.hasPrefix("[") else { return false }
-        switch LoopbackName(host: String(name)) {
-        case .localhost: return true
-        case .ipv4(let address): return address == host.address
-        case .ipv6: return host == .ipv6
-        case nil: return false
-        }
+        var value = value
+        return value.withUTF8 { bytes in allowedHosts.contains { Self.spell(bytes, inAnyCase: $0) } }
+    }
+
+    /// Whether `bytes` are `lowercase` with any of its letters in upper case.
+    private static func spell(_ bytes: UnsafeBufferPointer<UInt8>, inAnyCase lowercase: [UInt8]) -> Bool {
+        bytes.count == lowercase.count
+            && zip(bytes, lowercase).allSatisfy { byte, expected in
+                byte == expected || ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == expected)
+            }
+    }
+
+    /// The `Host` values that name this listener, in lowercase: see ``isAllowedHost(_:)``.
+    private static func allowedHosts(host: LoopbackHost, port: Int) -> [[UInt8]] {
+        let names = [host.uriHost, "localhost"]
+        let spellings = names.map { "\($0):\(port)" } + (port == 80 ? names : [])
+        return spellings.map { Array($0.lowercased().utf8) }
     }
 
     /// The OAuth error of a callback (RFC 6749 §4.1.2.1): `error` and `error_description` from

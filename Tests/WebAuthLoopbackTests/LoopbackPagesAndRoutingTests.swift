@@ -126,4 +126,18 @@ struct LoopbackPagesAndRoutingTests {
         #expect(!router.isAllowedHost("127.0.0.1:80"))
         #expect(!router.isAllowedHost("::1:80"))
     }
+
+    @Test func theHostFieldMustNameThisListenerExactly() throws {
+        let router = try #require(LoopbackRequestRouter(callback: .loopback(path: "/cb", port: 4321)))
+        for accepted in ["127.0.0.1:4321", "localhost:4321", "LocalHost:4321", "LOCALHOST:4321"] {
+            #expect(router.isAllowedHost(accepted), "\(accepted)")
+        }
+        for refused in [
+            "", "localhost", "127.0.0.1", "127.0.0.2:4321", "127.0.0.01:4321", "localhost:04321", "localhost.:4321",
+            "localhost:4321 ", "localhost:43210", "localhost:432", "[::1]:4321", "[::ffff:127.0.0.1]:4321",
+            "localhost:4321:4321", "l\u{00F6}calhost:4321",
+        ] {
+            #expect(!router.isAllowedHost(refused), "\(refused)")
+        }
+    }
 }
