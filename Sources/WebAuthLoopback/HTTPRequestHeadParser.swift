@@ -61,6 +61,11 @@ package struct HTTPRequestHeadParser {
     /// Set once the outcome is no longer `needMoreData`; the parser then ignores more input.
     private var final: Outcome?
 
+    /// Whether bytes followed the end of the head in what was fed: a body or a next request
+    /// the client is sending, which the listener leaves unread. Meaningful once the outcome is
+    /// ``Outcome/head(_:)``.
+    package private(set) var bytesFollowHead = false
+
     /// Creates a parser for heads of at most `maxHeadBytes` bytes.
     package init(maxHeadBytes: Int) {
         self.maxHeadBytes = max(16, maxHeadBytes)
@@ -122,6 +127,7 @@ package struct HTTPRequestHeadParser {
             return buffer.count > maxHeadBytes ? .tooLarge : .needMoreData
         }
         guard headEnd + 4 <= maxHeadBytes else { return .tooLarge }
+        bytesFollowHead = buffer.count > headEnd + 4
         return Self.parse(lines: buffer[start..<headEnd])
     }
 

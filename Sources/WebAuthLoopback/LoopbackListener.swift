@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// A bound loopback listener: what ``LoopbackReceiver/listen(for:accepting:)`` returns.
 ///
@@ -64,9 +65,24 @@ final class LoopbackListener: CallbackListener {
             throw .listenerFailed(port: requestedPort, "the event loop is shut down")
         }
 
-        let bootstrap = ServerBootstrap(group: eventLoop)
+        var bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1024)
+            // Under a flood the callback waits in the kernel's queue behind every connection
+            // made before it; taking 16 from the queue per wake-up (SwiftNIO's default is 4)
+            // reaches it sooner, before the strays accepted so far are answered.
+            .serverChannelOption(.maxMessagesPerRead, value: 16)
+        if let deferAccept = ListeningTCPSocket.deferAcceptOption {
+            // A connection that says nothing stays in the kernel, for about the read timeout,
+            // and takes no place among the listener's connections nor a turn of its loop.
+            bootstrap = bootstrap.serverChannelOption(
+                ChannelOptions.Types.SocketOption(
+                    level: NIOBSDSocket.OptionLevel(rawValue: deferAccept.level),
+                    name: NIOBSDSocket.Option(rawValue: deferAccept.name)),
+                value: SocketOptionValue(configuration.deferredAcceptSeconds))
+        }
+        bootstrap =
+            bootstrap
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core.value))
@@ -141,6 +157,16 @@ final class LoopbackListener: CallbackListener {
             }
         }
         return "cannot bind \(place): \(error)"
+    }
+}
+
+extension LoopbackReceiver.Configuration {
+    /// How long a silent connection may wait in the kernel before it is accepted: the read
+    /// timeout, in whole seconds, at least one (the kernel rounds it up to its retransmission
+    /// schedule: 5 seconds become about 7).
+    var deferredAcceptSeconds: Int32 {
+        let (seconds, attoseconds) = readTimeout.components
+        return Int32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
     }
 }
 
@@ -471,8 +497,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         case readingHead
         /// The answer is being written.
         case answering
-        /// The answer is written and the output shut down; input is read and dropped until the
-        /// client closes, so that the kernel does not reset the connection over unread bytes.
+        /// The answer is written and the output shut down (the client sent more than a head, or
+        /// not a valid one); input is read and dropped until the client closes, so that the
+        /// kernel does not reset the connection over unread bytes.
         case answered
         /// Closing or closed.
         case closed
@@ -487,6 +514,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var parser: HTTPRequestHeadParser
     private var phase = Phase.readingHead
     private var context: ChannelHandlerContext?
+    /// Whether the connection closes as soon as its answer is written instead of lingering:
+    /// nothing followed its head, or the listener is finishing.
     private var closeOnceAnswered = false
     /// Runs once the answer being written is written, or the connection closes first.
     private var whenAnswered: (() -> Void)?
@@ -553,6 +582,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         case .needMoreData:
             break
         case .head(let head):
+            // With nothing after the head, the answer closes the connection at once: no unread
+            // byte can make the kernel reset it, so lingering would only cost a wake-up more.
+            closeOnceAnswered = !head.declaresBody && !parser.bytesFollowHead
             core.handle(head, on: self)
         case .invalid(let reason):
             core.logger.debug("loopback listener received a malformed request", metadata: ["reason": "\(reason)"])
@@ -575,9 +607,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         closeNow()
     }
 
-    /// Writes `answer`, shuts the output down, and lingers until the client closes (or the
-    /// read timeout passes, or the listener finishes). `whenAnswered` runs once the answer is
-    /// written, or the connection closed before it was.
+    /// Writes `answer`, then closes the connection, or, when bytes may still come
+    /// (``closeOnceAnswered`` is false), shuts the output down and lingers until the client
+    /// closes (or the read timeout passes, or the listener finishes). `whenAnswered` runs once
+    /// the answer is written, or the connection closed before it was.
     func respond(_ answer: ByteBuffer, whenAnswered: (() -> Void)? = nil) {
         guard let context, phase == .readingHead else {
             whenAnswered?()

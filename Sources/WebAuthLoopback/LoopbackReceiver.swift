@@ -51,13 +51,26 @@ import WebAuthCore
 ///
 /// ## Limits
 ///
+/// On Linux a connection that has sent nothing yet is not the listener's: it waits in the
+/// kernel (`TCP_DEFER_ACCEPT`) until its first byte, or for about ``Configuration/readTimeout``
+/// (the kernel counts it in retransmissions of its handshake reply: about 7 seconds for the
+/// default 5), after which it is accepted as any other. Idle sockets thus cost the listener
+/// nothing, and the browser, whose request follows its connection at once, is not kept waiting
+/// behind them.
+///
 /// At most ``Configuration/maxConnections`` connections are open at once. When one more
 /// arrives, one is closed to make room: the oldest that is already answered and only lingering
 /// for the client to close, or else the oldest still waiting for its request head. Only if
 /// every open connection is in the middle of being answered is the new connection refused. A
-/// flood of idle sockets therefore cannot lock out the browser, whose request follows its
-/// connection at once; each head is also limited to ``Configuration/maxHeaderBytes`` and
+/// flood of sockets that send a little and stall therefore cannot lock out the browser either;
+/// each head is also limited to ``Configuration/maxHeaderBytes`` and
 /// ``Configuration/readTimeout``.
+///
+/// An answer closes its connection at once when nothing followed the request head. A
+/// connection that announced a body, sent bytes after its head or sent no valid head at all
+/// has its output shut down instead, and lingers until its client closes or the read timeout
+/// passes, so that the unread bytes cannot make the kernel reset it before the client has read
+/// the answer.
 ///
 /// All the state of one listener lives on a single SwiftNIO event loop, so it needs no locks.
 public struct LoopbackReceiver: CallbackReceiver {
@@ -95,7 +108,9 @@ public struct LoopbackReceiver: CallbackReceiver {
         public var maxHeaderBytes: Int
         /// How long a connection may take to send its complete request head before it is closed
         /// without an answer; this defeats slow-loris clients. It also bounds how long an
-        /// answered connection lingers for the client to close. Default 5 seconds.
+        /// answered connection lingers for the client to close, and (on Linux, about) how long a
+        /// connection that sends nothing waits in the kernel before the listener accepts it.
+        /// Default 5 seconds.
         public var readTimeout: Duration
         /// The most connections open at once; see "Limits" on ``LoopbackReceiver``. Default 128.
         public var maxConnections: Int

@@ -258,6 +258,22 @@ package struct NetlinkSocket: ~Copyable {
     deinit { Descriptor.close(descriptor) }
 }
 
+/// What a listening TCP socket can ask of the kernel beyond what SwiftNIO's options name.
+package enum ListeningTCPSocket {
+    /// The option that keeps a new connection in the kernel until its first byte arrives, as
+    /// (`level`, `name`) for an event loop's socket-option call, whose value is the longest such
+    /// wait in seconds: `TCP_DEFER_ACCEPT` on Linux. A connection still silent then is accepted
+    /// as any other. `nil` where there is no such option (macOS; FreeBSD's nearest is an accept
+    /// filter, Windows has none).
+    package static var deferAcceptOption: (level: Int32, name: Int32)? {
+        #if os(Linux)
+            (Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT)
+        #else
+            nil
+        #endif
+    }
+}
+
 /// `send` without `SIGPIPE` where the flag exists (elsewhere the socket has `SO_NOSIGPIPE`).
 private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     #if os(Linux)

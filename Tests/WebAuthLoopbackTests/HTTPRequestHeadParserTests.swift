@@ -139,4 +139,21 @@ struct HTTPRequestHeadParserTests {
         #expect(isInvalid(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nContent-Length: -1\r\n\r\n")))
         #expect(isInvalid(parse("GET /c HTTP/1.1\r\nHost: a:1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n")))
     }
+
+    @Test func saysWhetherBytesFollowedTheHead() {
+        let head = "GET / HTTP/1.1\r\nHost: a:1\r\n\r\n"
+        var alone = HTTPRequestHeadParser(maxHeadBytes: 8192)
+        #expect(headOf(alone.feed(Array(head.utf8))) != nil)
+        #expect(!alone.bytesFollowHead)
+
+        var followed = HTTPRequestHeadParser(maxHeadBytes: 8192)
+        #expect(headOf(followed.feed(Array((head + "GET /").utf8))) != nil)
+        #expect(followed.bytesFollowHead)
+
+        // The head's last byte and the next one arrive together, after the rest.
+        var inPieces = HTTPRequestHeadParser(maxHeadBytes: 8192)
+        #expect(inPieces.feed(Array(head.utf8).dropLast()) == .needMoreData)
+        #expect(headOf(inPieces.feed(Array("\nx".utf8))) != nil)
+        #expect(inPieces.bytesFollowHead)
+    }
 }

@@ -56,31 +56,38 @@ private struct CapturingLogHandler: LogHandler {
 
 @Suite("Loopback limits and logging")
 struct LoopbackLimitsAndLoggingTests {
-    @Test func oldestIdleConnectionIsEvictedAtTheLimit() async throws {
-        // Only eviction can close an idle connection here: the listener's read timeout (120 s) is
-        // longer than the clients' deadline (60 s). The deadline runs from each connection's
+    @Test func oldestStalledConnectionIsEvictedAtTheLimit() async throws {
+        // Only eviction can close a stalled connection here: the listener's read timeout (600 s)
+        // is longer than the clients' deadline (300 s). The deadline runs from each connection's
         // start, while this test's own steps may wait for a thread on a loaded machine, so it
-        // must leave room for that wait (a 10-second deadline once ran out before the fifth
-        // connection was even made).
-        let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(120), maxConnections: 4))
+        // must leave room for that wait: a 10-second deadline once ran out before the fifth
+        // connection was even made, and a 60-second one when the whole suite started at once.
+        let store = LogStore()
+        let receiver = LoopbackReceiver(
+            configuration: .init(readTimeout: .seconds(600), maxConnections: 4), logger: store.logger)
         let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
         let port = listener.port
 
-        var idle: [TestClient.Connection] = []
-        for _ in 0..<4 { idle.append(try await TestClient.connect(port: port, deadline: .seconds(60))) }
-        // A fifth connection makes room by closing the oldest idle one.
-        let fifth = try await TestClient.connect(port: port, deadline: .seconds(60))
-        let oldest = try await idle[0].finish()
+        // The listener takes a connection when its first bytes arrive, and two clients' first
+        // bytes may overtake each other: each is admitted before the next is made.
+        var stalled: [TestClient.Connection] = []
+        for count in 1...4 {
+            stalled.append(try await Self.connectStalled(port: port))
+            #expect(await store.wait { _ in store.connections("connection opened").count == count })
+        }
+        // A fifth connection makes room by closing the oldest stalled one.
+        let fifth = try await Self.connectStalled(port: port)
+        let oldest = try await stalled[0].finish()
         #expect(!oldest.clientTimedOut)
         #expect(oldest.bytes.isEmpty)
 
-        // The browser's request still gets through, evicting the next idle one.
+        // The browser's request still gets through, evicting the next stalled one.
         let reply = try await TestClient.exchange(
             TestClient.get("/callback?code=1", host: listener.hostField), port: port)
         #expect(reply.status == 200)
         #expect(await listener.firstCallback() != nil)
         await listener.close()
-        for connection in idle.dropFirst() + [fifth] {
+        for connection in stalled.dropFirst() + [fifth] {
             #expect(!(try await connection.finish()).clientTimedOut)
         }
     }
@@ -89,21 +96,24 @@ struct LoopbackLimitsAndLoggingTests {
         let store = LogStore()
         let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
         let receiver = LoopbackReceiver(
-            configuration: .init(readTimeout: .seconds(120), maxConnections: 3), logger: logger)
+            configuration: .init(readTimeout: .seconds(600), maxConnections: 3), logger: logger)
         let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
         let port = listener.port
 
-        let oldestWaiting = try await TestClient.connect(port: port)  // connection 0
-        // Connection 1 is answered and lingers: its client keeps its side open.
-        let lingering = try await TestClient.connect(
-            port: port, sending: Array(TestClient.get("/favicon.ico", host: listener.hostField).utf8),
-            keepingOpenAfterAnswer: true)
+        // Each connection is admitted before the next is made: the listener takes a connection
+        // when its first bytes arrive, and two clients' first bytes may overtake each other.
+        let oldestWaiting = try await Self.connectStalled(port: port)  // connection 0
+        #expect(await store.wait { _ in store.connections("connection opened").count == 1 })
+        // Connection 1 is answered and lingers: bytes followed its head, and its client keeps
+        // its side open.
+        let lingering = try await Self.connectLingering(port: port, host: listener.hostField)
         #expect(await store.wait { lines in lines.contains { $0.contains("turned a request away") } })
-        let nextWaiting = try await TestClient.connect(port: port)  // connection 2: the limit is reached
+        let nextWaiting = try await Self.connectStalled(port: port)  // connection 2: the limit is reached
+        #expect(await store.wait { _ in store.connections("connection opened").count == 3 })
         // Each further connection makes room: first the answered one, although connection 0 is
         // older, then the waiting ones, oldest first.
         var newer: [TestClient.Connection] = []
-        for _ in 0..<3 { newer.append(try await TestClient.connect(port: port)) }
+        for _ in 0..<3 { newer.append(try await Self.connectStalled(port: port)) }
         #expect(await store.wait { _ in store.connections("evicted a connection").count == 3 })
         #expect(store.connections("evicted a connection") == ["1", "0", "2"])
 
@@ -125,15 +135,14 @@ struct LoopbackLimitsAndLoggingTests {
         let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
         let port = listener.port
 
-        // Connection 0 is answered and then lingers; connection 1 never sends a byte. The
+        // Connection 0 is answered and then lingers; connection 1 stalls in its head. The
         // clients' own deadline (60 s) is far beyond the listener's.
-        let lingering = try await TestClient.connect(
-            port: port, sending: Array(TestClient.get("/favicon.ico", host: listener.hostField).utf8),
-            keepingOpenAfterAnswer: true)
-        let silent = try await TestClient.connect(port: port)
-        let silentReply = try await silent.finish()
-        #expect(!silentReply.clientTimedOut)
-        #expect(silentReply.bytes.isEmpty)
+        let lingering = try await Self.connectLingering(port: port, host: listener.hostField)
+        #expect(await store.wait { _ in store.connections("connection opened").count == 1 })
+        let stalled = try await Self.connectStalled(port: port)
+        let stalledReply = try await stalled.finish()
+        #expect(!stalledReply.clientTimedOut)
+        #expect(stalledReply.bytes.isEmpty)
         #expect(await store.wait { _ in Set(store.connections("timed out")) == ["0", "1"] })
         // A client that lingers learns that the server has closed once it sends again (the
         // timeout is logged after the close).
@@ -143,7 +152,7 @@ struct LoopbackLimitsAndLoggingTests {
         #expect(lingeringReply.status == 404)
 
         // With no connection left, the next one still meets its deadline.
-        let late = try await TestClient.connect(port: port)
+        let late = try await Self.connectStalled(port: port)
         let lateReply = try await late.finish()
         #expect(!lateReply.clientTimedOut)
         #expect(lateReply.bytes.isEmpty)
@@ -155,6 +164,86 @@ struct LoopbackLimitsAndLoggingTests {
         #expect(reply.status == 200)
         #expect(await listener.firstCallback() != nil)
         await listener.close()
+    }
+
+    @Test func anAnswerClosesAtOnceUnlessBytesFollowedTheHead() async throws {
+        let store = LogStore()
+        let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(1)), logger: store.logger)
+        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let port = listener.port
+
+        // Connection 0 sends its head and nothing more; its client keeps its side open, so only
+        // the listener can end it.
+        let clean = try await TestClient.connect(
+            port: port, sending: Array(TestClient.get("/favicon.ico", host: listener.hostField).utf8),
+            keepingOpenAfterAnswer: true)
+        #expect(await store.wait { lines in lines.contains { $0.contains("turned a request away") } })
+        // Connection 1 sends bytes after its head: it lingers until the read timeout.
+        let lingering = try await Self.connectLingering(port: port, host: listener.hostField)
+        #expect(await store.wait { _ in store.connections("timed out").contains("1") })
+        // The deadline timer closes every connection past its deadline at once: connection 0,
+        // answered earlier, was no longer open to time out.
+        #expect(!store.connections("timed out").contains("0"))
+
+        await clean.close()
+        #expect(try await clean.finish().status == 404)
+        try? await lingering.send("x")  // only then does the client learn the server closed
+        let lingeringReply = try await lingering.finish()
+        #expect(!lingeringReply.clientTimedOut)
+        #expect(lingeringReply.status == 404)
+        await listener.close()
+    }
+
+    #if os(Linux)
+        @Test func silentConnectionsWaitInTheKernelAndTakeNoPlace() async throws {
+            // Two places, and a read timeout (also the kernel's wait) far beyond the test.
+            let store = LogStore()
+            let receiver = LoopbackReceiver(
+                configuration: .init(readTimeout: .seconds(120), maxConnections: 2), logger: store.logger)
+            let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+            let port = listener.port
+
+            var silent: [TestClient.Connection] = []
+            for _ in 0..<5 { silent.append(try await TestClient.connect(port: port)) }
+            let reply = try await TestClient.exchange(
+                TestClient.get("/callback?code=1", host: listener.hostField), port: port)
+            #expect(reply.status == 200)
+            #expect(await listener.firstCallback() != nil)
+            // The listener met only the callback's connection: none was evicted for the five.
+            #expect(store.connections("connection opened") == ["0"])
+            #expect(store.connections("evicted a connection").isEmpty)
+            await listener.close()
+            for connection in silent { await connection.close() }
+        }
+
+        @Test func aSilentConnectionIsAcceptedAfterTheReadTimeoutAndThenClosed() async throws {
+            let store = LogStore()
+            let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(1)), logger: store.logger)
+            let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+
+            // The kernel holds it for about a second, then the listener for its read timeout.
+            let silent = try await TestClient.connect(port: listener.port, deadline: .seconds(30))
+            let reply = try await silent.finish()
+            #expect(!reply.clientTimedOut)
+            #expect(reply.bytes.isEmpty)
+            #expect(await store.wait { _ in store.connections("timed out") == ["0"] })
+            await listener.close()
+        }
+    #endif
+
+    /// A connection that has sent the start of a request head and stalls. Its deadline only
+    /// stops a test that would hang; it is long because the tests that evict such connections
+    /// wait for several steps of their own before the listener closes them.
+    private static func connectStalled(port: Int) async throws -> TestClient.Connection {
+        try await TestClient.connect(port: port, deadline: .seconds(300), sending: Array("GET /".utf8))
+    }
+
+    /// A connection that sends a whole head for a wrong path and the start of another, and
+    /// keeps its side open after the answer: the listener answers 404 and lets it linger.
+    private static func connectLingering(port: Int, host: String) async throws -> TestClient.Connection {
+        try await TestClient.connect(
+            port: port, deadline: .seconds(300),
+            sending: Array((TestClient.get("/favicon.ico", host: host) + "GET /").utf8), keepingOpenAfterAnswer: true)
     }
 
     @Test func logsNeverContainTheQuery() async throws {
