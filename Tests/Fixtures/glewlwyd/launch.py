@@ -240,6 +240,11 @@ def main():
             "oauth-par-required": True,
             "oauth-dpop-allowed": True,
             "oauth-dpop-nonce-mandatory": True,
+            # How old (and how far ahead) a proof's iat may be, in seconds. glewlwyd's own check
+            # calls the first mandatory; left out, both are 0, and a proof made in one second and
+            # checked in the next is refused ("Invalid DPoP"), which a loaded machine meets.
+            "oauth-dpop-iat-duration": 60,
+            "oauth-dpop-iat-gap-duration": 5,
             # Client assertions (client_secret_jwt, private_key_jwt) ride on request objects.
             "request-parameter-allow": True,
             # The client credentials grant (for the JWT clients' tests without a browser).
