@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A small general HTTP/1.1 server on `127.0.0.1`, at a port the system picks, for tests that
 /// need a real server whose every answer they write: an async handler gets each request
@@ -67,8 +68,11 @@ package final class LoopbackHTTPServer: Sendable {
         handler: @escaping Handler
     ) async throws -> LoopbackHTTPServer {
         let lifetime = TimeAmount.nanoseconds(limits.connectionLifetime.nanoseconds)
+        let open = OpenChannels()
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Nothing is read until the connection's task has wrapped the channel (see serve).
+            .childChannelOption(.autoRead, value: false)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // A safety net against connections a client opens and never finishes,
@@ -76,8 +80,15 @@ package final class LoopbackHTTPServer: Sendable {
                     // and a busy server would otherwise keep every connection of the last
                     // `connectionLifetime` in memory.
                     let limit = channel.eventLoop.scheduleTask(in: lifetime) { channel.close(promise: nil) }
-                    channel.closeFuture.whenComplete { _ in limit.cancel() }
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    open.insert(channel)
+                    channel.closeFuture.whenComplete { _ in
+                        limit.cancel()
+                        open.remove(channel)
+                    }
+                    // The plain channel, not a NIOAsyncChannel: one made here and accepted just
+                    // as the listener closes is dropped before it is served, and SwiftNIO traps
+                    // on a NIOAsyncChannel dropped before `executeThenClose` (swift-nio#2637).
+                    return channel
                 }
             }
         guard let port = server.channel.localAddress?.port,
@@ -102,6 +113,8 @@ package final class LoopbackHTTPServer: Sendable {
                 }
                 group.cancelAll()
             }
+            // Those the listener accepted as it closed, which never reached the loop.
+            open.closeAll()
         }
         return LoopbackHTTPServer(
             baseURL: baseURL, port: port, log: log, listener: server.channel, acceptLoop: acceptLoop)
@@ -168,11 +181,21 @@ package final class LoopbackHTTPServer: Sendable {
         await acceptLoop.value
     }
 
-    /// Reads one request from `connection`, records it, answers it and closes.
+    /// Reads one request from `channel`, records it, answers it and closes.
     private static func serve(
-        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, limits: Limits, sleep: Sleep, log: ServerRequestLog,
-        handler: Handler
+        _ channel: any Channel, limits: Limits, sleep: Sleep, log: ServerRequestLog, handler: Handler
     ) async {
+        // Wrapped here, by the task that serves it, so that it is always closed through
+        // `executeThenClose`; then reading starts.
+        let wrapped = try? await channel.eventLoop.submit {
+            let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            try channel.syncOptions?.setOption(.autoRead, value: true)
+            return connection
+        }.get()
+        guard let connection = wrapped else {
+            try? await channel.close()
+            return
+        }
         try? await connection.executeThenClose { inbound, outbound in
             var received = ByteBuffer()
             var chunks = inbound.makeAsyncIterator()
@@ -294,5 +317,19 @@ extension Duration {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : product + attoseconds / 1_000_000_000
+    }
+}
+
+/// The connections a server has accepted and not yet closed, so that those it never served can
+/// be closed when it stops.
+private final class OpenChannels: Sendable {
+    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    func insert(_ channel: any Channel) { channels.withLock { $0[ObjectIdentifier(channel)] = channel } }
+    func remove(_ channel: any Channel) { _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
+
+    /// Closes every connection still open.
+    func closeAll() {
+        for channel in channels.withLock({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }
