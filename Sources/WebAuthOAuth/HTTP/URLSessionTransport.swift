@@ -142,9 +142,15 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         control.async { task.cancel() }
     }
 
-    /// Invalidates `session`, cancelling what it still runs, from ``control``.
+    /// Invalidates `session` once the tasks it still runs have ended. By then each of them has
+    /// ended or been cancelled: a transport is not released while it waits for an exchange, and
+    /// one it gave up on was cancelled then.
+    ///
+    /// Not `invalidateAndCancel()`: FoundationNetworking's reads the session's task registry off
+    /// the session's own queue, where finishing tasks change it, and that crashed the process
+    /// once in a full test run. `finishTasksAndInvalidate()` does all its work on that queue.
     static func invalidate(_ session: URLSession) {
-        control.async { session.invalidateAndCancel() }
+        session.finishTasksAndInvalidate()
     }
 
     func urlSession(
