@@ -25,6 +25,21 @@ struct SignInLeaseTests {
         try SignInLease.attempt(profile: "work", environment: environment)
     }
 
+    /// The lease, taken as soon as it is free, or `nil` after `limit`. A lock ends when every
+    /// copy of its descriptor is closed, and a process another test starts at that moment holds
+    /// a copy until it runs its program (the descriptor is close-on-exec): a lease just given up
+    /// can stay taken for that moment.
+    static func acquire(_ environment: [String: String], within limit: Duration = .seconds(10)) async throws
+        -> SignInLease?
+    {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if let lease = try attempt(environment).acquired { return lease }
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// `flock(1)` holding `path` exclusively while `sleep` runs: another process, as a
     /// `webauth` that signs in would be. Returns once it holds the lock.
     static func holdInAnotherProcess(_ path: String) async throws -> Subprocess {
@@ -57,7 +72,7 @@ struct SignInLeaseTests {
         #expect(permissions(of: paths.record)?.mode == 0o600)
         #expect(permissions(of: directory.path + "/state/webauth/locks")?.mode == 0o700)
         lease.finish(.signedIn)
-        let next = try #require(try Self.attempt(environment).acquired, "a finished lease was not given up")
+        let next = try #require(try await Self.acquire(environment), "a finished lease was not given up")
         #expect(next.previous?.outcome == .signedIn, "the next holder reads how the previous one ended")
         next.release()
     }
