@@ -101,8 +101,8 @@ package final class LoopbackHTTPServer: Sendable {
         let acceptLoop = Task<Void, Never> {
             // Ends when shutdown() closes the listener; the group then cancels the connections
             // still open (delayed responses included) and waits for them. The loop itself is
-            // never cancelled: it takes every connection accepted before the close, because a
-            // NIOAsyncChannel dropped before `executeThenClose` traps.
+            // never cancelled, so it serves every connection that reached it before the close;
+            // the few accepted as the listener closed never reach it, and are closed below.
             await withDiscardingTaskGroup { group in
                 try? await server.executeThenClose { connections in
                     for try await connection in connections {
