@@ -58,10 +58,10 @@ private struct CapturingLogHandler: LogHandler {
 struct LoopbackLimitsAndLoggingTests {
     @Test func oldestStalledConnectionIsEvictedAtTheLimit() async throws {
         // Only eviction can close a stalled connection here: the listener's read timeout (600 s)
-        // is longer than the clients' deadline (300 s). The deadline runs from each connection's
-        // start, while this test's own steps may wait for a thread on a loaded machine, so it
-        // must leave room for that wait: a 10-second deadline once ran out before the fifth
-        // connection was even made, and a 60-second one when the whole suite started at once.
+        // is longer than the clients' deadline (300 s), which only stops a test that would hang.
+        // The deadline runs from each connection's start, while this test's own steps may wait
+        // for a thread on a loaded machine, so it must leave room for that wait (a 10-second
+        // deadline once ran out before the fifth connection was even made).
         let store = LogStore()
         let receiver = LoopbackReceiver(
             configuration: .init(readTimeout: .seconds(600), maxConnections: 4), logger: store.logger)
@@ -136,7 +136,7 @@ struct LoopbackLimitsAndLoggingTests {
         let port = listener.port
 
         // Connection 0 is answered and then lingers; connection 1 stalls in its head. The
-        // clients' own deadline (60 s) is far beyond the listener's.
+        // clients' own deadline (300 s) is far beyond the listener's.
         let lingering = try await Self.connectLingering(port: port, host: listener.hostField)
         #expect(await store.wait { _ in store.connections("connection opened").count == 1 })
         let stalled = try await Self.connectStalled(port: port)
