@@ -324,24 +324,27 @@ extension AgentProcessTests {
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
             _ = try await sandbox.signInWithDevice(provider)
-            // Times with room for a loaded machine, where each command below may take a second.
-            let agent = try await Self.startAgent(sandbox, ["--idle", "4s"])
+            // Times with room for a loaded machine, where a command may take two seconds: with
+            // an 8-second lifetime, two rounds of the checks below once ended 9.4 s after the
+            // add, past the lifetime they were meant to stay within.
+            let agent = try await Self.startAgent(sandbox, ["--idle", "8s"])
             defer { agent.send(SIGTERM) }
             let added = ContinuousClock.now
-            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "8s"]).status == 0)
-            for _ in 0..<2 {
-                try await Task.sleep(for: .milliseconds(1500))
+            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "20s"]).status == 0)
+            // Asked for every two seconds, well within the idle time, it stays for its lifetime.
+            while ContinuousClock.now < added.advanced(by: .seconds(14)) {
+                try await Task.sleep(for: .seconds(2))
                 #expect(
                     try await sandbox.run(["agent", "status"]).stdout.contains("default (store)"),
                     "\(ContinuousClock.now - added) after it was added")
                 #expect(try await sandbox.run(["token"]).status == 0)
             }
             // Asked for within the idle time, but the lifetime is over.
-            try await Task.sleep(until: added.advanced(by: .milliseconds(8500)), clock: .continuous)
+            try await Task.sleep(until: added.advanced(by: .milliseconds(20500)), clock: .continuous)
             #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
 
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
-            try await Task.sleep(for: .milliseconds(4500))
+            try await Task.sleep(for: .milliseconds(8500))
             #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
             #expect(agent.standardError.contains("forgot profile"))
         }
