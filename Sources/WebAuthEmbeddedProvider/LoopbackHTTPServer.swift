@@ -113,7 +113,6 @@ package final class LoopbackHTTPServer: Sendable {
                 }
                 group.cancelAll()
             }
-            // Those the listener accepted as it closed, which never reached the loop.
             open.closeAll()
         }
         return LoopbackHTTPServer(

@@ -65,24 +65,16 @@ final class LoopbackListener: CallbackListener {
             throw .listenerFailed(port: requestedPort, "the event loop is shut down")
         }
 
-        var bootstrap = ServerBootstrap(group: eventLoop)
+        let bootstrap = ServerBootstrap(group: eventLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1024)
             // Under a flood the callback waits in the kernel's queue behind every connection
             // made before it; taking 16 from the queue per wake-up (SwiftNIO's default is 4)
             // reaches it sooner, before the strays accepted so far are answered.
             .serverChannelOption(.maxMessagesPerRead, value: 16)
-        if let deferAccept = ListeningTCPSocket.deferAcceptOption {
             // A connection that says nothing stays in the kernel, for about the read timeout,
             // and takes no place among the listener's connections nor a turn of its loop.
-            bootstrap = bootstrap.serverChannelOption(
-                ChannelOptions.Types.SocketOption(
-                    level: NIOBSDSocket.OptionLevel(rawValue: deferAccept.level),
-                    name: NIOBSDSocket.Option(rawValue: deferAccept.name)),
-                value: SocketOptionValue(configuration.deferredAcceptSeconds))
-        }
-        bootstrap =
-            bootstrap
+            .deferringAccept(forUpTo: configuration.deferredAcceptSeconds)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ConnectionHandler(core: core.value))
@@ -167,6 +159,20 @@ extension LoopbackReceiver.Configuration {
     var deferredAcceptSeconds: Int32 {
         let (seconds, attoseconds) = readTimeout.components
         return Int32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+    }
+}
+
+extension ServerBootstrap {
+    /// Keeps each new connection in the kernel until its first byte arrives, or for up to
+    /// `seconds`, where the system can (``ListeningTCPSocket/deferAcceptOption``); elsewhere
+    /// leaves the bootstrap as it is.
+    fileprivate func deferringAccept(forUpTo seconds: Int32) -> ServerBootstrap {
+        guard let option = ListeningTCPSocket.deferAcceptOption else { return self }
+        return serverChannelOption(
+            ChannelOptions.Types.SocketOption(
+                level: NIOBSDSocket.OptionLevel(rawValue: option.level),
+                name: NIOBSDSocket.Option(rawValue: option.name)),
+            value: SocketOptionValue(seconds))
     }
 }
 
