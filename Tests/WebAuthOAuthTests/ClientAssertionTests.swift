@@ -317,4 +317,38 @@ struct ClientAssertionTests {
         #expect(ClientAssertionAudience("https://as.example/t") == .url(URL(string: "https://as.example/t")!))
         #expect(ClientAssertionAudience("nonsense") == nil)
     }
+
+    @Test func clientSecretJWTRefusesASecretShorterThan256Bits() throws {
+        // RFC 7518 §3.2: an HS256 key of fewer than 256 bits must not be used; a 2-byte one is
+        // recovered from a single assertion by trying every value.
+        let assertion = ClientAssertion(clientID: "cli", audience: "https://as.example")
+        for short in ["s3", String(repeating: "x", count: 31), String(repeating: "é", count: 15) + "x"] {
+            #expect(short.utf8.count < 32)
+            do {
+                _ = try assertion.signed(withSecret: short)
+                Issue.record("signed with a \(short.utf8.count)-byte secret")
+            } catch {
+                #expect(error.code == .invalidConfiguration)
+                #expect(error.message.contains("at least 32 bytes"), "\(error.message)")
+                #expect(!error.message.contains(short), "the message does not quote the secret")
+            }
+            let configuration = ClientConfiguration(
+                endpoints: Self.endpoints, clientID: "c", clientSecret: short, clientAuthentication: .clientSecretJWT)
+            #expect(throws: OAuthError.self, "refused before any request") { try configuration.validated() }
+        }
+        let long = String(repeating: "k", count: ClientAssertion.minimumSecretLength)
+        #expect(try assertion.signed(withSecret: long).split(separator: ".").count == 3)
+        let configuration = ClientConfiguration(
+            endpoints: Self.endpoints, clientID: "c", clientSecret: long, clientAuthentication: .clientSecretJWT)
+        #expect(throws: Never.self) { try configuration.validated() }
+    }
+
+    @Test func aRegistrationThatGivesClientSecretJWTAShortSecretIsRefused() {
+        let base = ClientConfiguration(endpoints: Self.endpoints, clientID: "pending")
+        let short = ClientRegistration(clientID: "new", clientSecret: "ab", tokenEndpointAuthMethod: .clientSecretJWT)
+        #expect(throws: OAuthError.self) { try short.configuration(from: base) }
+        let long = ClientRegistration(
+            clientID: "new", clientSecret: String(repeating: "k", count: 43), tokenEndpointAuthMethod: .clientSecretJWT)
+        #expect(throws: Never.self) { try long.configuration(from: base) }
+    }
 }

@@ -63,14 +63,32 @@ public struct ClientAssertion: Sendable, Hashable {
     /// The compact JWS for `client_secret_jwt`: HS256, keyed with the client secret's UTF-8
     /// bytes (OpenID Connect Core §9).
     ///
-    /// - Throws: ``OAuthError/Code/invalidConfiguration`` for an empty secret.
+    /// - Throws: ``OAuthError/Code/invalidConfiguration`` for a secret shorter than
+    ///   ``minimumSecretLength`` bytes: an HS256 key of fewer than 256 bits is refused by
+    ///   RFC 7518 §3.2, and a short one is recovered from a single assertion.
     public func signed(withSecret secret: String) throws(OAuthError) -> String {
-        guard !secret.isEmpty else {
-            throw OAuthError(code: .invalidConfiguration, message: "client_secret_jwt needs a client secret")
+        if let problem = Self.secretProblem(secret) {
+            throw OAuthError(code: .invalidConfiguration, message: problem)
         }
         let input = signingInput(algorithm: .hs256, keyID: nil)
         let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return input + "." + Data(mac).base64URLEncodedString()
+    }
+
+    /// The shortest client secret `client_secret_jwt` signs with, in UTF-8 bytes: 32, the 256
+    /// bits RFC 7518 §3.2 requires of an HS256 key.
+    public static let minimumSecretLength = 32
+
+    /// Why `secret` cannot key `client_secret_jwt`; `nil` when it can.
+    static func secretProblem(_ secret: String?) -> String? {
+        guard let secret, !secret.isEmpty else { return "client_secret_jwt needs a client secret" }
+        let length = secret.utf8.count
+        guard length >= minimumSecretLength else {
+            return "client_secret_jwt needs a client secret of at least \(minimumSecretLength) bytes (256 bits, "
+                + "RFC 7518 §3.2); this one has \(length): use client_secret_basic or client_secret_post with it, "
+                + "or ask the provider for a longer secret"
+        }
+        return nil
     }
 
     private func signingInput(algorithm: ClientAssertionKey.Algorithm, keyID: String?) -> String {

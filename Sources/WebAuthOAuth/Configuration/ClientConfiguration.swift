@@ -249,6 +249,10 @@ public struct ClientConfiguration: Sendable, Hashable {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message: "client authentication \(effectiveClientAuthentication) needs a client secret")
+        } else if effectiveClientAuthentication == .clientSecretJWT,
+            let problem = ClientAssertion.secretProblem(clientSecret)
+        {
+            throw OAuthError(code: .invalidConfiguration, message: problem)
         }
         if grant == .clientCredentials, effectiveClientAuthentication == .none {
             throw OAuthError(
