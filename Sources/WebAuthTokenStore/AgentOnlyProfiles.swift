@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthTokenFiles
 
 /// The names of the profiles an agent holds with nothing on disk (`login --agent-only`), in a
 /// file beside its socket (`agent.sock.agent-only`, mode 0600, one name a line, no secret): so
@@ -13,10 +14,15 @@ package struct AgentOnlyProfiles: Sendable {
         path = socketPath + ".agent-only"
     }
 
-    /// The names listed; none when there is no file or it cannot be read.
+    /// The names listed; none when there is no file, or it cannot be read, or it is not one
+    /// the stores trust as they trust the profile index (a regular file of this user's, not a
+    /// link, not writable by group or others: see `TokenFileLayout.isTrustedIndex`). A FIFO or
+    /// a device there never hangs the read.
     package func names() -> Set<String> {
-        guard let data = FileManager.default.contents(atPath: path), data.count <= 64 * 1024 else { return [] }
-        return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
+        guard let bytes = TrustedFile.read(path, limit: 64 * 1024, trusted: TokenFileLayout.isTrustedIndex) else {
+            return []
+        }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
     }
 
     /// Whether `profile` is listed.
