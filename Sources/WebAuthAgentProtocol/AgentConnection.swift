@@ -1,8 +1,9 @@
 import WebAuthPlatform
 
-/// The client side of the agent protocol, blocking: connect, check who listens, send one
-/// request line, read one answer line, within one deadline. No Foundation networking: the fast
-/// path links it.
+/// The client side of the agent protocol, blocking: check the socket file
+/// (``AgentSocketTrust``), connect within ``AgentProtocol/connectTimeout``, check who listens,
+/// send one request line, read one answer line, within one deadline. No Foundation
+/// networking: the fast path links it.
 package enum AgentConnection {
     /// Why no answer came.
     package enum Failure: Error, Sendable, Hashable {
@@ -17,22 +18,30 @@ package enum AgentConnection {
         case badAnswer
         /// The path cannot be a socket address, or connecting failed otherwise.
         case unreachable
+        /// The socket or its directory could be another user's (see ``AgentSocketTrust``): it
+        /// was not connected to.
+        case untrusted(AgentSocketTrust.Problem)
     }
 
-    /// Sends `request` to the agent at `path` and returns its answer.
+    /// Sends `request` to the agent at `path` and returns its answer: connected within
+    /// ``AgentProtocol/connectTimeout`` (or `timeout`, if shorter), answered within `timeout`
+    /// of the connection.
     package static func exchange(
         _ request: AgentRequest, path: String, timeout: Duration = AgentProtocol.defaultTimeout
     ) -> Result<AgentAnswer, Failure> {
-        let deadline = ContinuousClock.now + timeout
+        if let failure = checkFile(path) { return .failure(failure) }
         let socket: Int32
         do {
-            socket = try LocalSocket.connect(.path(path), deadline: deadline)
+            let connecting = ContinuousClock.now + min(timeout, AgentProtocol.connectTimeout)
+            socket = try LocalSocket.connect(.path(path), deadline: connecting)
         } catch {
             if error.isNothingListening { return .failure(.noAgent) }
             if case .timedOut = error { return .failure(.noAnswer) }
             return .failure(.unreachable)
         }
         defer { Descriptor.close(socket) }
+        // The time for the answer (a confirmation's minute included) runs from the connection.
+        let deadline = ContinuousClock.now + timeout
         // A socket someone else serves is never sent a request: it could be a planted one.
         let owner = LocalSocket.peerUserID(socket)
         guard let owner, owner == CurrentProcess.effectiveUserID || owner == 0 else {
@@ -54,5 +63,24 @@ package enum AgentConnection {
             else { return .failure(.noAnswer) }
             received += more
         }
+    }
+
+    /// Why the socket file at `path` is not connected to; `nil` when it may be.
+    private static func checkFile(_ path: String) -> Failure? {
+        let socket: FileStatus
+        do {
+            socket = try FileSystem.status(path, followingLinks: false)
+        } catch {
+            return error == .noSuchEntry ? .noAgent : .unreachable
+        }
+        let directoryPath: String
+        if let slash = path.lastIndex(of: "/") {
+            directoryPath = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            directoryPath = "."
+        }
+        guard let directory = try? FileSystem.status(directoryPath, followingLinks: false) else { return .unreachable }
+        return AgentSocketTrust.problem(socket: socket, directory: directory, user: CurrentProcess.effectiveUserID)
+            .map(Failure.untrusted)
     }
 }

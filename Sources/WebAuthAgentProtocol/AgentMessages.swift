@@ -31,6 +31,9 @@ package enum AgentProtocol {
     package static let maximumAnswerLength = 64 * 1024
     /// How long a client waits for the agent: connecting, sending and reading together.
     package static let defaultTimeout: Duration = .seconds(5)
+    /// How long a client waits to be connected, whatever the request: a socket whose listener
+    /// accepts nothing (a full queue) stalls no caller for longer.
+    package static let connectTimeout: Duration = .seconds(5)
     /// How long a client waits when the agent may be asking the person to confirm.
     package static let confirmationTimeout: Duration = .seconds(65)
     /// How long the agent gives a connection to send its request line.

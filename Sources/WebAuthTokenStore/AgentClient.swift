@@ -280,6 +280,7 @@ public struct AgentClient: Sendable, Hashable {
         case .noAnswer: "the agent on \(path) did not answer"
         case .badAnswer: "the agent on \(path) answered in another protocol version"
         case .unreachable: "the agent socket \(path) cannot be reached"
+        case .untrusted(let problem): "the agent socket \(path) was not asked: \(problem)"
         }
     }
 
