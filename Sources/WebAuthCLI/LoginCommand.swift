@@ -124,7 +124,19 @@ struct LoginCommand: AsyncParsableCommand {
         var signIn = ProfileSignIn(
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
-        if agentOnly { signIn.agentOnly = AgentClient(environment: environment) }
+        if agentOnly {
+            // Refused before the person signs in, not after: the agent takes a configuration
+            // that names its provider by the issuer alone.
+            if let problem = AgentOnlyEntryRule.problem(in: configuration) {
+                throw CommandFailure(
+                    status: ExitStatus.invalidInput, code: "agentOnlyConfiguration",
+                    message: "--agent-only cannot be used here: \(problem)",
+                    fix:
+                        "sign in to the store without --agent-only, then hand the profile to the agent with `webauth agent add \(profile)`"
+                )
+            }
+            signIn.agentOnly = AgentClient(environment: environment)
+        }
         try await runAlone(signIn, output: output, terminal: terminal) { lease in
             try await signIn.run(configuration: configuration, terminal: terminal, lease: lease)
         }

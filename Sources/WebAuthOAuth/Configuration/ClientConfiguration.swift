@@ -296,7 +296,7 @@ extension ClientConfiguration {
         }
 
         /// The endpoints that are set, with their names.
-        var all: [(String, URL)] {
+        package var all: [(String, URL)] {
             [
                 ("authorization endpoint", authorization), ("token endpoint", token),
                 ("revocation endpoint", revocation), ("userinfo endpoint", userInfo),
