@@ -16,6 +16,8 @@ import WebAuthTokenStore
 ///   for during the idle time.
 /// - A profile whose refresh the provider refused is marked: each request gets that refusal
 ///   until it is added again.
+/// - Through the forwarding door (``AgentDoor/forwarding``) only profiles added with
+///   `--forward` are held at all: any other is answered as not held.
 package struct AgentHolder: Sendable {
     /// The agent's limits on how long it holds profiles.
     package struct Policy: Sendable, Hashable {
@@ -73,8 +75,10 @@ package struct AgentHolder: Sendable {
         package var answerLine: [UInt8] { sealedAnswer.bytes }
 
         init(
-            entry: StoredTokens, source: Source, addedAt: Date, forgetAt: Date?, lastUsedAt: Date, refusal: String?
+            entry: StoredTokens, source: Source, addedAt: Date, forgetAt: Date?, lastUsedAt: Date, refusal: String?,
+            forwarded: Bool
         ) {
+            self.forwarded = forwarded
             self.receivedAt = entry.tokens.receivedAt
             self.expiresAt = entry.tokens.expiresAt
             self.sealedAnswer = SealedBytes([])
@@ -96,6 +100,8 @@ package struct AgentHolder: Sendable {
         package var lastUsedAt: Date
         /// Why the provider refused its refresh, when it did.
         package var refusal: String?
+        /// Whether the forwarding socket serves its tokens (`agent add --forward`).
+        package var forwarded: Bool
     }
 
     /// The part of an access token's lifetime, at its end, in which it is refreshed ahead.
@@ -112,14 +118,22 @@ package struct AgentHolder: Sendable {
     }
 
     /// Holds `entry` as `profile` from `now` on (replacing what was held, and any refusal);
-    /// `lifetime` overrides the policy's.
+    /// `lifetime` overrides the policy's; `forwarded` serves it on the forwarding socket too.
     package mutating func add(
-        _ entry: StoredTokens, profile: String, source: Source, now: Date, lifetime: Duration? = nil
+        _ entry: StoredTokens, profile: String, source: Source, now: Date, lifetime: Duration? = nil,
+        forwarded: Bool = false
     ) {
         let life = lifetime ?? policy.lifetime
         profiles[profile] = Held(
             entry: entry, source: source, addedAt: now, forgetAt: life.map { now.addingTimeInterval($0.seconds) },
-            lastUsedAt: now, refusal: nil)
+            lastUsedAt: now, refusal: nil, forwarded: forwarded)
+    }
+
+    /// The profile held under `profile` as the request's `door` sees it: through the forwarding
+    /// door, only a forwarded one.
+    package func held(_ profile: String, through door: AgentDoor) -> Held? {
+        guard let held = profiles[profile], door == .full || held.forwarded else { return nil }
+        return held
     }
 
     /// Forgets `profile`; whether it was held.
@@ -140,9 +154,9 @@ package struct AgentHolder: Sendable {
         case refused(String)
     }
 
-    /// The decision for a token request (see ``Decision``).
-    package func decide(profile: String, minimumValidity: Duration, now: Date) -> Decision {
-        guard let held = profiles[profile], !isForgettable(held, now: now) else { return .notHeld }
+    /// The decision for a token request through `door` (see ``Decision``).
+    package func decide(profile: String, minimumValidity: Duration, now: Date, door: AgentDoor = .full) -> Decision {
+        guard let held = held(profile, through: door), !isForgettable(held, now: now) else { return .notHeld }
         if let refusal = held.refusal { return .refused(refusal) }
         // The rule every token store and the fast path hand tokens out by.
         guard TokenFreshnessRule.isFresh(expiresAt: held.expiresAt, at: now, minimumValidity: minimumValidity) else {
@@ -153,11 +167,13 @@ package struct AgentHolder: Sendable {
 
     /// The answer line for a token request that can be served as it is — the profile held, not
     /// refused, its token fresh for `minimumValidity` — recorded as a use at `now`; `nil` when
-    /// the request needs more (see ``decide(profile:minimumValidity:now:)``).
-    package mutating func serveAsHeld(profile: String, minimumValidity: Duration, now: Date) -> [UInt8]? {
-        guard case .serve(let line) = decide(profile: profile, minimumValidity: minimumValidity, now: now) else {
-            return nil
-        }
+    /// the request needs more (see ``decide(profile:minimumValidity:now:door:)``).
+    package mutating func serveAsHeld(
+        profile: String, minimumValidity: Duration, now: Date, door: AgentDoor = .full
+    ) -> [UInt8]? {
+        guard
+            case .serve(let line) = decide(profile: profile, minimumValidity: minimumValidity, now: now, door: door)
+        else { return nil }
         used(profile, now: now)
         return line
     }

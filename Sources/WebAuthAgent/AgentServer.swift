@@ -7,16 +7,20 @@ import WebAuthDesktopSocket
 import WebAuthPlatform
 import WebAuthSocketServer
 
-/// The agent's socket: where it listens, how a stale or foreign socket there is treated, and
-/// the serving of connections — one request line, one answer line — on a ``UnixSocketServer``
-/// (same user and root only, bounded lines, a deadline on the request).
+/// The agent's two sockets: where they listen, how a stale or foreign socket there is treated,
+/// and the serving of connections — one request line, one answer line — on a
+/// ``UnixSocketServer`` each (same user and root only, bounded lines, a deadline on the
+/// request).
 ///
-/// The socket is the one the environment names (``AgentSocketPath``), or the descriptor systemd
-/// passes (`LISTEN_FDS`, `LISTEN_PID`: descriptor 3). A socket file already at the path is
-/// replaced when it is this user's and nothing answers on it (left by an agent that died), and
-/// refused — with a message naming its owner — when another user owns it or an agent answers
-/// there. The socket is made under a name of its own, mode 0600, and renamed into place once it
-/// listens; it is removed when the agent stops (unless systemd passed it).
+/// The full socket is the one the environment names (``AgentSocketPath``); the forwarding
+/// socket, meant for `ssh -R` and containers, is beside it (``AgentSocketPath/forwardingPath``)
+/// and serves only tokens of forwarded profiles (``AgentDoor``). Under systemd socket
+/// activation (`LISTEN_FDS`, `LISTEN_PID`) descriptor 3 is the full socket and descriptor 4,
+/// when passed, the forwarding one. A socket file already at a path is replaced when it is this
+/// user's and nothing answers on it (left by an agent that died), and refused — with a message
+/// naming its owner — when another user owns it or an agent answers there. Each socket is made
+/// under a name of its own, mode 0600, and renamed into place once it listens; both are removed
+/// when the agent stops (unless systemd passed them).
 package final class AgentServer: Sendable {
     /// Why the agent could not start.
     package struct StartFailure: Error, CustomStringConvertible {
@@ -29,33 +33,46 @@ package final class AgentServer: Sendable {
         maximumConnections: 256, maximumLineLength: AgentProtocol.maximumRequestLength,
         firstLineTimeout: AgentProtocol.requestTimeout, servesRoot: true)
 
-    /// The socket's path (for a passed descriptor, the path the environment names).
+    /// The full socket's path (for a passed descriptor, the path the environment names).
     package let path: String
-    private let server: UnixSocketServer
+    /// The forwarding socket's path; `nil` when systemd passed the full socket alone.
+    package let forwardingPath: String?
+    private let servers: [(door: AgentDoor, server: UnixSocketServer)]
     private let service: AgentService
-    private let ownsPath: Bool
+    private let ownsPaths: Bool
     private let logger: Logger
 
-    private init(path: String, server: UnixSocketServer, service: AgentService, ownsPath: Bool, logger: Logger) {
+    private init(
+        path: String, forwardingPath: String?, servers: [(door: AgentDoor, server: UnixSocketServer)],
+        service: AgentService, ownsPaths: Bool, logger: Logger
+    ) {
         self.path = path
-        self.server = server
+        self.forwardingPath = forwardingPath
+        self.servers = servers
         self.service = service
-        self.ownsPath = ownsPath
+        self.ownsPaths = ownsPaths
         self.logger = logger
     }
 
-    /// Listens for `service`: on the descriptor systemd passed when `environment` says so, else
-    /// at `socket`'s path, prepared as the type describes.
+    /// Listens for `service`: on the descriptors systemd passed when `environment` says so, else
+    /// at `socket`'s paths, prepared as the type describes.
     package static func start(
         service: AgentService, socket: AgentSocketPath, environment: [String: String], logger: Logger
     ) async throws -> AgentServer {
-        if let passed = passedDescriptor(environment: environment) {
-            let server = try await UnixSocketServer.start(
-                descriptor: passed, limits: limits, logger: logger, immediate: immediateAnswer(service)
-            ).get()
-            return AgentServer(path: socket.path, server: server, service: service, ownsPath: false, logger: logger)
+        if let passed = passedDescriptors(environment: environment) {
+            var servers: [(door: AgentDoor, server: UnixSocketServer)] = []
+            for (door, descriptor) in zip([AgentDoor.full, .forwarding], passed) {
+                let server = try await UnixSocketServer.start(
+                    descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door)
+                ).get()
+                servers.append((door, server))
+            }
+            let forwarding = passed.count > 1 ? socket.forwardingPath : nil
+            if let forwarding { await service.servesForwarding(at: forwarding) }
+            return AgentServer(
+                path: socket.path, forwardingPath: forwarding, servers: servers, service: service, ownsPaths: false,
+                logger: logger)
         }
-        let path = socket.path
         if socket.isNamed {
             // Only the default directory is made here; a named socket's directory must exist.
             guard let info = try? FileSystem.status(socket.directory), info.kind == .directory else {
@@ -69,6 +86,29 @@ package final class AgentServer: Sendable {
                 throw StartFailure(description: error.description)
             }
         }
+        var servers: [(door: AgentDoor, server: UnixSocketServer)] = []
+        var placed: [String] = []
+        do {
+            for (door, path) in [(AgentDoor.full, socket.path), (.forwarding, socket.forwardingPath)] {
+                servers.append((door, try await listen(at: path, door: door, service: service, logger: logger)))
+                placed.append(path)
+            }
+        } catch {
+            for (_, server) in servers { await server.closeUnserved() }
+            for path in placed { DesktopSocketCalls.removeFile(path) }
+            throw error
+        }
+        await service.servesForwarding(at: socket.forwardingPath)
+        return AgentServer(
+            path: socket.path, forwardingPath: socket.forwardingPath, servers: servers, service: service,
+            ownsPaths: true, logger: logger)
+    }
+
+    /// Listens at `path` for requests through `door`: a stale socket there replaced, the new
+    /// one bound under a name of its own and renamed into place once it listens.
+    private static func listen(
+        at path: String, door: AgentDoor, service: AgentService, logger: Logger
+    ) async throws -> UnixSocketServer {
         try replaceStaleSocket(at: path)
         let pending = path + ".\(CurrentProcess.id).new"
         DesktopSocketCalls.removeFile(pending)
@@ -76,7 +116,7 @@ package final class AgentServer: Sendable {
         do {
             let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pending)
             server = try await UnixSocketServer.start(
-                descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service)
+                descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door)
             ).get()
         } catch {
             DesktopSocketCalls.removeFile(pending)
@@ -89,25 +129,25 @@ package final class AgentServer: Sendable {
             DesktopSocketCalls.removeFile(pending)
             throw StartFailure(description: error.description)
         }
-        return AgentServer(path: path, server: server, service: service, ownsPath: true, logger: logger)
+        return server
     }
 
-    /// What the server answers on its event loop: a token the service holds ready (see
-    /// ``AgentService/immediateAnswer(to:)``).
-    static func immediateAnswer(_ service: AgentService) -> UnixSocketServer.ImmediateAnswer {
+    /// What a server answers on its event loop: a token the service holds ready for requests
+    /// through `door` (see ``AgentService/immediateAnswer(to:through:)``).
+    static func immediateAnswer(_ service: AgentService, _ door: AgentDoor) -> UnixSocketServer.ImmediateAnswer {
         { first, _ in
             guard case .line(let bytes) = first else { return nil }
-            return service.immediateAnswer(to: bytes)
+            return service.immediateAnswer(to: bytes, through: door)
         }
     }
 
-    /// The descriptor systemd passed (3), when `LISTEN_PID` is this process and `LISTEN_FDS`
-    /// is at least 1.
-    static func passedDescriptor(environment: [String: String]) -> Int32? {
+    /// The descriptors systemd passed — 3, and 4 when `LISTEN_FDS` is at least 2 — when
+    /// `LISTEN_PID` is this process and `LISTEN_FDS` is at least 1.
+    static func passedDescriptors(environment: [String: String]) -> [Int32]? {
         guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == CurrentProcess.id,
             let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
         else { return nil }
-        return 3
+        return count >= 2 ? [3, 4] : [3]
     }
 
     /// Removes a socket left at `path` by an agent that is gone; refuses one another user owns,
@@ -143,12 +183,12 @@ package final class AgentServer: Sendable {
         }
     }
 
-    /// Serves until ``requestStop()`` (or a `stop` request); then removes the socket (when it
-    /// made it) and returns.
+    /// Serves until ``requestStop()`` (or a `stop` request); then removes the sockets (when it
+    /// made them) and returns.
     package func run() async {
         let service = service
-        let server = server
-        await service.onStop { server.requestClose() }
+        let servers = servers
+        await service.onStop { for (_, server) in servers { server.requestClose() } }
         let ticker = Task {
             while !Task.isCancelled {
                 let next = await service.tick()
@@ -156,21 +196,33 @@ package final class AgentServer: Sendable {
                 try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
             }
         }
-        await server.run(cancellingConnectionsAtClose: true) { connection, peer in
-            await Self.serve(connection, peer: peer, service: service)
+        await withDiscardingTaskGroup { group in
+            for (door, server) in servers {
+                group.addTask {
+                    await server.run(cancellingConnectionsAtClose: true) { connection, peer in
+                        await Self.serve(connection, peer: peer, door: door, service: service)
+                    }
+                    // One socket closing (a stop, a signal) closes the other.
+                    for (_, other) in servers { other.requestClose() }
+                }
+            }
         }
         ticker.cancel()
-        if ownsPath { DesktopSocketCalls.removeFile(path) }
+        if ownsPaths {
+            DesktopSocketCalls.removeFile(path)
+            if let forwardingPath { DesktopSocketCalls.removeFile(forwardingPath) }
+        }
         logger.info("stopped")
     }
 
     /// Stops accepting; ``run()`` then returns.
     package func requestStop() {
-        server.requestClose()
+        for (_, server) in servers { server.requestClose() }
     }
 
     private static func serve(
-        _ connection: UnixSocketServer.Connection, peer: UnixSocketServer.Peer, service: AgentService
+        _ connection: UnixSocketServer.Connection, peer: UnixSocketServer.Peer, door: AgentDoor,
+        service: AgentService
     ) async {
         var stop = false
         try? await connection.executeThenClose { inbound, outbound in
@@ -181,7 +233,8 @@ package final class AgentServer: Sendable {
             case .line(let bytes), .endOfInput(let bytes):
                 if let request = AgentRequest(line: bytes) {
                     answer = await service.answer(
-                        request, from: AgentService.Asker(processID: peer.processID, userID: peer.userID))
+                        request, from: AgentService.Asker(processID: peer.processID, userID: peer.userID),
+                        through: door)
                     stop = request.operation == .stop && answer.ok
                 } else if let version = AgentRequest.version(of: bytes), version != AgentProtocol.version {
                     answer = .failure(

@@ -64,11 +64,11 @@ extension AgentService {
     /// profile's access token — refreshed first when it is not valid for the validity asked —
     /// kept in memory and served from there while it is valid for the validity asked.
     func exchangedToken(
-        _ profile: String, for target: ExchangeTarget, minimumValidity: Duration, asker: Asker
+        _ profile: String, for target: ExchangeTarget, minimumValidity: Duration, asker: Asker, door: AgentDoor
     ) async -> AgentAnswer {
         forgetExchangesOfProfilesNotHeld()
         let time = now()
-        switch holder.withLock({ $0.decide(profile: profile, minimumValidity: .zero, now: time) }) {
+        switch holder.withLock({ $0.decide(profile: profile, minimumValidity: .zero, now: time, door: door) }) {
         case .notHeld:
             return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
         case .refused(let reason):
@@ -76,7 +76,7 @@ extension AgentService {
         case .serve, .refresh:
             break
         }
-        guard await confirmed(profile, asker: asker, target: target) else {
+        guard await confirmed(profile, asker: asker, door: door, target: target) else {
             return .failure(.confirmationRefused, "the token of profile \"\(profile)\" for \(target) was not allowed")
         }
         let tokens: TokenSet

@@ -33,8 +33,23 @@ package actor AgentService {
         }
     }
 
+    /// A question for the person.
+    package struct Question: Sendable, Hashable {
+        /// The question, naming the asking process, the profile and what it asks.
+        package var text: String
+        /// Whether only an explicit, typed yes allows: for a request through the forwarding
+        /// socket, whose asker is on another machine.
+        package var needsTypedYes: Bool
+
+        /// A question.
+        package init(text: String, needsTypedYes: Bool) {
+            self.text = text
+            self.needsTypedYes = needsTypedYes
+        }
+    }
+
     /// How a confirmation is asked: the question in, the person's yes or no out.
-    package typealias Confirmation = @Sendable (_ question: String) async -> Bool
+    package typealias Confirmation = @Sendable (_ question: Question) async -> Bool
 
     /// The held profiles and their decisions, shared with ``immediateAnswer(to:)``.
     let holder: Mutex<AgentHolder>
@@ -50,17 +65,24 @@ package actor AgentService {
     private var retryAheadAt: [String: Date] = [:]
     /// The exchanged tokens kept and the exchanges under way (see `AgentService+Exchange.swift`).
     var exchangeState = ExchangeState()
-    /// Recent answers to confirmations, by asking process and profile: a process that asks
-    /// again at once (the fast path handing over to the full program, which keeps the process
-    /// ID) gets the same answer without a second question.
+    /// Recent answers to confirmations, by door, asking process and profile: a process that
+    /// asks again at once (the fast path handing over to the full program, which keeps the
+    /// process ID) gets the same answer without a second question. Through the forwarding door
+    /// only refusals are remembered: every far-side request comes from the one `ssh` process,
+    /// so an allowance kept for it would serve every far-side program.
     private var recentConfirmations: [ConfirmationKey: (allowed: Bool, at: Date)] = [:]
     private var stopHandler: (@Sendable () -> Void)?
     private let agentOnlyList: AgentOnlyProfiles?
+    /// The forwarding socket's path, once the server listens there.
+    private var forwardingSocket: String?
 
     private struct ConfirmationKey: Hashable {
+        var door: AgentDoor
         var processID: Int32
         var profile: String
         var target: ExchangeTarget?
+        /// `add` rather than a token.
+        var adding: Bool
     }
 
     /// How long a confirmation's answer holds for the same process and profile.
@@ -99,6 +121,11 @@ package actor AgentService {
         self.logger = logger
     }
 
+    /// Records that the forwarding socket listens at `path` (for `status`).
+    package func servesForwarding(at path: String) {
+        forwardingSocket = path
+    }
+
     /// Sets what a `stop` request calls (after its answer is written).
     package func onStop(_ handler: @escaping @Sendable () -> Void) {
         stopHandler = handler
@@ -109,11 +136,22 @@ package actor AgentService {
         stopHandler?()
     }
 
-    /// The answer to `request` from `asker`.
-    package func answer(_ request: AgentRequest, from asker: Asker) async -> AgentAnswer {
+    /// The answer to `request` from `asker`, which came in through `door`.
+    ///
+    /// Through the forwarding door only `token` is served, and only for profiles added with
+    /// `--forward`: any other profile is answered as not held, any other operation is refused
+    /// with ``AgentAnswer/Code/notServedHere``.
+    package func answer(_ request: AgentRequest, from asker: Asker, through door: AgentDoor = .full) async
+        -> AgentAnswer
+    {
         guard request.version == AgentProtocol.version else {
             return .failure(
                 .version, "the agent speaks protocol version \(AgentProtocol.version), not \(request.version)")
+        }
+        guard door == .full || request.operation == .token else {
+            return .failure(
+                .notServedHere,
+                "the agent's forwarding socket serves tokens only; manage the agent on its own machine")
         }
         let time = now()
         _ = holder.withLock { $0.forgetExpired(now: time) }
@@ -127,8 +165,8 @@ package actor AgentService {
                 return .failure(.badRequest, "the request names no valid profile")
             }
             switch request.operation {
-            case .token: return await token(profile, request: request, asker: asker)
-            case .add: return await add(profile, request: request)
+            case .token: return await token(profile, request: request, asker: asker, door: door)
+            case .add: return await add(profile, request: request, asker: asker)
             default:
                 let removed = holder.withLock { $0.remove(profile) }
                 exchangeState.kept.forget(profile)
@@ -140,14 +178,15 @@ package actor AgentService {
 
     // MARK: - Requests
 
-    /// The answer line to `line` when it is a token request the held token answers as it is,
-    /// and the agent does not confirm: the answer the actor would give, without its hop (see
-    /// ``AgentHolder/serveAsHeld(profile:minimumValidity:now:)``). `nil` leaves the request to
-    /// ``answer(_:from:)``. Quick and non-blocking, for the server's event loop.
-    package nonisolated func immediateAnswer(to line: [UInt8]) -> [UInt8]? {
+    /// The answer line to `line`, come in through `door`, when it is a token request the held
+    /// token answers as it is, and the agent does not confirm: the answer the actor would give,
+    /// without its hop (see ``AgentHolder/serveAsHeld(profile:minimumValidity:now:door:)``).
+    /// `nil` leaves the request to ``answer(_:from:through:)``. Quick and non-blocking, for the
+    /// server's event loop.
+    package nonisolated func immediateAnswer(to line: [UInt8], through door: AgentDoor = .full) -> [UInt8]? {
         guard confirmation == nil, let (profile, validity) = heldTokenRequest(line) else { return nil }
         let time = now()
-        return holder.withLock { $0.serveAsHeld(profile: profile, minimumValidity: validity, now: time) }
+        return holder.withLock { $0.serveAsHeld(profile: profile, minimumValidity: validity, now: time, door: door) }
     }
 
     /// The profile and validity `line` asks for, when it is a valid request for a profile's own
@@ -175,25 +214,38 @@ package actor AgentService {
         return .milliseconds(Int64(validity * 1000))
     }
 
-    private func token(_ profile: String, request: AgentRequest, asker: Asker) async -> AgentAnswer {
+    private func token(_ profile: String, request: AgentRequest, asker: Asker, door: AgentDoor) async -> AgentAnswer {
         guard let minimumValidity = Self.minimumValidity(of: request) else {
             return .failure(.badRequest, "min_validity must be a number of seconds")
         }
         switch Self.target(of: request) {
         case .success(let target)?:
-            return await exchangedToken(profile, for: target, minimumValidity: minimumValidity, asker: asker)
+            return await exchangedToken(
+                profile, for: target, minimumValidity: minimumValidity, asker: asker, door: door)
         case .failure(let failure)?:
             return AgentAnswer(ok: false, error: failure)
         case nil:
             break
         }
         let time = now()
-        switch holder.withLock({ $0.decide(profile: profile, minimumValidity: minimumValidity, now: time) }) {
+        let decision = holder.withLock {
+            $0.decide(profile: profile, minimumValidity: minimumValidity, now: time, door: door)
+        }
+        switch decision {
         case .notHeld:
             return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
         case .refused(let reason):
             return .failure(.refreshRefused, reason)
-        case .serve:
+        case .serve, .refresh:
+            break
+        }
+        // The question comes before anything the request causes: a refresh it needs is made
+        // only once the person allowed the token.
+        guard await confirmed(profile, asker: asker, door: door) else {
+            return .failure(.confirmationRefused, "the token of profile \"\(profile)\" was not allowed")
+        }
+        switch decision {
+        case .serve, .notHeld, .refused:
             break
         case .refresh:
             let tokens: TokenSet
@@ -211,12 +263,9 @@ package actor AgentService {
                 )
             }
         }
-        guard await confirmed(profile, asker: asker) else {
-            return .failure(.confirmationRefused, "the token of profile \"\(profile)\" was not allowed")
-        }
         let served = now()
         let line = holder.withLock { holder -> [UInt8]? in
-            guard let held = holder.profiles[profile] else { return nil }
+            guard let held = holder.held(profile, through: door) else { return nil }
             holder.used(profile, now: served)
             return held.answerLine
         }
@@ -226,17 +275,31 @@ package actor AgentService {
         return answer
     }
 
-    private func add(_ profile: String, request: AgentRequest) async -> AgentAnswer {
-        exchangeState.kept.forget(profile)
+    private func add(_ profile: String, request: AgentRequest, asker: Asker) async -> AgentAnswer {
         let lifetime = request.lifetime.flatMap { $0 > 0 && $0.isFinite ? Duration.seconds($0) : nil }
+        let forwarded = request.forward ?? false
+        var given: StoredTokens?
         if let text = request.entry {
             guard let entry = try? TokenEntryFormat.decoder().decode(StoredTokens.self, from: Data(text.utf8)) else {
                 return .failure(.badRequest, "the entry given for profile \"\(profile)\" cannot be read")
             }
+            // Nothing a request names is read or called on its word: no file, no endpoint.
+            if let problem = AgentOnlyEntryRule.problem(in: entry) {
+                return .failure(.badRequest, "the entry given for profile \"\(profile)\" is refused: \(problem)")
+            }
+            given = entry
+        }
+        guard await confirmed(profile, asker: asker, door: .full, adding: (forwarded, given != nil)) else {
+            return .failure(.confirmationRefused, "adding profile \"\(profile)\" was not allowed")
+        }
+        exchangeState.kept.forget(profile)
+        if let given {
             let time = now()
-            holder.withLock { $0.add(entry, profile: profile, source: .agentOnly, now: time, lifetime: lifetime) }
+            holder.withLock {
+                $0.add(given, profile: profile, source: .agentOnly, now: time, lifetime: lifetime, forwarded: forwarded)
+            }
             listAgentOnly()
-            logger.info("holding profile \"\(profile)\" (agent only)")
+            logger.info("holding profile \"\(profile)\" (agent only\(forwarded ? ", forwarded" : ""))")
             return .done
         }
         do {
@@ -244,10 +307,12 @@ package actor AgentService {
                 return .failure(.notSignedIn, "profile \"\(profile)\" is not signed in")
             }
             let time = now()
-            holder.withLock { $0.add(entry, profile: profile, source: .store, now: time, lifetime: lifetime) }
+            holder.withLock {
+                $0.add(entry, profile: profile, source: .store, now: time, lifetime: lifetime, forwarded: forwarded)
+            }
             listAgentOnly()
             retryAheadAt[profile] = nil
-            logger.info("holding profile \"\(profile)\" from the store")
+            logger.info("holding profile \"\(profile)\" from the store\(forwarded ? ", forwarded" : "")")
             return .done
         } catch let error as TokenStoreError {
             return .failure(.failed, "profile \"\(profile)\" cannot be read: \(error.message)")
@@ -281,28 +346,49 @@ package actor AgentService {
                 name: name, source: held.source.rawValue,
                 expiresAt: held.expiresAt?.timeIntervalSince1970,
                 forgetAt: held.forgetAt?.timeIntervalSince1970, lastUsedAt: held.lastUsedAt.timeIntervalSince1970,
-                refused: held.refusal != nil)
+                refused: held.refusal != nil, forwarded: held.forwarded)
         }
-        return AgentAnswer.Status(processID: getpid(), confirms: confirmation != nil, profiles: profiles)
+        return AgentAnswer.Status(
+            processID: getpid(), confirms: confirmation != nil, profiles: profiles, forwardingSocket: forwardingSocket)
     }
 
     // MARK: - Confirmation
 
-    func confirmed(_ profile: String, asker: Asker, target: ExchangeTarget? = nil) async -> Bool {
+    /// Whether the person allows what `asker`, come in through `door`, asks of `profile`: a
+    /// token (for `target`, when exchanged), or — with `adding` — holding the profile (whether
+    /// forwarded, and whether given in the request). `true` when the agent does not confirm.
+    func confirmed(
+        _ profile: String, asker: Asker, door: AgentDoor, target: ExchangeTarget? = nil,
+        adding: (forwarded: Bool, given: Bool)? = nil
+    ) async -> Bool {
         guard let confirmation else { return true }
-        let key = ConfirmationKey(processID: asker.processID, profile: profile, target: target)
+        let key = ConfirmationKey(
+            door: door, processID: asker.processID, profile: profile, target: target, adding: adding != nil)
         let time = now()
         recentConfirmations = recentConfirmations.filter {
             time.timeIntervalSince($0.value.at) < Self.confirmationMemory
         }
-        if let recent = recentConfirmations[key] { return recent.allowed }
-        let question =
-            "Allow process \(asker.processID) (\(Self.command(of: asker.processID))) a token of webauth profile \"\(profile)\""
-            + (target.map { " for \($0)" } ?? "") + "?"
-        let allowed = await confirmation(question)
+        if let recent = recentConfirmations[key], door == .full || !recent.allowed { return recent.allowed }
+        let asking = "process \(asker.processID) (\(Self.command(of: asker.processID)))"
+        let text: String
+        if let adding {
+            text =
+                "Allow \(asking) to add webauth profile \"\(profile)\" to the agent"
+                + (adding.given ? " (signed in to the agent alone)" : "")
+                + (adding.forwarded ? ", served on its forwarding socket" : "") + "?"
+        } else if door == .forwarding {
+            text =
+                "Allow a forwarded request (through \(asking)) a token of webauth profile \"\(profile)\""
+                + (target.map { " for \($0)" } ?? "") + "?"
+        } else {
+            text =
+                "Allow \(asking) a token of webauth profile \"\(profile)\"" + (target.map { " for \($0)" } ?? "") + "?"
+        }
+        let allowed = await confirmation(Question(text: text, needsTypedYes: door == .forwarding))
         recentConfirmations[key] = (allowed, now())
         logger.info(
-            "a token of profile \"\(profile)\" was \(allowed ? "allowed" : "refused") to process \(asker.processID)")
+            "\(adding == nil ? "a token of" : "adding") profile \"\(profile)\" was \(allowed ? "allowed" : "refused") to process \(asker.processID) (\(door.rawValue) socket)"
+        )
         return allowed
     }
 

@@ -81,20 +81,23 @@ package struct AgentRequest: Codable, Sendable, Hashable {
     package var entry: String?
     /// `add`: forget the profile this many seconds after it is added (overrides the agent's).
     package var lifetime: Double?
+    /// `add`: also serve the profile's tokens on the agent's forwarding socket (see
+    /// ``AgentSocketPath/forwardingPath``), which serves nothing else.
+    package var forward: Bool?
 
     enum CodingKeys: String, CodingKey {
         case version = "v"
         case operation = "op"
         case profile
         case minimumValidity = "min_validity"
-        case scopes, audience, resource, store, entry, lifetime
+        case scopes, audience, resource, store, entry, lifetime, forward
     }
 
     /// A request of `operation`, in this build's ``AgentProtocol/version``.
     package init(
         _ operation: Operation, profile: String? = nil, minimumValidity: Double? = nil, scopes: [String]? = nil,
         audience: String? = nil, resource: String? = nil, store: String? = nil, entry: String? = nil,
-        lifetime: Double? = nil
+        lifetime: Double? = nil, forward: Bool? = nil
     ) {
         self.version = AgentProtocol.version
         self.operation = operation
@@ -106,6 +109,7 @@ package struct AgentRequest: Codable, Sendable, Hashable {
         self.store = store
         self.entry = entry
         self.lifetime = lifetime
+        self.forward = forward
     }
 
     /// The request as one line, `\n` included.
@@ -247,18 +251,22 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         package var confirms: Bool
         /// The profiles, by name.
         package var profiles: [Profile]
+        /// The forwarding socket's path, when the agent serves one.
+        package var forwardingSocket: String?
 
         enum CodingKeys: String, CodingKey {
             case processID = "pid"
             case confirms = "confirm"
             case profiles
+            case forwardingSocket = "forwarding_socket"
         }
 
         /// A status.
-        package init(processID: Int32, confirms: Bool, profiles: [Profile]) {
+        package init(processID: Int32, confirms: Bool, profiles: [Profile], forwardingSocket: String? = nil) {
             self.processID = processID
             self.confirms = confirms
             self.profiles = profiles
+            self.forwardingSocket = forwardingSocket
         }
 
         /// One held profile, without any token.
@@ -276,9 +284,12 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
             package var lastUsedAt: Double?
             /// Whether the provider refused its refresh (it must be signed in again).
             package var refused: Bool
+            /// Whether its tokens are served on the forwarding socket too (`nil`: an agent of an
+            /// earlier build, which has none).
+            package var forwarded: Bool?
 
             enum CodingKeys: String, CodingKey {
-                case name, source, refused
+                case name, source, refused, forwarded
                 case expiresAt = "expires_at"
                 case forgetAt = "forget_at"
                 case lastUsedAt = "last_used_at"
@@ -287,7 +298,7 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
             /// A held profile.
             package init(
                 name: String, source: String, expiresAt: Double?, forgetAt: Double?, lastUsedAt: Double?,
-                refused: Bool
+                refused: Bool, forwarded: Bool? = nil
             ) {
                 self.name = name
                 self.source = source
@@ -295,6 +306,7 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
                 self.forgetAt = forgetAt
                 self.lastUsedAt = lastUsedAt
                 self.refused = refused
+                self.forwarded = forwarded
             }
         }
     }
@@ -311,6 +323,9 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         case notSignedIn
         /// The request could not be read, or named nothing valid.
         case badRequest
+        /// The socket the request came in on does not serve it: the forwarding socket serves
+        /// tokens of forwarded profiles only.
+        case notServedHere
         /// The request's protocol version is not the agent's.
         case version
         /// The agent holds the profile but cannot give what was asked (a longer validity than

@@ -3,9 +3,17 @@ import WebAuthPlatform
 /// Where the agent listens: `WEBAUTH_AGENT_SOCK` when set, else `agent.sock` in the private
 /// directory of the project's other sockets — `$XDG_RUNTIME_DIR/webauth`, or
 /// `$TMPDIR/webauth-{uid}` (else `/tmp/webauth-{uid}`) without a runtime directory.
+///
+/// The agent has two doors. ``path`` is the full one, for this user's programs on this
+/// machine: it serves tokens and takes `add`, `remove`, `status` and `stop`.
+/// ``forwardingPath``, beside it, is the one to forward (`ssh -R`, a bind mount into a
+/// container): it serves tokens of the profiles added with `--forward`, and nothing else.
 package struct AgentSocketPath: Sendable, Hashable {
     /// The environment variable that names another socket.
     package static let variable = "WEBAUTH_AGENT_SOCK"
+    /// The variable `agent start` sets to the forwarding socket's path, for the person's
+    /// `ssh -R` line (no client reads it: on the far side, `WEBAUTH_AGENT_SOCK` names it).
+    package static let forwardingVariable = "WEBAUTH_AGENT_FORWARD_SOCK"
     /// The environment variables the path depends on.
     package static let environmentNames = [variable, "XDG_RUNTIME_DIR", "TMPDIR"]
 
@@ -32,6 +40,12 @@ package struct AgentSocketPath: Sendable, Hashable {
             path = temporary + "/webauth-\(CurrentProcess.effectiveUserID)/agent.sock"
         }
     }
+
+    /// The forwarding socket: the path with `.forward` appended.
+    package var forwardingPath: String { Self.forwardingPath(of: path) }
+
+    /// The forwarding socket beside the agent's socket at `path`.
+    package static func forwardingPath(of path: String) -> String { path + ".forward" }
 
     /// The directory the socket is in.
     package var directory: String {

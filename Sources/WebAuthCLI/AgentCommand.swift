@@ -26,9 +26,13 @@ struct AgentCommand: AsyncParsableCommand {
             `webauth token --audience` and `--resource` ask it too: the agent exchanges the \
             profile's token at the provider and keeps the result in its memory.
 
-            Over ssh, forward the socket and name it on the far side, where no store is needed:
+            Beside its socket the agent serves a forwarding socket ($WEBAUTH_AGENT_FORWARD_SOCK, \
+            the socket's path with .forward appended) that gives tokens of the profiles added \
+            with --forward and nothing else: no add, remove, status or stop. Forward that one \
+            over ssh, and name it on the far side, where no store is needed:
 
-              ssh -R /tmp/webauth-agent.sock:$WEBAUTH_AGENT_SOCK host
+              webauth agent add work --forward
+              ssh -R /tmp/webauth-agent.sock:$WEBAUTH_AGENT_FORWARD_SOCK host
               WEBAUTH_AGENT_SOCK=/tmp/webauth-agent.sock webauth token --profile work
 
             \(ExitStatus.helpText)
@@ -52,7 +56,7 @@ struct AgentPolicyOptions: ParsableArguments {
 
     @Flag(
         help:
-            "Ask before each token is handed out, with the program in WEBAUTH_ASKPASS (or SSH_ASKPASS); a refusal gives the asker exit 9."
+            "Ask before each token is handed out and each profile is added, with the program in WEBAUTH_ASKPASS (or SSH_ASKPASS); a refusal gives the asker exit 9. A forwarded request is allowed only by a typed yes."
     )
     var confirm = false
 
@@ -147,7 +151,8 @@ struct AgentRunCommand: AsyncParsableCommand {
 struct AgentStartCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
-        abstract: "Start the agent in the background and print `export WEBAUTH_AGENT_SOCK=PATH` for eval.",
+        abstract:
+            "Start the agent in the background and print `export WEBAUTH_AGENT_SOCK=PATH` (and its forwarding socket's) for eval.",
         discussion: """
               eval "$(webauth agent start)"
             """)
@@ -183,8 +188,14 @@ struct AgentStartCommand: AsyncParsableCommand {
         while ContinuousClock.now < deadline {
             if (try? await client.status()) != nil {
                 Descriptor.close(logPipe.read)
-                let quoted = GitCredentialSetup.shellQuoted(socket.path)
-                CommandOutput(json: false).exact("export \(AgentSocketPath.variable)=\(quoted)\n".utf8)
+                let full = GitCredentialSetup.shellQuoted(socket.path)
+                let forwarding = GitCredentialSetup.shellQuoted(socket.forwardingPath)
+                CommandOutput(json: false).exact(
+                    """
+                    export \(AgentSocketPath.variable)=\(full)
+                    export \(AgentSocketPath.forwardingVariable)=\(forwarding)
+
+                    """.utf8)
                 return
             }
             if await Self.hasEnded(process) { break }
@@ -267,9 +278,11 @@ struct AgentStatusCommand: AsyncParsableCommand {
             if options.json {
                 output.emit([
                     "socket": client.socketPath, "pid": Int(status.processID), "confirm": status.confirms,
+                    "forwarding_socket": status.forwardingSocket ?? NSNull(),
                     "profiles": status.profiles.map { profile -> [String: Any] in
                         [
                             "name": profile.name, "source": profile.source, "refused": profile.refused,
+                            "forwarded": profile.forwarded,
                             "expires_at": profile.expiresAt.map(JSONDate.string) ?? NSNull(),
                             "forget_at": profile.forgetAt.map(JSONDate.string) ?? NSNull(),
                             "last_used_at": profile.lastUsedAt.map(JSONDate.string) ?? NSNull(),
@@ -281,12 +294,16 @@ struct AgentStatusCommand: AsyncParsableCommand {
             var lines = [
                 "agent \(status.processID) on \(client.socketPath)" + (status.confirms ? " (confirms each token)" : "")
             ]
+            if let forwarding = status.forwardingSocket {
+                lines.append("forwarding socket \(forwarding): tokens of forwarded profiles only")
+            }
             if status.profiles.isEmpty { lines.append("  no profiles") }
             let now = Date()
             for profile in status.profiles {
                 var line =
                     "  \(profile.name) (\(profile.source)): access token "
                     + EntryDescription.expiry(profile.expiresAt, now: now)
+                if profile.forwarded { line += ", forwarded" }
                 if profile.refused { line += ", refresh refused: sign in again" }
                 if let forgetAt = profile.forgetAt { line += ", forgotten at \(JSONDate.string(forgetAt))" }
                 lines.append(line)
@@ -300,7 +317,11 @@ struct AgentStatusCommand: AsyncParsableCommand {
 struct AgentAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Load a stored profile into the agent, which then refreshes it ahead of time (and writes it back).")
+        abstract: "Load a stored profile into the agent, which then refreshes it ahead of time (and writes it back).",
+        discussion: """
+            With --forward the agent also serves the profile's tokens on its forwarding socket, \
+            the one to give to ssh -R or a container; a profile added without it is not seen there.
+            """)
 
     @Argument(help: "The profile.", completion: ProfileOptions.completion)
     var profile: String
@@ -309,6 +330,9 @@ struct AgentAddCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Forget it after this long (such as 8h); default: the agent's --lifetime.", valueName: "DURATION"))
     var lifetime: String?
+
+    @Flag(help: "Serve its tokens on the agent's forwarding socket too (for ssh -R and containers).")
+    var forward = false
 
     @OptionGroup var storeOption: StoreOption
     @OptionGroup var options: AgentClientOptions
@@ -323,9 +347,10 @@ struct AgentAddCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.reporting(profile: profile) {
             try await options.client.add(
-                profile: profile, store: storeOption.store, lifetime: lifetime.flatMap(AgentDuration.parse))
+                profile: profile, store: storeOption.store, lifetime: lifetime.flatMap(AgentDuration.parse),
+                forward: forward)
         }
-        if options.json { CommandOutput(json: true).emit(["profile": profile, "added": true]) }
+        if options.json { CommandOutput(json: true).emit(["profile": profile, "added": true, "forwarded": forward]) }
     }
 }
 

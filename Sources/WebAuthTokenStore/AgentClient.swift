@@ -179,7 +179,7 @@ public struct AgentClient: Sendable, Hashable {
             throw Failure(
                 code: .exchangeFailed, message: error.message,
                 oauthError: error.oauth.map { Self.oauthError($0, message: error.message) })
-        case .notHeld, .unsupported, .failed, .badRequest, .version:
+        case .notHeld, .unsupported, .failed, .badRequest, .version, .notServedHere:
             return .notAnswered("the agent at \(socketPath) did not answer for it: \(error.message)")
         }
     }
@@ -191,19 +191,43 @@ public struct AgentClient: Sendable, Hashable {
     ///   - profile: The stored profile.
     ///   - store: The store it is in: `automatic`, `file` or `keyring`.
     ///   - lifetime: Forget it after this long; `nil`: the agent's `--lifetime`.
-    public func add(profile: String, store: String = "automatic", lifetime: Duration? = nil) async throws(Failure) {
-        try await simple(AgentRequest(.add, profile: profile, store: store, lifetime: lifetime.map(Self.seconds)))
+    ///   - forward: Serve its tokens on the agent's forwarding socket too, the one meant for
+    ///     `ssh -R` and containers; a profile added without it is not seen there.
+    public func add(
+        profile: String, store: String = "automatic", lifetime: Duration? = nil, forward: Bool = false
+    ) async throws(Failure) {
+        try await simple(
+            AgentRequest(
+                .add, profile: profile, store: store, lifetime: lifetime.map(Self.seconds),
+                forward: forward ? true : nil))
     }
 
     /// Makes the agent hold `entry` as `profile`, in memory only: nothing is written to a store.
-    public func add(profile: String, entry: StoredTokens, lifetime: Duration? = nil) async throws(Failure) {
+    ///
+    /// The agent refreshes it from the entry's issuer, found by discovery: an entry that names
+    /// endpoints, a key file or a client registration is refused, by this call and by the agent
+    /// (the rule is `AgentOnlyEntryRule`), and the token endpoint recorded beside the
+    /// configuration is not sent.
+    ///
+    /// - Parameters:
+    ///   - profile: The profile's name in the agent.
+    ///   - entry: The tokens and the client configuration that refreshes them.
+    ///   - lifetime: Forget it after this long; `nil`: the agent's `--lifetime`.
+    ///   - forward: Serve its tokens on the agent's forwarding socket too.
+    public func add(
+        profile: String, entry: StoredTokens, lifetime: Duration? = nil, forward: Bool = false
+    ) async throws(Failure) {
+        let entry = AgentOnlyEntryRule.prepared(entry)
+        if let problem = AgentOnlyEntryRule.problem(in: entry) {
+            throw Failure(code: .failed, message: "profile \"\(profile)\" cannot be given to the agent: \(problem)")
+        }
         guard let data = try? TokenEntryFormat.encoder().encode(entry) else {
             throw Failure(code: .failed, message: "the tokens of profile \"\(profile)\" cannot be encoded")
         }
         try await simple(
             AgentRequest(
                 .add, profile: profile, entry: String(decoding: data, as: UTF8.self),
-                lifetime: lifetime.map(Self.seconds)))
+                lifetime: lifetime.map(Self.seconds), forward: forward ? true : nil))
     }
 
     /// Makes the agent forget `profile`.
@@ -227,8 +251,9 @@ public struct AgentClient: Sendable, Hashable {
                 AgentStatus.Profile(
                     name: $0.name, source: $0.source, expiresAt: $0.expiresAt.map(Date.init(timeIntervalSince1970:)),
                     forgetAt: $0.forgetAt.map(Date.init(timeIntervalSince1970:)),
-                    lastUsedAt: $0.lastUsedAt.map(Date.init(timeIntervalSince1970:)), refused: $0.refused)
-            })
+                    lastUsedAt: $0.lastUsedAt.map(Date.init(timeIntervalSince1970:)), refused: $0.refused,
+                    forwarded: $0.forwarded ?? false)
+            }, forwardingSocket: status.forwardingSocket)
     }
 
     private func simple(_ request: AgentRequest) async throws(Failure) {
@@ -240,7 +265,13 @@ public struct AgentClient: Sendable, Hashable {
         case .success(let answer):
             guard answer.ok else {
                 let error = answer.error ?? AgentAnswer.Failure(code: .failed, message: "the agent refused")
-                throw Failure(code: error.code == .notSignedIn ? .notSignedIn : .failed, message: error.message)
+                let code: Failure.Code =
+                    switch error.code {
+                    case .notSignedIn: .notSignedIn
+                    case .confirmationRefused: .confirmationRefused
+                    default: .failed
+                    }
+                throw Failure(code: code, message: error.message)
             }
             return answer
         case .failure(.noAgent):
@@ -298,6 +329,9 @@ public struct AgentStatus: Sendable, Hashable {
     public let confirms: Bool
     /// The held profiles, by name.
     public let profiles: [Profile]
+    /// The agent's forwarding socket, which serves tokens of forwarded profiles only; `nil`
+    /// when it serves none (an agent of an earlier build, or one systemd passed one socket).
+    public var forwardingSocket: String? = nil
 
     /// One held profile.
     public struct Profile: Sendable, Hashable {
@@ -313,5 +347,7 @@ public struct AgentStatus: Sendable, Hashable {
         public let lastUsedAt: Date?
         /// Whether the provider refused its refresh.
         public let refused: Bool
+        /// Whether its tokens are served on the forwarding socket too.
+        public var forwarded: Bool = false
     }
 }

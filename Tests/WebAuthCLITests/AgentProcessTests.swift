@@ -128,7 +128,10 @@ struct AgentProcessTests {
         defer { sandbox.remove() }
         let started = try await sandbox.run(["agent", "start"])
         #expect(started.status == 0, "stderr: \(started.stderr)")
-        #expect(started.stdout == "export WEBAUTH_AGENT_SOCK='\(sandbox.agentSocket)'\n")
+        #expect(
+            started.stdout
+                == "export WEBAUTH_AGENT_SOCK='\(sandbox.agentSocket)'\n"
+                + "export WEBAUTH_AGENT_FORWARD_SOCK='\(sandbox.agentSocket).forward'\n")
         let status = try await sandbox.run(["agent", "status"])
         #expect(status.status == 0)
         #expect(status.stdout.contains("no profiles"))
@@ -167,11 +170,14 @@ extension AgentProcessTests {
         }
     }
 
-    /// A confirmation program that records its question in `question` and answers `yes` or no.
+    /// A confirmation program that records its question about a token in `question` and
+    /// answers `yes` or no; it allows every `add` (which `--confirm` asks about too) without
+    /// recording it.
     static func askpass(_ sandbox: ProfileSandbox, allowing yes: Bool, extra: String = "") throws -> String {
         let path = sandbox.root + "/askpass"
         let script = """
             #!/bin/sh
+            case "$1" in *" to add webauth profile "*) exit 0 ;; esac
             printf '%s' "$1" > "\(sandbox.root)/question"
             \(extra)
             exit \(yes ? 0 : 1)
