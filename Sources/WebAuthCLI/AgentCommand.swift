@@ -167,8 +167,10 @@ struct AgentStartCommand: AsyncParsableCommand {
             terminal.error("cannot find this program to start the agent")
             throw ExitCode(ExitStatus.failure)
         }
+        // The child works out the same default path, and makes its directory as `agent run`
+        // does; only a socket the person named (whose directory must exist) is passed on.
         var childEnvironment = environment
-        childEnvironment[AgentSocketPath.variable] = socket.path
+        childEnvironment[AgentSocketPath.variable] = socket.isNamed ? socket.path : nil
         let logPipe = try Pipe.make()
         let process: Subprocess
         do {
@@ -209,7 +211,9 @@ struct AgentStartCommand: AsyncParsableCommand {
             message += buffer[..<count]
         }
         Descriptor.close(logPipe.read)
-        let said = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var said = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The child's message is already an error line; say it once.
+        if said.hasPrefix("error: ") { said.removeFirst("error: ".count) }
         terminal.error(said.isEmpty ? "the agent did not start" : said)
         throw ExitCode(ExitStatus.failure)
     }
