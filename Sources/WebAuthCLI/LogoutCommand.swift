@@ -19,7 +19,12 @@ struct LogoutCommand: AsyncParsableCommand {
             With --end-session it first signs out of the provider too (OpenID Connect \
             RP-Initiated Logout): the provider's end-session page opens in a browser with the \
             stored ID token as hint, and webauth waits (up to --timeout) for the provider to send \
-            the browser back with the state it sent. The tokens are then revoked and forgotten \
+            the browser back with the state it sent. The ID token is never on a command line: a \
+            browser webauth does not control (xdg-open, BROWSER, a --browser program) is sent to \
+            a one-use page on 127.0.0.1, served only to your own user, which posts the request to \
+            the provider; with --without-id-token-hint it opens the end-session address without \
+            the hint instead, for a provider that refuses a posted form (django-oauth-toolkit \
+            does), which then asks you to confirm. The tokens are then revoked and forgotten \
             whatever happened there; when signing out of the provider failed (no ID token stored, \
             no end-session endpoint, a wrong state, no answer in time) the message says so and the \
             exit status is 14. The provider must accept the profile's redirect URI as a \
@@ -55,6 +60,13 @@ struct LogoutCommand: AsyncParsableCommand {
         completion: .list(["automatic", "system", "chromium", "firefox"]))
     var browser: String?
 
+    @Flag(
+        name: .customLong("without-id-token-hint"),
+        help: ArgumentHelp(
+            "With --end-session, send no ID token hint through a browser webauth does not control, instead of posting it from a one-use local page: for a provider that refuses posted sign-out forms."
+        ))
+    var withoutIDTokenHint = false
+
     @Option(help: "With --end-session, give up waiting for the provider after this many seconds.")
     var timeout: Double = LoginOptions.defaultTimeout
 
@@ -68,6 +80,9 @@ struct LogoutCommand: AsyncParsableCommand {
         try ProfileOptions.validate(profile)
         try SecondsOption.validate(timeout, option: "--timeout")
         if !endSession, browser != nil { throw ValidationError("--browser is used only with --end-session.") }
+        if !endSession, withoutIDTokenHint {
+            throw ValidationError("--without-id-token-hint is used only with --end-session.")
+        }
     }
 
     func run() async throws {
@@ -83,7 +98,7 @@ struct LogoutCommand: AsyncParsableCommand {
             if endSession {
                 endSessionFailure = try await ProviderSignOut(
                     profile: profile, stores: stores, browser: browser, timeout: SecondsOption.duration(timeout),
-                    verbose: verbose
+                    hintDelivery: withoutIDTokenHint ? .omitted : .formPost, verbose: verbose
                 ).run(terminal: terminal)
                 if let endSessionFailure {
                     terminal.error(

@@ -9,6 +9,12 @@ import WebAuthTokenStore
 /// (OpenID Connect RP-Initiated Logout 1.0) in a browser, with the profile's stored ID token as
 /// `id_token_hint`, and waits for the provider to send the browser back with our `state`.
 ///
+/// The ID token is on no command line: a browser webauth does not control gets a one-use
+/// loopback page that posts the request, or with ``hintDelivery`` `.omitted` the end-session
+/// address without the hint (``EndSessionRequest/HintDelivery``). The terminal is never used:
+/// over SSH the page on this machine's loopback is out of the person's browser's reach, and the
+/// address it would print carries the hint.
+///
 /// Whatever happens here, `logout` then revokes and forgets the tokens as without the flag: a
 /// failure is returned, not thrown, so the local sign-out is never skipped. Only Ctrl-C or
 /// SIGTERM stop the whole command (thrown, with nothing changed).
@@ -21,6 +27,8 @@ struct ProviderSignOut {
     var browser: String?
     /// How long the person has to finish on the provider's page.
     var timeout: Duration
+    /// How the ID token reaches the provider through a browser webauth does not control.
+    var hintDelivery: EndSessionRequest.HintDelivery = .formPost
     /// Whether to log what happens (never secrets) on standard error.
     var verbose = false
     /// The environment: the browser selection's.
@@ -103,8 +111,10 @@ struct ProviderSignOut {
             browser: browser,
             receivers: [LoopbackReceiver(configuration: Self.listenerPages), DesktopSchemeReceiver()])
         let timeout = timeout
+        let hintDelivery = hintDelivery
         let task = Task { () async throws -> Void in
-            try await client.endSession(idTokenHint: idToken, environment: environment) { session in
+            try await client.endSession(idTokenHint: idToken, hintDelivery: hintDelivery, environment: environment) {
+                session in
                 session.timeout = timeout
                 session.progressHandler = { progress in Self.show(progress, terminal: terminal, status: status) }
             }
@@ -131,7 +141,11 @@ struct ProviderSignOut {
                     code: "timedOut",
                     message:
                         "the provider did not send the browser back within \(timeout.components.seconds) s, so its session may not have ended",
-                    fix: "sign out on the provider's own site, or run the command again with a longer --timeout")
+                    fix:
+                        "sign out on the provider's own site, or run the command again with a longer --timeout"
+                        + (hintDelivery == .formPost
+                            ? "; if the provider refused the posted sign-out request, add --without-id-token-hint"
+                            : ""))
             }
             return Self.failure(from: error, profile: profile)
         }

@@ -166,7 +166,7 @@ extension ServerBootstrap {
     /// Keeps each new connection in the kernel until its first byte arrives, or for up to
     /// `seconds`, where the system can (``ListeningTCPSocket/deferAcceptOption``); elsewhere
     /// leaves the bootstrap as it is.
-    fileprivate func deferringAccept(forUpTo seconds: Int32) -> ServerBootstrap {
+    func deferringAccept(forUpTo seconds: Int32) -> ServerBootstrap {
         guard let option = ListeningTCPSocket.deferAcceptOption else { return self }
         return serverChannelOption(
             ChannelOptions.Types.SocketOption(

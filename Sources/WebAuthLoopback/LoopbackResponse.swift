@@ -30,8 +30,11 @@ struct LoopbackResponse: Sendable, Hashable {
     var status: HTTPStatus
     /// The page, already escaped.
     var html: String
+    /// The page's Content-Security-Policy.
+    var contentSecurityPolicy = Self.contentSecurityPolicy
 
-    /// The Content-Security-Policy of every page: nothing may load, inline styles may apply.
+    /// The Content-Security-Policy of every page but the form page: nothing may load, inline
+    /// styles may apply.
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'"
 
     /// The response as bytes on the wire. `includeBody` is false for `HEAD` requests; the
@@ -46,7 +49,7 @@ struct LoopbackResponse: Sendable, Hashable {
         head += "Referrer-Policy: no-referrer\r\n"
         head += "X-Content-Type-Options: nosniff\r\n"
         head += "X-Frame-Options: DENY\r\n"
-        head += "Content-Security-Policy: \(Self.contentSecurityPolicy)\r\n"
+        head += "Content-Security-Policy: \(contentSecurityPolicy)\r\n"
         if status == .methodNotAllowed { head += "Allow: GET, HEAD\r\n" }
         head += "Connection: close\r\n\r\n"
         return Array(head.utf8) + (includeBody ? body : [])
@@ -73,6 +76,36 @@ struct LoopbackResponse: Sendable, Hashable {
     static func rejected(_ page: LoopbackReceiver.Page) -> Self {
         Self(status: .badRequest, html: render(page))
     }
+
+    /// The page that posts `form` at once (``LoopbackFormPage``): the fields as hidden inputs,
+    /// escaped; a script, allowed by its nonce alone, that submits the form; and a button that
+    /// submits it when scripts do not run.
+    ///
+    /// The policy has no `form-action`: browsers check it against the redirects that follow the
+    /// post too, and a provider's sign-out may pass through other origins before it returns.
+    static func formPost(_ form: LoopbackFormPost) -> Self {
+        let nonce = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) }).base64URLEncodedString()
+        let inputs = form.fields.map { field in
+            "<input type=\"hidden\" name=\"\(htmlEscaped(field.name))\" value=\"\(htmlEscaped(field.value))\">"
+        }.joined()
+        let details =
+            "<form id=\"post\" method=\"post\" action=\"\(htmlEscaped(form.action.absoluteString))\">\(inputs)"
+            + "<button type=\"submit\">\(htmlEscaped(form.buttonLabel))</button></form>"
+            + "<script nonce=\"\(nonce)\">document.getElementById(\"post\").submit();</script>"
+        return Self(
+            status: .ok,
+            html: render(LoopbackReceiver.Page(title: form.title, message: form.message), details: details),
+            contentSecurityPolicy:
+                "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; base-uri 'none'; "
+                + "frame-ancestors 'none'")
+    }
+
+    /// The page for a request to the form page from another user's program.
+    static let otherUsersRequest = Self(
+        status: .forbidden,
+        html: render(
+            LoopbackReceiver.Page(
+                title: "403 Forbidden", message: "This page is only for the user who started the request.")))
 
     /// The page for a request that is not the callback at all.
     static func plain(_ status: HTTPStatus) -> Self {

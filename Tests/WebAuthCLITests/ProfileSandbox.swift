@@ -78,13 +78,15 @@ struct ProfileSandbox {
         return try StoredTokens.decode(data, profile: profile, location: entryPath(profile))
     }
 
-    /// A browser that records its environment (`browser-env`) and the URL it was given
-    /// (`browser-url`) in the sandbox, and does nothing else: for `BROWSER` or `--browser`.
+    /// A browser that records its environment (`browser-env`), its whole command line
+    /// (`browser-argv`, one argument a line) and the URL it was given (`browser-url`) in the
+    /// sandbox, and does nothing else: for `BROWSER` or `--browser`.
     func recordingBrowser() throws -> String {
         let browser = root + "/fake-browser"
         let script = """
             #!/bin/sh
             env > "\(root)/browser-env.tmp" && mv "\(root)/browser-env.tmp" "\(root)/browser-env"
+            tr '\\0' '\\n' < /proc/$$/cmdline > "\(root)/browser-argv.tmp" && mv "\(root)/browser-argv.tmp" "\(root)/browser-argv"
             printf '%s' "$1" > "\(root)/browser-url.tmp" && mv "\(root)/browser-url.tmp" "\(root)/browser-url"
             """
         guard

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuth
 import WebAuthCore
 
 /// One RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): the end-session URL the
@@ -6,7 +7,7 @@ import WebAuthCore
 /// inputs, so every rule is tested without a browser or a server.
 ///
 /// Made by ``OAuthClient/prepareEndSession(idTokenHint:postLogoutRedirectURI:)`` for callers
-/// that run their own session; ``OAuthClient/endSession(idTokenHint:postLogoutRedirectURI:environment:configureSession:)``
+/// that run their own session; ``OAuthClient/endSession(idTokenHint:postLogoutRedirectURI:hintDelivery:environment:configureSession:)``
 /// runs one for you.
 ///
 /// The request carries `id_token_hint`, `client_id`, `post_logout_redirect_uri` and a fresh
@@ -43,6 +44,27 @@ public struct EndSessionRequest: Sendable, CustomStringConvertible {
         self.callback = callback
     }
 
+    /// How the ID token hint reaches the provider when the browser is one the session does not
+    /// control: the person's own browser (`xdg-open`, `$BROWSER`, a browser program), or the
+    /// terminal. Such a browser is started with the address it opens on its command line, which
+    /// every local user can read, so the end-session URL with `id_token_hint` is never handed to
+    /// it. A browser the session controls (Chromium over its DevTools pipe, Firefox over
+    /// WebDriver BiDi, a registered authentication browser over its private socket) receives
+    /// the address on no command line, and opens the end-session URL as it is.
+    public enum HintDelivery: Sendable, Hashable {
+        /// The browser opens a one-use loopback page (`http://127.0.0.1:PORT/` and a random
+        /// path), answered once and only to a connection of this user's, that posts the request
+        /// as a form to the end-session endpoint (RP-Initiated Logout 1.0 §2: the provider must
+        /// accept POST). The default.
+        case formPost
+        /// The browser opens the end-session URL without `id_token_hint`, with `client_id`, the
+        /// post-logout redirect URI and `state`: for a provider that refuses a form posted from
+        /// another site (django-oauth-toolkit behind Django's CSRF check does). The provider then
+        /// does not know which session to end and, as the specification asks, asks the person;
+        /// a provider that requires the hint refuses the request.
+        case omitted
+    }
+
     /// The request's parameters, in the order they are sent.
     public func parameters(postLogoutRedirectURI: URL) -> [(String, String)] {
         [
@@ -53,9 +75,28 @@ public struct EndSessionRequest: Sendable, CustomStringConvertible {
 
     /// The URL the browser opens: the end-session endpoint with the request's parameters added
     /// to any query it already has, for the redirect URI the session gives its builder (for
-    /// loopback: with the bound port).
+    /// loopback: with the bound port). It carries the ID token: hand it only to a browser that
+    /// receives it on no command line (see ``HintDelivery``).
     public func url(postLogoutRedirectURI: URL) -> URL {
         AuthorizationRequest.url(endSessionEndpoint, adding: parameters(postLogoutRedirectURI: postLogoutRedirectURI))
+    }
+
+    /// The URL of ``HintDelivery/omitted``: as ``url(postLogoutRedirectURI:)``, without
+    /// `id_token_hint`.
+    public func urlWithoutHint(postLogoutRedirectURI: URL) -> URL {
+        AuthorizationRequest.url(
+            endSessionEndpoint,
+            adding: parameters(postLogoutRedirectURI: postLogoutRedirectURI).filter { $0.0 != "id_token_hint" })
+    }
+
+    /// The form of ``HintDelivery/formPost``: the request's parameters, posted to the
+    /// end-session endpoint (with any query it already has).
+    func formPost(postLogoutRedirectURI: URL) -> LoopbackFormPost {
+        LoopbackFormPost(
+            action: endSessionEndpoint,
+            fields: parameters(postLogoutRedirectURI: postLogoutRedirectURI).map { (name: $0.0, value: $0.1) },
+            title: "Signing out", message: "Sending the sign-out request to the provider…",
+            buttonLabel: "Continue to the provider")
     }
 
     /// Whether a redirect with these parameters ends the wait: its `state` is this request's,
@@ -122,12 +163,16 @@ extension OAuthClient {
     ///     configuration's ``ClientConfiguration/redirectURI``. For a loopback URI the session
     ///     binds the port (any port, RFC 8252 §7.3), so register the URI with the provider as a
     ///     post-logout redirect URI without one.
+    ///   - hintDelivery: How the hint reaches the provider through a browser the session does
+    ///     not control (``EndSessionRequest/HintDelivery``). Default
+    ///     ``EndSessionRequest/HintDelivery/formPost``.
     ///   - environment: Where the browser session runs.
     ///   - configureSession: Adjusts the session before it starts (timeout, progress…).
     /// - Throws: ``OAuthError`` — ``OAuthError/Code/noIDToken`` when the tokens have no ID
-    ///   token; otherwise as ``endSession(idTokenHint:postLogoutRedirectURI:environment:configureSession:)``.
+    ///   token; otherwise as ``endSession(idTokenHint:postLogoutRedirectURI:hintDelivery:environment:configureSession:)``.
     public func endSession(
-        for tokens: TokenSet, postLogoutRedirectURI: URL? = nil, environment: SessionEnvironment = .standard,
+        for tokens: TokenSet, postLogoutRedirectURI: URL? = nil,
+        hintDelivery: EndSessionRequest.HintDelivery = .formPost, environment: SessionEnvironment = .standard,
         configureSession: (WebAuthSession) -> Void = { _ in }
     ) async throws(OAuthError) {
         guard let idToken = tokens.idToken, !idToken.isEmpty else {
@@ -136,15 +181,29 @@ extension OAuthClient {
                 message: "the tokens have no ID token, which the provider needs to know which session to end")
         }
         try await endSession(
-            idTokenHint: idToken, postLogoutRedirectURI: postLogoutRedirectURI, environment: environment,
-            configureSession: configureSession)
+            idTokenHint: idToken, postLogoutRedirectURI: postLogoutRedirectURI, hintDelivery: hintDelivery,
+            environment: environment, configureSession: configureSession)
     }
 
     /// Signs the person out of the provider with `idTokenHint` naming the session: opens the
-    /// end-session URL in a browser session, waits for the redirect back and checks it.
+    /// end-session request in a browser session, waits for the redirect back and checks it.
+    ///
+    /// A browser the session controls opens the end-session URL. Any other browser — the
+    /// person's own, started with the address on its command line, or the terminal — is given
+    /// no URL that carries the ID token: by default a one-use loopback page that posts the
+    /// request to the provider (``EndSessionRequest/HintDelivery``).
     ///
     /// A redirect with another `state` does not end the session: the session keeps waiting for
     /// the real one.
+    ///
+    /// - Parameters:
+    ///   - idTokenHint: The ID token naming the session.
+    ///   - postLogoutRedirectURI: Where the provider sends the browser afterwards; `nil` for the
+    ///     configuration's ``ClientConfiguration/redirectURI``.
+    ///   - hintDelivery: How the hint reaches the provider through a browser the session does
+    ///     not control. Default ``EndSessionRequest/HintDelivery/formPost``.
+    ///   - environment: Where the browser session runs.
+    ///   - configureSession: Adjusts the session before it starts (timeout, progress…).
     ///
     /// - Throws: ``OAuthError`` — ``OAuthError/Code/endpointUnavailable`` when the provider has
     ///   no `end_session_endpoint`; ``OAuthError/Code/insecureEndpoint`` when it is neither
@@ -152,13 +211,19 @@ extension OAuthClient {
     ///   session ends without a redirect (cancelled, timed out…); ``OAuthError/Code/stateMismatch``
     ///   or ``OAuthError/Code/server`` from ``EndSessionRequest/validate(_:)``.
     public func endSession(
-        idTokenHint: String, postLogoutRedirectURI: URL? = nil, environment: SessionEnvironment = .standard,
+        idTokenHint: String, postLogoutRedirectURI: URL? = nil,
+        hintDelivery: EndSessionRequest.HintDelivery = .formPost, environment: SessionEnvironment = .standard,
         configureSession: (WebAuthSession) -> Void = { _ in }
     ) async throws(OAuthError) {
         let request = try await prepareEndSession(
             idTokenHint: idTokenHint, postLogoutRedirectURI: postLogoutRedirectURI)
+        let logger = logger
+        let presenting = SessionEnvironment(receivers: environment.receivers) { needs in
+            EndSessionBrowser(
+                browser: environment.browser(for: needs), request: request, hintDelivery: hintDelivery, logger: logger)
+        }
         let session = WebAuthSession(
-            callback: request.callback, environment: environment,
+            callback: request.callback, environment: presenting,
             authorizationURL: { redirectURI in request.url(postLogoutRedirectURI: redirectURI) })
         session.acceptsReceivedCallback = { received in request.endsWait(received.parameters) }
         session.logger = logger
