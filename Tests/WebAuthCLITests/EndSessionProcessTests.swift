@@ -153,6 +153,28 @@ struct EndSessionProcessTests {
         }
     }
 
+    @Test(TestFixture.chromium.required)
+    func aRealBrowserRunsThePagesScriptUnderItsPolicyAndPostsTheRequest() async throws {
+        try await BrowserTurns.withTurn {
+            try await EmbeddedProvider.withProvider { provider in
+                var (sandbox, entry) = try await Self.signedIn(provider)
+                defer { sandbox.remove() }
+                let launcher = try TestBrowsers.makeChromiumLauncherScript()
+                defer { launcher.terminate() }
+                sandbox.extraEnvironment["BROWSER"] = launcher.scriptPath
+                let result = try await sandbox.run(
+                    ["logout", "--end-session", "--store", "file", "--json", "--timeout", "60"])
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                #expect(try jsonObject(result.stdout)["end_session"] as? String == "ended")
+                // Headless Chromium ran the auto-submit: the provider got the form, not a query.
+                let requests = provider.requests(to: .endSession)
+                #expect(requests.map(\.method) == ["POST"])
+                #expect(requests.map(\.status) == [302])
+                #expect(!containsSecret(result.stdout + result.stderr, of: entry))
+            }
+        }
+    }
+
     @Test func theProvidersSessionEndsThenTheTokensAreRevokedAndForgotten() async throws {
         try await EmbeddedProvider.withProvider { provider in
             let (sandbox, entry) = try await Self.signedIn(provider)
