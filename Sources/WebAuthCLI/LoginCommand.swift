@@ -72,6 +72,12 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Flag(
         help:
+            "With --agent-only: serve the tokens on the agent's forwarding socket too, the one to give to ssh -R or a container."
+    )
+    var forward = false
+
+    @Flag(
+        help:
             "When a sign-in for the profile is already open in another process, wait for it (up to --timeout) and use its tokens, instead of exiting 1."
     )
     var wait = false
@@ -86,6 +92,10 @@ struct LoginCommand: AsyncParsableCommand {
         try ProfileOptions.validate(profile)
         guard options.namesProvider else {
             throw ValidationError("Give exactly one of --issuer, --preset and --config.")
+        }
+        if forward, !agentOnly {
+            throw ValidationError(
+                "--forward goes with --agent-only; for a stored profile, use `webauth agent add \(profile) --forward`.")
         }
         if options.initialAccessTokenFile != nil, !options.register {
             throw ValidationError("--initial-access-token-file goes with --register.")
@@ -125,17 +135,8 @@ struct LoginCommand: AsyncParsableCommand {
             profile: profile, options: options, stores: storeOption.stores(environment: environment),
             verbose: verbose, environment: environment)
         if agentOnly {
-            // Refused before the person signs in, not after: the agent takes a configuration
-            // that names its provider by the issuer alone.
-            if let problem = AgentOnlyEntryRule.problem(in: configuration) {
-                throw CommandFailure(
-                    status: ExitStatus.invalidInput, code: "agentOnlyConfiguration",
-                    message: "--agent-only cannot be used here: \(problem)",
-                    fix:
-                        "sign in to the store without --agent-only, then hand the profile to the agent with `webauth agent add \(profile)`"
-                )
-            }
             signIn.agentOnly = AgentClient(environment: environment)
+            signIn.agentForward = forward
         }
         try await runAlone(signIn, output: output, terminal: terminal) { lease in
             try await signIn.run(configuration: configuration, terminal: terminal, lease: lease)
@@ -236,7 +237,10 @@ extension LoginCommand {
                     + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
             var registered = signIn
             registered.registration = registration
-            if agentOnly { registered.agentOnly = AgentClient(environment: environment) }
+            if agentOnly {
+                registered.agentOnly = AgentClient(environment: environment)
+                registered.agentForward = forward
+            }
             do {
                 return try await registered.run(configuration: configuration, terminal: terminal, lease: lease)
             } catch {

@@ -30,6 +30,8 @@ struct ProfileSignIn {
     var registration: ClientRegistration? = nil
     /// With `login --agent-only`: the agent the tokens are given to, instead of a store.
     var agentOnly: AgentClient? = nil
+    /// With `login --agent-only --forward`: the agent serves them on its forwarding socket too.
+    var agentForward = false
 
     /// What a sign-in stored.
     struct Outcome {
@@ -65,6 +67,16 @@ struct ProfileSignIn {
         // person signs in, not after. (For the agent alone: check that it answers.)
         let store: (any TokenStore)?
         if let agentOnly {
+            // Refused before the person signs in, not after: the agent takes a configuration
+            // that names its provider by the issuer alone.
+            if let problem = AgentOnlyEntryRule.problem(in: configuration) {
+                throw CommandFailure(
+                    status: ExitStatus.invalidInput, code: "agentOnlyConfiguration",
+                    message: "--agent-only cannot be used here: \(problem)",
+                    fix:
+                        "sign in to the store without --agent-only, then hand the profile to the agent with `webauth agent add \(profile)`"
+                )
+            }
             _ = try await agentOnly.status()
             store = nil
         } else {
@@ -96,7 +108,7 @@ struct ProfileSignIn {
         entry.tokenEndpoint = entry.tokenEndpoint ?? metadata?.tokenEndpoint?.absoluteString
         entry.registration = registration
         guard let store else {
-            try await agentOnly?.add(profile: profile, entry: entry)
+            try await agentOnly?.add(profile: profile, entry: entry, forward: agentForward)
             return Outcome(
                 entry: entry, kind: .file, location: "", method: plan.method, agentSocket: agentOnly?.socketPath)
         }

@@ -228,6 +228,31 @@ struct AgentForwardingTests {
     }
 }
 
+extension AgentForwardingTests {
+    @Test func anAgentOnlySignInIsForwardedOnlyWhenAsked() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let alone = try await sandbox.run([
+            "login", "--issuer", "https://id.example.com", "--client-id", "c", "--forward",
+        ])
+        #expect(alone.status == ExitStatus.usage, "\(alone.stderr)")
+        #expect(alone.stderr.contains("--forward goes with --agent-only"), "\(alone.stderr)")
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let agent = try await AgentProcessTests.startAgentSignedInAlone(sandbox, provider, extra: ["--forward"])
+                .agent
+            defer { agent.send(SIGTERM) }
+            let status = try await sandbox.run(["agent", "status", "--json"])
+            #expect(status.stdout.contains(#""forwarded":true"#), "\(status.stdout)")
+            #expect(status.stdout.contains(#""source":"agent-only""#))
+            let through = AgentClient(socketPath: sandbox.agentSocket + ".forward")
+            guard case .tokens = try await through.tokens(profile: "default") else {
+                Issue.record("the forwarding socket did not serve the forwarded agent-only profile")
+                return
+            }
+        }
+    }
+}
+
 /// `text` as a JSON string literal.
 private func jsonString(_ text: String) -> String {
     let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
