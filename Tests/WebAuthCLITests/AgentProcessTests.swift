@@ -572,6 +572,45 @@ extension AgentProcessTests {
         #expect(try await agent.waitForExit(timeout: .seconds(30)) == 0)
         #expect(FileManager.default.fileExists(atPath: path), "the socket is systemd's to remove")
     }
+
+    @Test func underSocketActivationASecondPassedSocketIsTheForwardingOne() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let full = sandbox.root + "/activated.sock"
+        let forwarding = sandbox.root + "/activated.sock.forward"
+        let program = CLIProcess.executable.deletingLastPathComponent().appendingPathComponent("webauth-full").path
+        // What systemd does with webauth-agent.socket's two ListenStream lines: descriptors 3
+        // and 4, in that order.
+        let script = """
+            import os, socket, sys
+            sockets = []
+            for path in sys.argv[1:3]:
+                s = socket.socket(socket.AF_UNIX)
+                s.bind(path)
+                os.chmod(path, 0o600)
+                s.listen(16)
+                sockets.append(s)
+            for number, s in zip((3, 4), sockets):
+                if s.fileno() != number:
+                    os.dup2(s.fileno(), number)
+                os.set_inheritable(number, True)
+            env = dict(os.environ, LISTEN_FDS="2", LISTEN_PID=str(os.getpid()))
+            env.pop("WEBAUTH_AGENT_SOCK", None)
+            os.execve(sys.argv[3], [sys.argv[3], "agent", "run"], env)
+            """
+        let agent = try CLIProcess(
+            ["-I", "-c", script, full, forwarding, program], environment: sandbox.environment,
+            executable: "/usr/bin/python3")
+        defer { agent.send(SIGTERM) }
+        let client = AgentClient(socketPath: full)
+        #expect(await eventually(within: .seconds(30)) { (try? await client.status()) != nil })
+        do {
+            _ = try await AgentClient(socketPath: forwarding).status()
+            Issue.record("the second socket answered status")
+        } catch {
+            #expect(error.message.contains("forwarding socket serves tokens only"), "\(error.message)")
+        }
+    }
 }
 
 extension AgentProcessTests {
