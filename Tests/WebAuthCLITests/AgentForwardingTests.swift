@@ -158,14 +158,7 @@ struct AgentForwardingTests {
             """
         let squatter = try AgentAnotherUserTests.asAnotherUser(script, [directory, path])
         defer { squatter.send(SIGKILL) }
-        var ready = false
-        if let output = squatter.standardOutput {
-            for await chunk in output where String(decoding: chunk, as: UTF8.self).contains("ready") {
-                ready = true
-                break
-            }
-        }
-        try #require(ready)
+        try #require(await AgentAnotherUserTests.saysReady(squatter))
 
         try await EmbeddedProvider.withCLIProvider { provider in
             let entry = try await sandbox.signInWithDevice(provider)

@@ -440,6 +440,13 @@ struct AgentAnotherUserTests {
             environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], standardOutput: .pipe, standardError: .pipe)
     }
 
+    /// Whether `process` writes `ready` on its standard output before it ends.
+    static func saysReady(_ process: Subprocess) async -> Bool {
+        guard let output = process.standardOutput else { return false }
+        for await chunk in output where String(decoding: chunk, as: UTF8.self).contains("ready") { return true }
+        return false
+    }
+
     /// Everything `stream` gives until it ends.
     static func collect(_ stream: AsyncStream<[UInt8]>?) async -> String {
         var bytes: [UInt8] = []
@@ -509,14 +516,7 @@ struct AgentAnotherUserTests {
             """
         let planter = try Self.asAnotherUser(script, [path])
         defer { planter.send(SIGKILL) }
-        var ready = false
-        if let output = planter.standardOutput {
-            for await chunk in output where String(decoding: chunk, as: UTF8.self).contains("ready") {
-                ready = true
-                break
-            }
-        }
-        try #require(ready)
+        try #require(await Self.saysReady(planter))
 
         let start = try await sandbox.run(["agent", "run"])
         #expect(start.status == 1)
