@@ -128,7 +128,7 @@ let package = Package(
         .target(
             name: "WebAuthOAuth",
             dependencies: [
-                "WebAuth", "WebAuthTokenFiles", "WebAuthPlatform",
+                "WebAuth", "WebAuthTokenFiles", "WebAuthPlatform", "WebAuthCurl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA for private_key_jwt client assertions (already linked through JWTKit).
@@ -200,6 +200,10 @@ let package = Package(
             name: "WebAuthBuildInfo",
             cSettings: buildCommit.map { [.define("WEBAUTH_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []
         ),
+        // libcurl's easy interface for CurlTransport, found at run time in the libcurl that
+        // FoundationNetworking loads, so that no libcurl headers are needed to build. In C
+        // because curl_easy_setopt is variadic, which Swift cannot call.
+        .target(name: "WebAuthCurl"),
         // The command-line tool's commands, as a library so tests can drive them.
         .target(
             name: "WebAuthCLI",

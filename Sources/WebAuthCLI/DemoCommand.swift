@@ -131,7 +131,7 @@ struct DemoRun: Sendable {
         self.steps = steps
         self.timeout = timeout
         self.user = user
-        let tokenRequests = TokenRequestObserver(sendingThrough: URLSessionTransport())
+        let tokenRequests = TokenRequestObserver(sendingThrough: CurlTransport())
         self.tokenRequests = tokenRequests
         client = try OAuthClient(
             configuration: ClientConfiguration(

@@ -6,9 +6,16 @@ import WebAuthTestSupport
 
 @testable import WebAuthOAuth
 
-/// The default transport over real HTTP on loopback.
-@Suite("URLSession transport")
+/// The transports over real HTTP on loopback: the default, libcurl's, and URLSession's.
+@Suite("HTTP transports")
 struct URLSessionTransportTests {
+    /// Each transport the package offers.
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case curl, urlSession
+        func make() -> any HTTPTransport { self == .curl ? CurlTransport() : URLSessionTransport() }
+        var testDescription: String { rawValue }
+    }
+
     @Test func aBasicChallengeComesBackAsA401InsteadOfHanging() async throws {
         var configuration = EmbeddedProvider.Configuration()
         configuration.clients.append(
@@ -31,14 +38,14 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test func onlyTheRequestsOwnFieldsAndHTTPsGoOnTheWire() async throws {
+    @Test(arguments: Kind.allCases) func onlyTheRequestsOwnFieldsAndHTTPsGoOnTheWire(_ kind: Kind) async throws {
         let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
             let request = HTTPTransportRequest(
                 method: "POST", url: server.url("/token"),
                 headerFields: [HTTPField.Name("X-Custom")!: "1", .contentType: "text/plain"],
                 body: Data("a=b".utf8), timeout: .seconds(60))
-            let response = try await URLSessionTransport().send(request)
+            let response = try await kind.make().send(request)
             #expect(response.status == 200)
             let received = try #require(await server.requests.first)
             // What HTTP itself needs, and nothing the transport adds for its own bookkeeping.
@@ -52,27 +59,27 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test func aRedirectIsAnErrorUnlessTheRequestAsksForIt() async throws {
+    @Test(arguments: Kind.allCases) func aRedirectIsAnErrorUnlessTheRequestAsksForIt(_ kind: Kind) async throws {
         let answer: LoopbackHTTPServer.Handler = { request in
             request.path == "/moved" ? .redirect(to: "/elsewhere", status: 307) : .json("{}")
         }
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
             var request = HTTPTransportRequest(method: "GET", url: server.url("/moved"), timeout: .seconds(60))
             do throws(HTTPTransportError) {
-                _ = try await URLSessionTransport().send(request)
+                _ = try await kind.make().send(request)
                 Issue.record("a redirect was answered by default")
             } catch {
                 #expect(error.code == .redirected)
             }
             request.deliversRedirects = true
-            let response = try await URLSessionTransport().send(request)
+            let response = try await kind.make().send(request)
             #expect(response.status == 307)
             #expect(response.headerFields[.location] == "/elsewhere")
             #expect(await server.requestPaths == ["/moved", "/moved"], "never followed")
         }
     }
 
-    @Test func aResponseOverTheLimitIsCutOffWithOrWithoutALength() async throws {
+    @Test(arguments: Kind.allCases) func aResponseOverTheLimitIsCutOffWithOrWithoutALength(_ kind: Kind) async throws {
         let limit = 64 * 1024
         let big = [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20)
         // The same bytes in chunks with no length: the limit must hold while reading.
@@ -92,7 +99,7 @@ struct URLSessionTransportTests {
             }
         }
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
-            let transport = URLSessionTransport()
+            let transport = kind.make()
             for path in ["/length", "/chunked"] {
                 let request = HTTPTransportRequest(
                     method: "GET", url: server.url(path), timeout: .seconds(60), maximumResponseSize: limit)
@@ -186,7 +193,9 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test func transportsDroppedWhileRequestsTheyGaveUpOnEndCrashNeitherSide() async throws {
+    @Test(arguments: Kind.allCases) func transportsDroppedWhileRequestsTheyGaveUpOnEndCrashNeitherSide(
+        _ kind: Kind
+    ) async throws {
         // Each transport gives up on requests that end about as it is dropped: its session
         // invalidates while those requests are still ending, and the server meets connections
         // cut off mid-answer and arriving as it shuts down. Both once crashed the process: the
@@ -200,7 +209,7 @@ struct URLSessionTransportTests {
         try await LoopbackHTTPServer.withServer(handler: answer) { server in
             let request = HTTPTransportRequest(method: "GET", url: server.url("/slow"), timeout: .milliseconds(30))
             for _ in 0..<60 {
-                let transport = URLSessionTransport()
+                let transport = kind.make()
                 await withTaskGroup(of: Void.self) { group in
                     for _ in 0..<16 { group.addTask { _ = try? await transport.send(request) } }
                 }

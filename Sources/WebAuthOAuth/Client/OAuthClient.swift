@@ -49,7 +49,7 @@ public final class OAuthClient: Sendable {
     /// - Parameters:
     ///   - configuration: The client and provider; checked at once (see
     ///     ``ClientConfiguration/validated()``).
-    ///   - transport: How HTTP requests are sent. Default ``URLSessionTransport``.
+    ///   - transport: How HTTP requests are sent. Default ``CurlTransport``.
     ///   - clock: The time source. Default ``OAuthClock/system``.
     ///   - leeway: Allowed clock difference for ID token times, 0 to 5 minutes. Default 60 s.
     ///   - requestTimeout: How long each endpoint request may take. Default 30 s.
@@ -58,7 +58,7 @@ public final class OAuthClient: Sendable {
     ///   others can read, or that holds no usable key) or ``OAuthError/Code/insecureEndpoint``.
     public init(
         configuration: ClientConfiguration,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = CurlTransport(),
         clock: OAuthClock = .system,
         leeway: Duration = .seconds(60),
         requestTimeout: Duration = HTTPTransportRequest.defaultTimeout,

@@ -23,7 +23,7 @@ import WebAuthCore
 ///
 /// let photo = HTTPTransportRequest(
 ///     method: "GET", url: URL(string: "https://photos.example.net/photos?file=vacation.jpg")!)
-/// let response = try await URLSessionTransport().send(client.sign(photo, with: credentials))
+/// let response = try await CurlTransport().send(client.sign(photo, with: credentials))
 /// ```
 ///
 /// ``signIn(sessionTimeout:prefersEphemeralWebBrowserSession:)`` runs the three steps of RFC 5849
@@ -78,7 +78,7 @@ public struct OAuth1Client: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: The provider and the client's registration.
-    ///   - transport: How requests are sent. Default a new ``URLSessionTransport``.
+    ///   - transport: How requests are sent. Default a new ``CurlTransport``.
     ///   - environment: The browser and callback receivers for the sign-in session. Default
     ///     `SessionEnvironment.standard`.
     ///   - logger: Where to log. Default: nowhere.
@@ -86,7 +86,7 @@ public struct OAuth1Client: Sendable {
     ///   - timestamp: Makes each request's `oauth_timestamp`. Default the clock.
     public init(
         configuration: OAuth1Configuration,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = CurlTransport(),
         environment: SessionEnvironment = .standard,
         logger: Logger = .webAuthSilent,
         nonce: @escaping @Sendable () -> String = { OAuth1Signer.randomNonce() },

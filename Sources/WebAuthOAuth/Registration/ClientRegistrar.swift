@@ -37,12 +37,12 @@ public struct ClientRegistrar: Sendable {
     ///
     /// - Parameters:
     ///   - issuer: The provider's issuer identifier (discovered as ``OAuthClient`` does).
-    ///   - transport: How HTTP requests are sent. Default ``URLSessionTransport``.
+    ///   - transport: How HTTP requests are sent. Default ``CurlTransport``.
     ///   - clock: The time source, for a client secret's expiry. Default ``OAuthClock/system``.
     ///   - requestTimeout: How long each request may take. Default 30 s.
     ///   - logger: Where to log (endpoints and statuses, never secrets). Default: nowhere.
     public init(
-        issuer: URL, transport: any HTTPTransport = URLSessionTransport(), clock: OAuthClock = .system,
+        issuer: URL, transport: any HTTPTransport = CurlTransport(), clock: OAuthClock = .system,
         requestTimeout: Duration = HTTPTransportRequest.defaultTimeout, logger: Logger = .webAuthSilent
     ) {
         self.issuer = issuer

@@ -37,10 +37,10 @@ public struct ResourceClient: Sendable {
     ///
     /// - Parameters:
     ///   - tokenProvider: Where the access token comes from.
-    ///   - transport: The network. Default ``URLSessionTransport``.
+    ///   - transport: The network. Default ``CurlTransport``.
     ///   - maximumRedirects: How many redirects one request follows. Default 10.
     public init(
-        tokenProvider: AccessTokenProvider, transport: any HTTPTransport = URLSessionTransport(),
+        tokenProvider: AccessTokenProvider, transport: any HTTPTransport = CurlTransport(),
         maximumRedirects: Int = 10
     ) {
         self.tokenProvider = tokenProvider
