@@ -8,9 +8,9 @@ import WebAuthTestSupport
     import Musl
 #endif
 
-/// `webauth` waiting for a provider that takes its connection and never answers: the wait
-/// must cost no CPU, however long the request timeout.
-@Suite("webauth waiting for a silent provider, run as processes")
+/// `webauth` and a provider it cannot reach: waiting for one that takes its connection and never
+/// answers costs no CPU, and a connection that fails says why in words.
+@Suite("webauth and a provider it cannot reach, run as processes")
 struct SilentProviderProcessTests {
     @Test func fiveSecondsWaitingForASilentIssuerCostUnderAFifthOfASecondOfCPU() async throws {
         // Takes the request and answers only when the server shuts down.
@@ -32,6 +32,30 @@ struct SilentProviderProcessTests {
             _ = try await login.waitForEnd()
             // FoundationNetworking's libcurl loop took about a core for as long as it waited.
             #expect(used < .milliseconds(200), "\(used) of CPU in 5 s of waiting")
+        }
+    }
+
+    @Test func httpsToAPlainHTTPServerSaysTheHandshakeFailedAndTheCodeOnlyWithVerbose() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        // A plain HTTP server takes the TLS greeting for the start of a request head, and
+        // closes the connection when no head comes.
+        let plainHTTP = LoopbackHTTPServer.Limits(connectionLifetime: .milliseconds(300))
+        let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
+        try await LoopbackHTTPServer.withServer(limits: plainHTTP, handler: answer) { server in
+            let issuer = server.baseURL.absoluteString.replacingOccurrences(of: "http://", with: "https://")
+            let arguments = ["login", "--issuer", issuer, "--client-id", "x", "--no-browser"]
+            let plain = try await CLIProcess.run(arguments, environment: sandbox.environment)
+            #expect(plain.status == 11)
+            #expect(
+                plain.stderr.contains(
+                    "/.well-known/openid-configuration: the TLS handshake failed (is it an http:// server, not https://?)"
+                ),
+                "\(plain.stderr)")
+            #expect(!plain.stderr.contains("libcurl"), "the raw code only with --verbose")
+            let verbose = try await CLIProcess.run(arguments + ["--verbose"], environment: sandbox.environment)
+            #expect(verbose.status == 11)
+            #expect(verbose.stderr.contains("libcurl error 35"), "\(verbose.stderr)")
         }
     }
 

@@ -39,8 +39,11 @@ struct URLSessionTransportTests {
     }
 
     @Test(arguments: Kind.allCases) func onlyTheRequestsOwnFieldsAndHTTPsGoOnTheWire(_ kind: Kind) async throws {
+        // A plain HTTP server takes the TLS greeting for the start of a request head, and
+        // closes the connection when no head comes.
+        let plainHTTP = LoopbackHTTPServer.Limits(connectionLifetime: .milliseconds(300))
         let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
-        try await LoopbackHTTPServer.withServer(handler: answer) { server in
+        try await LoopbackHTTPServer.withServer(limits: plainHTTP, handler: answer) { server in
             let request = HTTPTransportRequest(
                 method: "POST", url: server.url("/token"),
                 headerFields: [HTTPField.Name("X-Custom")!: "1", .contentType: "text/plain"],
@@ -216,5 +219,59 @@ struct URLSessionTransportTests {
             }
             #expect(await server.requests(to: "/slow").count > 0)
         }
+    }
+
+    @Test func curlSaysWhyAConnectionFailedInWordsAndKeepsItsCodeForTheLog() async throws {
+        let transport = CurlTransport()
+        // Nothing listens on port 1 of the loopback address.
+        do throws(HTTPTransportError) {
+            _ = try await transport.send(
+                HTTPTransportRequest(method: "GET", url: URL(string: "http://127.0.0.1:1/x")!, timeout: .seconds(60)))
+            Issue.record("a closed port answered")
+        } catch {
+            #expect(error.code == .connectionFailed)
+            #expect(
+                error.message
+                    == "cannot reach http://127.0.0.1:1/x: the connection was refused: nothing listens there (is the server running, on that port?)"
+            )
+            #expect(error.detail?.hasPrefix("libcurl error 7 (errno 111)") == true, "\(error.detail ?? "none")")
+        }
+        // https:// to a server that speaks plain HTTP.
+        // A plain HTTP server takes the TLS greeting for the start of a request head, and
+        // closes the connection when no head comes.
+        let plainHTTP = LoopbackHTTPServer.Limits(connectionLifetime: .milliseconds(300))
+        let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
+        try await LoopbackHTTPServer.withServer(limits: plainHTTP, handler: answer) { server in
+            let url = URL(
+                string: server.url("/x").absoluteString.replacingOccurrences(of: "http://", with: "https://"))!
+            do throws(HTTPTransportError) {
+                _ = try await transport.send(HTTPTransportRequest(method: "GET", url: url, timeout: .seconds(60)))
+                Issue.record("https to a plain HTTP server answered")
+            } catch {
+                #expect(error.code == .connectionFailed)
+                #expect(error.message.hasSuffix(": the TLS handshake failed (is it an http:// server, not https://?)"))
+                #expect(error.detail?.hasPrefix("libcurl error 35") == true, "\(error.detail ?? "none")")
+                #expect(!error.message.contains("libcurl"))
+            }
+        }
+    }
+
+    @Test func curlFailuresNameTheirCauseAndTheTimeoutStaysATimeout() {
+        func message(_ code: Int32, _ systemError: Int32 = 0) -> String {
+            CurlFailure(code: code, systemError: systemError, text: "")
+                .transportError(endpoint: "https://id.example/x", host: "id.example", timeout: .seconds(30)).message
+        }
+        #expect(
+            message(6)
+                == "cannot reach https://id.example/x: the name id.example does not resolve (check its spelling and the network)"
+        )
+        #expect(message(7, ECONNREFUSED).contains("the connection was refused"))
+        #expect(message(35).contains("the TLS handshake failed (is it an http:// server, not https://?)"))
+        #expect(message(60).contains("certificate is not trusted"))
+        #expect(message(28) == "https://id.example/x did not answer within 30.0 seconds")
+        let timedOut = CurlFailure(code: 7, systemError: ETIMEDOUT, text: "")
+            .transportError(endpoint: "https://id.example/x", host: "id.example", timeout: .seconds(30))
+        #expect(timedOut.code == .timedOut)
+        #expect(timedOut.detail == "libcurl error 7 (errno 110)")
     }
 }

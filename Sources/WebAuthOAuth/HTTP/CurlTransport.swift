@@ -48,7 +48,7 @@ public final class CurlTransport: HTTPTransport {
                     "\(endpoint) sent \(size.map { "\($0)" } ?? "more than \(request.maximumResponseSize)") bytes; "
                     + "at most \(request.maximumResponseSize) are accepted")
         case .failed(let failure):
-            throw failure.transportError(endpoint: endpoint, timeout: request.timeout)
+            throw failure.transportError(endpoint: endpoint, host: request.url.host ?? "", timeout: request.timeout)
         case .completed(let response):
             if (300..<400).contains(response.status), !request.deliversRedirects {
                 throw HTTPTransportError(
@@ -69,16 +69,60 @@ struct CurlFailure: Sendable, Hashable {
     /// libcurl's error buffer, such as `Failed to connect to 127.0.0.1 port 1: Connection refused`.
     var text: String
 
-    /// `CURLE_OPERATION_TIMEDOUT`.
-    static let timedOut: Int32 = 28
-
-    /// The failure as the transport reports it.
-    func transportError(endpoint: String, timeout: Duration) -> HTTPTransportError {
-        if code == Self.timedOut {
-            return HTTPTransportError(code: .timedOut, message: "\(endpoint) did not answer within \(timeout)")
+    /// The failure as the transport reports it: the cause in words a person can act on, and
+    /// libcurl's code and words as the ``HTTPTransportError/detail``.
+    func transportError(endpoint: String, host: String, timeout: Duration) -> HTTPTransportError {
+        let detail = "libcurl error \(code) (errno \(systemError))" + (text.isEmpty ? "" : ": \(text)")
+        let cause: String
+        switch (code, systemError) {
+        case (Self.operationTimedOut, _), (Self.couldNotConnect, ETIMEDOUT):
+            return HTTPTransportError(
+                code: .timedOut, message: "\(endpoint) did not answer within \(timeout)", detail: detail)
+        case (Self.couldNotConnect, ECONNREFUSED):
+            cause = "the connection was refused: nothing listens there (is the server running, on that port?)"
+        case (Self.couldNotConnect, ENETUNREACH), (Self.couldNotConnect, EHOSTUNREACH):
+            cause = "there is no route to \(host) (check the network)"
+        case (Self.couldNotResolveHost, _):
+            cause = "the name \(host) does not resolve (check its spelling and the network)"
+        case (Self.couldNotResolveProxy, _):
+            cause = "the proxy's name does not resolve (check https_proxy and http_proxy)"
+        case (Self.tlsHandshakeFailed, _):
+            cause = "the TLS handshake failed (is it an http:// server, not https://?)"
+        case (Self.peerFailedVerification, _):
+            cause = "the server's TLS certificate is not trusted here"
+        case (Self.gotNothing, _):
+            cause = "the server closed the connection without answering"
+        case (Self.sendError, _), (Self.receiveError, _):
+            cause = "the connection broke"
+        case (Self.unavailable, _):
+            cause = "libcurl (libcurl.so.4) is not installed"
+        default:
+            cause = "the connection failed"
         }
-        return HTTPTransportError(code: .connectionFailed, message: "cannot reach \(endpoint): libcurl error \(code)")
+        return HTTPTransportError(
+            code: .connectionFailed, message: "cannot reach \(endpoint): \(cause)", detail: detail)
     }
+
+    /// libcurl missing (not a `CURLcode`).
+    static let unavailable: Int32 = -1
+    /// `CURLE_COULDNT_RESOLVE_PROXY`.
+    static let couldNotResolveProxy: Int32 = 5
+    /// `CURLE_COULDNT_RESOLVE_HOST`.
+    static let couldNotResolveHost: Int32 = 6
+    /// `CURLE_COULDNT_CONNECT`.
+    static let couldNotConnect: Int32 = 7
+    /// `CURLE_OPERATION_TIMEDOUT`.
+    static let operationTimedOut: Int32 = 28
+    /// `CURLE_SSL_CONNECT_ERROR`.
+    static let tlsHandshakeFailed: Int32 = 35
+    /// `CURLE_GOT_NOTHING`.
+    static let gotNothing: Int32 = 52
+    /// `CURLE_SEND_ERROR`.
+    static let sendError: Int32 = 55
+    /// `CURLE_RECV_ERROR`.
+    static let receiveError: Int32 = 56
+    /// `CURLE_PEER_FAILED_VERIFICATION`.
+    static let peerFailedVerification: Int32 = 60
 }
 
 /// One request's transfer: set up on the thread that runs it, read by libcurl's callbacks on
@@ -124,7 +168,7 @@ private final class CurlTransfer: Sendable {
 
     private func perform() -> Outcome {
         guard let handle = webauth_curl_easy_init() else {
-            return .failed(CurlFailure(code: -1, systemError: 0, text: "libcurl (libcurl.so.4) is not installed"))
+            return .failed(CurlFailure(code: CurlFailure.unavailable, systemError: 0, text: ""))
         }
         defer { webauth_curl_easy_cleanup(handle) }
         var fields: UnsafeMutableRawPointer?

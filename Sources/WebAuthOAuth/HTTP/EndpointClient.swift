@@ -164,7 +164,10 @@ struct EndpointClient: Sendable {
         } catch {
             logger.debug(
                 "OAuth \(endpoint) failed",
-                metadata: ["endpoint": "\(request.url.redactedForLogs)", "error": "\(error.code)"])
+                metadata: [
+                    "endpoint": "\(request.url.redactedForLogs)", "error": "\(error.code)",
+                    "cause": "\(error.detail ?? "-")",
+                ])
             throw OAuthError(
                 code: error.oauthCode, message: "\(endpoint) endpoint: \(error.message)", transportError: error)
         }

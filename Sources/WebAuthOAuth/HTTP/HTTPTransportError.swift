@@ -23,11 +23,16 @@ public struct HTTPTransportError: WebAuthError {
     public let code: Code
     /// A description for people; never contains a query string or a request body.
     public let message: String
+    /// The cause as the transport's machinery names it, such as
+    /// `libcurl error 7 (errno 111): Failed to connect to 127.0.0.1 port 9: Connection refused`:
+    /// for a developer's log (`--verbose`), not for ``message``, which says it in words.
+    public let detail: String?
 
     /// Creates an error.
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, detail: String? = nil) {
         self.code = code
         self.message = message
+        self.detail = detail
     }
 }
 

@@ -63,8 +63,17 @@ public final class URLSessionTransport: HTTPTransport {
             case .httpTooManyRedirects, .redirectToNonExistentLocation:
                 throw HTTPTransportError(code: .redirected, message: "\(endpoint) answered with a redirect")
             default:
+                let cause =
+                    switch error.code {
+                    case .cannotConnectToHost: "the connection was refused"
+                    case .cannotFindHost: "the name \(request.url.host ?? "") does not resolve"
+                    case .networkConnectionLost: "the connection broke"
+                    case .badServerResponse: "the server closed the connection without answering"
+                    default: "the connection failed"
+                    }
                 throw HTTPTransportError(
-                    code: .connectionFailed, message: "cannot reach \(endpoint): \(error.code.rawValue) (URLError)")
+                    code: .connectionFailed, message: "cannot reach \(endpoint): \(cause)",
+                    detail: "URLError \(error.code.rawValue): \(error.localizedDescription)")
             }
         } catch {
             throw HTTPTransportError(code: .connectionFailed, message: "cannot reach \(endpoint)")
