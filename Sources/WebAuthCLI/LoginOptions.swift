@@ -208,6 +208,15 @@ struct LoginOptions: ParsableArguments {
         if dpop { configuration.dpop = .persistent }
         if clientCredentials { configuration.grant = .clientCredentials }
         try applyClientAuthentication(to: &configuration)
+        if clientCredentials, configuration.clientSecret == nil, configuration.clientKeyFile == nil {
+            throw CommandFailure(
+                status: ExitStatus.usage, code: OAuthError.Code.invalidConfiguration.description,
+                message: "the client credentials grant needs a confidential client, and no client secret was given",
+                fix:
+                    "give the secret in WEBAUTH_CLIENT_SECRET, on standard input with --client-secret -, or in a "
+                    + "--config file readable only by you; or sign with --client-auth private_key_jwt --client-key FILE"
+            )
+        }
         return try configuration.validated()
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import WebAuth
 
 /// The `webauth` command: sign in to web services from a terminal.
@@ -21,12 +22,38 @@ package struct WebAuthCommand: AsyncParsableCommand {
     /// Creates the command (argument parsing does this).
     package init() {}
 
+    /// Prints `mistake` and `usage` as the parser prints its errors, and exits with status 64.
+    private static func reportMistake(_ mistake: String, usage: String) -> Never {
+        FileHandle.standardError.write(Data("Error: \(mistake)\n\(usage)\n".utf8))
+        Foundation.exit(ExitStatus.usage)
+    }
+
     /// Runs the command with this process's arguments, normalising `--loopback` without a
     /// value first (see ``CommandLineArguments/normalized(_:)``).
     package static func runFromCommandLine() async {
         let arguments = CommandLineArguments.normalized(Array(CommandLine.arguments.dropFirst()))
+        if arguments.first == "help", let mistake = CommandLineMistakes.unknownCommand(in: arguments) {
+            reportMistake(mistake, usage: "  See 'webauth --help' for more information.")
+        }
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot(arguments)
+            command = try parseAsRoot(arguments)
+        } catch {
+            // The parser checks the rules of a command's known options before it looks for
+            // unknown ones, and names a misspelt command only as an unexpected argument.
+            let message = message(for: error)
+            if exitCode(for: error) != .success, !message.hasPrefix("Unknown option"),
+                let mistake = CommandLineMistakes.unknownCommand(in: arguments)
+                    ?? CommandLineMistakes.knownOptions(for: arguments).flatMap({
+                        CommandLineMistakes.unknownOption(in: arguments, known: $0)
+                    })
+            {
+                let usage = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+                reportMistake(mistake, usage: usage.joined(separator: "\n"))
+            }
+            exit(withError: error)
+        }
+        do {
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
