@@ -147,6 +147,24 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
             return CommandFailure(
                 status: status, code: server.code.rawValue, message: "\(message) (\(server.code))\(detail)", fix: fix)
         }
+        if let unverified = error.serverError, error.code == .issuerMissing {
+            // Refused all the same; what the answer says is still the likely fix.
+            let fix: String? =
+                switch unverified.code {
+                case .invalidScope:
+                    "check the --scope values: this provider may not allow one of them (some providers refuse "
+                        + "offline_access, which others need for a refresh token), then sign in again with \(login)"
+                case .invalidClient, .unauthorizedClient:
+                    "check the client ID and how the client is registered, then sign in again with \(login)"
+                case .invalidRequest:
+                    "check the sign-in options, then sign in again with \(login)"
+                case .accessDenied:
+                    "sign in again with \(login)"
+                default:
+                    nil
+                }
+            return CommandFailure(status: status, code: error.code.description, message: error.message, fix: fix)
+        }
         if let session = error.sessionError, error.code == .session {
             return CommandFailure(
                 status: ExitStatus.status(for: session), code: session.code.description, message: session.message)

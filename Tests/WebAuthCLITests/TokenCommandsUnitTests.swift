@@ -127,6 +127,19 @@ struct TokenCommandsUnitTests {
         #expect(lock.status == ExitStatus.tokenStoreFailed)
     }
 
+    @Test func anUnverifiedInvalidScopePointsAtTheScopeAndKeepsTheRefusalsStatus() {
+        let error = OAuthError(
+            code: .issuerMissing, message: "no iss; the provider answered invalid_scope (not confirmed)",
+            serverError: OAuthServerError(code: .invalidScope, endpoint: .authorization))
+        let failure = CommandFailure.from(error, profile: "default", action: "sign-in")
+        #expect(failure.status == ExitStatus.invalidInput)
+        #expect(failure.message == error.message)
+        #expect(failure.fix?.hasPrefix("check the --scope values: this provider may not allow one of them") == true)
+        let bare = CommandFailure.from(
+            OAuthError(code: .issuerMissing, message: "no iss"), profile: "default", action: "sign-in")
+        #expect(bare.fix == nil)
+    }
+
     // MARK: Exit statuses
 
     @Test func oauthErrorsMapToStableStatuses() {

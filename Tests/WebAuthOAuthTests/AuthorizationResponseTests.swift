@@ -70,6 +70,25 @@ struct AuthorizationResponseTests {
         }
     }
 
+    @Test func anErrorResponseWithoutThePromisedIssIsRefusedButShownUnverified() {
+        var strict = validator
+        strict.issuerRequired = true
+        let callback = url(
+            "http://127.0.0.1:4000/cb?error=invalid_scope&error_description=offline_access%1B%5B31m%20refused&state=state-1"
+        )
+        do {
+            _ = try strict.validate(callback)
+            Issue.record("accepted an error response without iss")
+        } catch {
+            #expect(error.code == .issuerMissing, "still refused: it may come from another server")
+            #expect(
+                error.message
+                    == "the authorization response has no iss, which this server promises (RFC 9207); the provider "
+                    + "answered invalid_scope: offline_access [31m refused (not confirmed: the answer carries no iss)")
+            #expect(error.serverError?.code == .invalidScope)
+        }
+    }
+
     @Test func turnsAnErrorResponseIntoATypedErrorWithASafeDescription() {
         let callback = url(
             "http://127.0.0.1:4000/cb?error=access_denied&error_description=No%1B%5B31m%20way%0A&error_uri=https%3A%2F%2Fissuer.example%2Fhelp&state=state-1"

@@ -154,6 +154,26 @@ struct AuthorizationResponseSecurityTests {
         }
     }
 
+    @Test func anErrorAnswerWithoutThePromisedIssIsRefusedAndShowsWhatItSays() async throws {
+        var configuration = SignIn.configuration
+        configuration.clients = configuration.clients.map { client in
+            var client = client
+            if client.id == SignIn.clientID { client.allowedScopes.remove("offline_access") }
+            return client
+        }
+        try await EmbeddedProvider.withProvider(configuration) { provider in
+            provider.overrideAuthorizationResponse(.init(issuer: .absent))
+            let error = try #require(await SignIn.run(provider).failure)
+            #expect(error.code == .issuerMissing)
+            #expect(error.serverError?.code == .invalidScope)
+            #expect(
+                error.message.hasSuffix(
+                    "the provider answered invalid_scope: 'offline_access' is not allowed for this client "
+                        + "(not confirmed: the answer carries no iss)"), "\(error.message)")
+            expectPaths(provider, SignIn.throughAuthorize)
+        }
+    }
+
     @Test func aMissingIssIsAcceptedWhenTheMetadataDoesNotPromiseIt() async throws {
         try await EmbeddedProvider.withProvider(SignIn.configuration) { provider in
             provider.overrideMetadata(.init(promisesIssuerInAuthorizationResponses: false))

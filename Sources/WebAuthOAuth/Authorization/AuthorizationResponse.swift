@@ -96,15 +96,18 @@ public struct AuthorizationResponseValidator: Sendable {
                 )
             }
         } else if issuerRequired {
+            // Still refused: without iss the answer may come from another provider (a mix-up).
+            // An error answer carries nothing to act on, so what it says is shown, unverified,
+            // for the person to act on; the error's `serverError` is that unverified answer.
+            let unverified = serverError(parameters)
             throw OAuthError(
                 code: .issuerMissing,
-                message: "the authorization response has no iss, which this server promises (RFC 9207)")
+                message: "the authorization response has no iss, which this server promises (RFC 9207)"
+                    + (unverified.map { "; the provider answered \($0) (not confirmed: the answer carries no iss)" }
+                        ?? ""),
+                serverError: unverified)
         }
-        if let error = parameters["error"] {
-            let serverError = OAuthServerError(
-                code: .init(rawValue: error), rawDescription: parameters["error_description"],
-                uri: parameters["error_uri"].flatMap(URL.init(string:)).flatMap { $0.scheme == "https" ? $0 : nil },
-                endpoint: .authorization)
+        if let serverError = serverError(parameters) {
             throw OAuthError(
                 code: .server, message: "the authorization server refused: \(serverError)", serverError: serverError)
         }
@@ -119,6 +122,16 @@ public struct AuthorizationResponseValidator: Sendable {
                 throw OAuthError(code: .invalidCallback, message: "the authorization response has no code")
             }
             return .code(code)
+        }
+    }
+
+    /// The error the response carries, if it is an error response.
+    private func serverError(_ parameters: [String: String]) -> OAuthServerError? {
+        parameters["error"].map { error in
+            OAuthServerError(
+                code: .init(rawValue: error), rawDescription: parameters["error_description"],
+                uri: parameters["error_uri"].flatMap(URL.init(string:)).flatMap { $0.scheme == "https" ? $0 : nil },
+                endpoint: .authorization)
         }
     }
 

@@ -20,7 +20,8 @@ public struct OAuthError: WebAuthError {
     public let code: Code
     /// A description for people, safe to log.
     public let message: String
-    /// The server's error response, for ``Code/server``.
+    /// The server's error response, for ``Code/server``. For ``Code/issuerMissing``, the error
+    /// an authorization response without `iss` says, unverified: it may come from another server.
     public let serverError: OAuthServerError?
     /// Which check the ID token failed, for ``Code/invalidIDToken``.
     public let idTokenProblem: IDTokenProblem?
