@@ -14,13 +14,13 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Sign in end to end against an OpenID Connect provider that runs inside this program.",
         discussion: """
-            Starts an OpenID Connect provider on 127.0.0.1, reads its discovery document, makes
-            a PKCE pair, a state and a nonce, opens the sign-in page in your browser (sign in as
-            "demo", password "demo-password") — or, with no display or browser, lets a built-in
-            scripted browser play the person —, receives the redirect on a loopback listener,
-            checks it, exchanges the code, validates the ID token, asks UserInfo, stores the
-            tokens in a 0600 file, refreshes them (the provider rotates the refresh token) and
-            revokes them. Each step is printed with its time. Nothing leaves this machine and
+            Starts an OpenID Connect provider on 127.0.0.1, reads its discovery document, makes \
+            a PKCE pair, a state and a nonce, opens the sign-in page in your browser (sign in as \
+            "demo", password "demo-password") — or, with no display or browser, lets a built-in \
+            scripted browser play the person —, receives the redirect on a loopback listener, \
+            checks it, exchanges the code, validates the ID token, asks UserInfo, stores the \
+            tokens in a 0600 file, refreshes them (the provider rotates the refresh token) and \
+            revokes them. Each step is printed with its time. Nothing leaves this machine and \
             nothing is kept: the token file is in a temporary directory removed at the end.
             """
     )
@@ -193,7 +193,12 @@ struct DemoRun: Sendable {
                 switch progress.phase {
                 case .listening:
                     steps.note("Listening for the callback at \(progress.redirectURI?.absoluteString ?? "?")")
-                case .opening: steps.note("Opening the sign-in page with \(progress.browserName ?? "the browser")")
+                case .opening:
+                    steps.note(
+                        browser is ScriptedUserAgent
+                            ? "Opening the sign-in page in the built-in scripted browser, which signs in as "
+                                + "\(user.username)"
+                            : "Opening the sign-in page with \(progress.browserName ?? "the browser")")
                 case .waiting: steps.waiting("Waiting for the browser to come back… (Ctrl-C cancels)")
                 case .notice: steps.note(progress.message ?? "")
                 default: break

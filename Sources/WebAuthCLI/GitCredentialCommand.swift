@@ -147,6 +147,12 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 let written = try setup.write()
                 CommandOutput(json: false).result(
                     written + "Recorded: profile \"\(profile)\" answers git for \(target.host.lowercased())")
+                // Found nothing (an unreadable store says nothing either way).
+                if login.arguments.isEmpty, case .some(.none) = try? await storeOption.stores().find(profile: profile) {
+                    terminal.note(
+                        "profile \"\(profile)\" is not signed in, and no sign-in options were given: git gets "
+                            + "nothing from webauth until you run `webauth login --profile \(profile) …`")
+                }
             } catch let failure as CommandFailure {
                 terminal.error(failure.message, fix: failure.fix)
                 throw ExitCode(failure.status)

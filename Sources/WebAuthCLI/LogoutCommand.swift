@@ -109,7 +109,12 @@ struct LogoutCommand: AsyncParsableCommand {
             }
             signOut = try await stores.signOut(profile: profile)
         } catch {
-            let failure = CommandFailure.from(error, profile: profile, action: "logout")
+            var failure = CommandFailure.from(error, profile: profile, action: "logout")
+            if failure.code == "notSignedIn" {
+                // A second logout: nothing to do, and signing in is not what was asked for.
+                failure.message = "profile \"\(profile)\" is already signed out: nothing is stored for it"
+                failure.fix = nil
+            }
             output.failure(failure, terminal: terminal)
             throw ExitCode(failure.status)
         }

@@ -11,14 +11,14 @@ struct OpenCommand: AsyncParsableCommand {
         commandName: "open",
         abstract: "Open a sign-in page in a browser and print the callback URL it ends on.",
         discussion: """
-            Give exactly one callback: --loopback[=PATH] (a listener on 127.0.0.1 with an
-            ephemeral port; a bare --loopback means /callback), --callback-scheme SCHEME, or
-            --callback-https HOST/PATH. With --loopback, {redirect_uri} in URL is replaced by the
+            Give exactly one callback: --loopback[=PATH] (a listener on 127.0.0.1 with an \
+            ephemeral port; a bare --loopback means /callback), --callback-scheme SCHEME, or \
+            --callback-https HOST/PATH. With --loopback, {redirect_uri} in URL is replaced by the \
             percent-encoded redirect URI before the browser opens it:
 
               webauth open --loopback 'https://auth.example.com/authorize?client_id=cli&redirect_uri={redirect_uri}'
 
-            Progress goes to standard error; the callback URL alone goes to standard output.
+            Progress goes to standard error; the callback URL alone goes to standard output. \
             Ctrl-C cancels, releasing the port.
 
             \(ExitStatus.pointer)

@@ -225,9 +225,11 @@ struct OpenCommandProcessTests {
             "state is ours and its iss names this provider", "validated the ID token: RS256 signature",
             "UserInfo: Demo User", "Stored the tokens in", "mode 0600", "rotated the refresh token",
             "the provider no longer accepts them",
+            "Opening the sign-in page in the built-in scripted browser, which signs in as demo",
         ] {
             #expect(stderr.contains(step), "missing step: \(step)")
         }
+        #expect(!stderr.contains("with scripted"), "the scripted browser is named as a browser")
         // Nothing secret on the terminal: no query values, no token-looking strings.
         #expect(stderr.range(of: "code=[^…]", options: .regularExpression) == nil)
         #expect(stderr.range(of: "eyJ[A-Za-z0-9_-]{10,}", options: .regularExpression) == nil, "no JWT is shown")
