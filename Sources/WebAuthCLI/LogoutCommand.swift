@@ -68,7 +68,12 @@ struct LogoutCommand: AsyncParsableCommand {
     var withoutIDTokenHint = false
 
     @Option(help: "With --end-session, give up waiting for the provider after this many seconds.")
-    var timeout: Double = LoginOptions.defaultTimeout
+    var timeout: Double = Self.defaultTimeout
+
+    /// How long `--end-session` waits for the provider by default: two minutes. The page there
+    /// asks at most for a confirmation, and a provider that cannot send the browser back (a
+    /// post-logout redirect URI it does not know) shows an error page and never will.
+    static let defaultTimeout: Double = 120
 
     @Flag(help: "Log what signing out of the provider does on standard error (never secrets).")
     var verbose = false
@@ -100,11 +105,10 @@ struct LogoutCommand: AsyncParsableCommand {
                     profile: profile, stores: stores, browser: browser, timeout: SecondsOption.duration(timeout),
                     hintDelivery: withoutIDTokenHint ? .omitted : .formPost, verbose: verbose
                 ).run(terminal: terminal)
+                // What happens to the tokens is said once, by the revocation's line below.
                 if let endSessionFailure {
                     terminal.error(
-                        "signing out of the provider failed: \(endSessionFailure.message)",
-                        fix: (endSessionFailure.fix.map { $0 + "; " } ?? "")
-                            + "the tokens are still revoked and forgotten here")
+                        "signing out of the provider failed: \(endSessionFailure.message)", fix: endSessionFailure.fix)
                 }
             }
             signOut = try await stores.signOut(profile: profile)

@@ -48,13 +48,13 @@ struct ProviderSignOut {
             return Self.failure(
                 code: "unreadable",
                 message: "the stored entry could not be read, so the provider's session could not be ended",
-                fix: "sign out on the provider's own site")
+                fix: "sign out on the provider's own site by hand")
         }
         guard let configuration = entry.configuration else {
             return Self.failure(
                 code: "noConfiguration",
                 message: "the entry does not name its client, so the provider's session could not be ended",
-                fix: "sign out on the provider's own site")
+                fix: "sign out on the provider's own site by hand")
         }
         guard let idToken = entry.tokens.idToken, !idToken.isEmpty else {
             return Self.failure(
@@ -141,14 +141,19 @@ struct ProviderSignOut {
                     code: "timedOut",
                     message:
                         "the provider did not send the browser back within \(timeout.components.seconds) s, so its session may not have ended",
-                    fix:
-                        "sign out on the provider's own site, or run the command again with a longer --timeout"
-                        + (hintDelivery == .formPost
-                            ? "; if the provider refused the posted sign-out request, add --without-id-token-hint"
-                            : ""))
+                    fix: Self.signOutByHand(at: client.configuration.issuer))
             }
             return Self.failure(from: error, profile: profile)
         }
+    }
+
+    /// How to finish signing out when webauth could not: by hand, at the provider. Not "run the
+    /// command again": the profile is signed out here all the same, so a second run finds
+    /// nothing to sign out with.
+    static func signOutByHand(at issuer: URL?) -> String {
+        guard let issuer, let host = issuer.host else { return "sign out on the provider's own site" }
+        let origin = "\(issuer.scheme ?? "https")://\(host)\(issuer.port.map { ":\($0)" } ?? "")"
+        return "sign out at the provider by hand: open \(origin) in the browser and sign out there"
     }
 
     /// What the loopback listener shows the browser when the provider sends it back.

@@ -214,7 +214,9 @@ struct EndSessionProcessTests {
             #expect(status == ExitStatus.endSessionFailed, "stderr: \(process.standardError)")
             #expect(process.standardError.contains("signing out of the provider failed"))
             #expect(process.standardError.contains("no state"))
-            #expect(process.standardError.contains("still revoked and forgotten"))
+            // One sentence says what happened to the tokens: the revocation's.
+            #expect(process.standardError.contains("Revoked the tokens at the provider and signed out of profile"))
+            #expect(!process.standardError.contains("still revoked"))
             #expect(try sandbox.storedEntry() == nil)
             #expect(!provider.isActive(accessToken: entry.tokens.accessToken))
         }
@@ -240,7 +242,18 @@ struct EndSessionProcessTests {
             let status = try await process.waitForExit(timeout: .seconds(60))
             #expect(status == ExitStatus.endSessionFailed, "stderr: \(process.standardError)")
             #expect(try sandbox.storedEntry() == nil)
+            // Signed out here all the same, so running it again could not help: the advice is
+            // what a person can still do.
+            #expect(
+                process.standardError.contains(
+                    "sign out at the provider by hand: open \(provider.issuer.absoluteString) in the browser and sign "
+                        + "out there"), "\(process.standardError)")
+            #expect(!process.standardError.contains("again"), "\(process.standardError)")
         }
+    }
+
+    @Test func theWaitForTheProviderDefaultsToTwoMinutes() throws {
+        #expect(try LogoutCommand.parse(["--end-session"]).timeout == 120)
     }
 
     @Test func noAnswerWithinTheTimeoutFailsTheSignOutButNotTheLocalOne() async throws {
