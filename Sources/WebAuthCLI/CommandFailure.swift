@@ -129,8 +129,14 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
         let status = ExitStatus.status(for: error)
         let login = loginCommand(profile: profile)
         if let server = error.serverError, error.code == .server {
-            var message = "the provider refused the \(action)"
-            if action == "refresh" { message = "the provider refused the refresh token" }
+            // "Refused" is exit status 9 in the table; the other answers (10) say what they are.
+            var message =
+                status == ExitStatus.providerRefused
+                ? "the provider refused the \(action)" : "the provider could not do the \(action)"
+            if action == "refresh", status == ExitStatus.providerRefused {
+                message = "the provider refused the refresh token"
+            }
+            if server.code == .unsupportedGrantType { message = "the provider does not offer the \(action)" }
             let detail = server.safeDescription.map { ": \($0)" } ?? ""
             let fix: String? =
                 switch server.code {

@@ -146,13 +146,22 @@ struct TokenCommand: AsyncParsableCommand {
         let stores = storeOption.stores()
         let validity = SecondsOption.duration(minimumValidity)
         let verbose = verbose
+        var fellBack = false
         let fallingBack = { (reason: String) in
+            fellBack = true
             if verbose { TerminalOutput().note("\(reason); using the token store") }
         }
-        if let target {
-            return try await stores.freshTokens(
-                profile: profile, exchangedFor: target, minimumValidity: validity, fallingBack: fallingBack)
+        let tokens =
+            if let target {
+                try await stores.freshTokens(
+                    profile: profile, exchangedFor: target, minimumValidity: validity, fallingBack: fallingBack)
+            } else {
+                try await stores.freshTokens(profile: profile, minimumValidity: validity, fallingBack: fallingBack)
+            }
+        // `--verbose` says which answered: the fallback says so above, the agent here.
+        if verbose, let agent = stores.agent, !fellBack {
+            TerminalOutput().note("the agent at \(agent.socketPath) answered")
         }
-        return try await stores.freshTokens(profile: profile, minimumValidity: validity, fallingBack: fallingBack)
+        return tokens
     }
 }

@@ -91,7 +91,9 @@ extension AgentProcessTests {
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
             let first = try await sandbox.run(["token", "--audience", "billing", "--verbose"])
             #expect(first.status == 0, "stderr: \(first.stderr)")
-            #expect(first.stderr.isEmpty, "the agent answered: \(first.stderr)")
+            #expect(
+                first.stderr.hasPrefix("note: the agent at ") && first.stderr.contains(" answered"),
+                "--verbose says the agent answered: \(first.stderr)")
             let billing = first.stdout.trimmingCharacters(in: .newlines)
             #expect(provider.audiences(ofAccessToken: billing) == ["billing"])
             #expect(provider.tokenExchangeCount == 2)
@@ -152,7 +154,9 @@ extension AgentProcessTests {
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
             let afterRemove = try await sandbox.run(["token", "--audience", "billing", "--verbose"])
             #expect(afterRemove.status == 0, "stderr: \(afterRemove.stderr)")
-            #expect(afterRemove.stderr.isEmpty, "the agent answered: \(afterRemove.stderr)")
+            #expect(
+                afterRemove.stderr.hasPrefix("note: the agent at ") && afterRemove.stderr.contains(" answered"),
+                "the agent answered: \(afterRemove.stderr)")
             #expect(afterRemove.stdout != first.stdout)
             #expect(provider.tokenExchangeCount == 8)
             #expect(!agent.standardError.contains(billing))

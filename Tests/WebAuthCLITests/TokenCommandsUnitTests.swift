@@ -127,6 +127,28 @@ struct TokenCommandsUnitTests {
         #expect(lock.status == ExitStatus.tokenStoreFailed)
     }
 
+    @Test func onlyARefusalSaysRefusedAndItsStatusIsTheTablesNine() {
+        let codes: [OAuthServerError.Code] = [
+            .invalidGrant, .accessDenied, .invalidClient, .invalidScope, .invalidTarget, .serverError,
+            .temporarilyUnavailable, .invalidRequest, .unsupportedGrantType,
+        ]
+        for code in codes {
+            let error = OAuthError(
+                code: .server, message: "x", serverError: OAuthServerError(code: code, endpoint: .token))
+            let failure = CommandFailure.from(error, profile: "default", action: "token exchange")
+            #expect(
+                failure.message.contains("refused") == (failure.status == ExitStatus.providerRefused),
+                "\(code): \(failure.message) with status \(failure.status)")
+        }
+        let unsupported = CommandFailure.from(
+            OAuthError(
+                code: .server, message: "x",
+                serverError: OAuthServerError(code: .unsupportedGrantType, endpoint: .token)),
+            profile: "default", action: "token exchange")
+        #expect(unsupported.status == ExitStatus.providerError)
+        #expect(unsupported.message == "the provider does not offer the token exchange (unsupported_grant_type)")
+    }
+
     @Test func anUnverifiedInvalidScopePointsAtTheScopeAndKeepsTheRefusalsStatus() {
         let error = OAuthError(
             code: .issuerMissing, message: "no iss; the provider answered invalid_scope (not confirmed)",
