@@ -171,8 +171,15 @@ public final class GlewlwydProvider: Sendable {
 
     /// Starts glewlwyd on free loopback ports and waits until it is configured.
     ///
+    /// The port is free when it is chosen, but glewlwyd binds it only after the launcher has
+    /// made the database and a 2048-bit key, seconds later on a loaded machine; on one running
+    /// many tests at once (the sanitizer runs) another test's listener can take the port in
+    /// between, and glewlwyd exits with status 2 ("MHD - Failed to bind to port …: Address
+    /// already in use" in its log). That launch is retried once, on fresh ports; any other
+    /// failure, or a second one, is thrown with the logs of every attempt.
+    ///
     /// - Parameters:
-    ///   - timeout: How long the launch may take.
+    ///   - timeout: How long each launch may take.
     ///   - launchEnvironment: Variables for the launcher on top of this process's environment,
     ///     such as `WEBAUTH_GLEWLWYD_REGISTRATION` (``withRegistration(_:_:)``).
     /// - Throws: ``IndependentProviderError`` when glewlwyd, python3 or openssl is missing, or
@@ -184,12 +191,48 @@ public final class GlewlwydProvider: Sendable {
             let python = TestBrowsers.executablePath(
                 named: "python3", searchPath: ProcessInfo.processInfo.environment["PATH"])
         else { throw IndependentProviderError("python3 not found on PATH; glewlwyd's launcher needs it") }
+        switch try await launch(python: python, timeout: timeout, launchEnvironment: launchEnvironment) {
+        case .started(let provider):
+            return provider
+        case .portTaken(let firstLogs):
+            switch try await launch(python: python, timeout: timeout, launchEnvironment: launchEnvironment) {
+            case .started(let provider):
+                return provider
+            case .portTaken(let secondLogs):
+                throw IndependentProviderError(
+                    "glewlwyd could not bind its port, twice:\n\(firstLogs)\n--- the retry:\n\(secondLogs)")
+            }
+        }
+    }
+
+    /// How one launch ended, when it did not fail otherwise.
+    private enum Launch {
+        case started(GlewlwydProvider)
+        /// glewlwyd exited because another program had its port; its logs.
+        case portTaken(String)
+    }
+
+    /// What MHD, glewlwyd's HTTP server, logs when the port is taken.
+    private static let portTakenMessage = "Failed to bind to port"
+
+    /// Starts the launcher on two free loopback ports and waits for `fixture.json`.
+    private static func launch(
+        python: String, timeout: Duration, launchEnvironment: [String: String]
+    ) async throws -> Launch {
         let deadline = ContinuousClock.now + timeout
         let dataDirectory = try IndependentProvider.makePrivateDirectory("webauth-glewlwyd")
+        let log = dataDirectory.appendingPathComponent("launch.log")
+        let glewlwydLog = dataDirectory.appendingPathComponent("glewlwyd.log")
+        // The launcher's output (its error last), glewlwyd's standard output, and glewlwyd's log,
+        // which alone says why it stopped.
+        let logs = {
+            IndependentProvider.tail(of: log, lines: 30) + "\n"
+                + IndependentProvider.tail(of: dataDirectory.appendingPathComponent("glewlwyd.out"), lines: 20)
+                + "\nglewlwyd.log:\n" + IndependentProvider.tail(of: glewlwydLog, lines: 20)
+        }
         do {
             let port = try IndependentProvider.freeLoopbackPort()
             let redirectPort = try IndependentProvider.freeLoopbackPort()
-            let log = dataDirectory.appendingPathComponent("launch.log")
             let launcher = try Subprocess(
                 executable: python, arguments: [launchPy, dataDirectory.path, String(port), String(redirectPort)],
                 environment: ProcessInfo.processInfo.environment.merging(launchEnvironment) { $1 }, output: log.path)
@@ -197,19 +240,20 @@ public final class GlewlwydProvider: Sendable {
             while ContinuousClock.now < deadline {
                 if let data = try? Data(contentsOf: fixtureFile) {
                     let fixture = try JSONDecoder().decode(FixtureOutput.self, from: data)
-                    return GlewlwydProvider(fixture: fixture, dataDirectory: dataDirectory, launcher: launcher)
+                    return .started(
+                        GlewlwydProvider(fixture: fixture, dataDirectory: dataDirectory, launcher: launcher))
                 }
                 if launcher.hasExited {
-                    throw IndependentProviderError(
-                        "glewlwyd's launcher exited:\n\(IndependentProvider.tail(of: log, lines: 30))\n"
-                            + IndependentProvider.tail(
-                                of: dataDirectory.appendingPathComponent("glewlwyd.out"), lines: 20))
+                    let text = logs()
+                    let portTaken = IndependentProvider.tail(of: glewlwydLog, lines: 20).contains(portTakenMessage)
+                    try? FileManager.default.removeItem(at: dataDirectory)
+                    if portTaken { return .portTaken(text) }
+                    throw IndependentProviderError("glewlwyd's launcher exited:\n\(text)")
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
             await launcher.terminate(grace: .seconds(2))
-            throw IndependentProviderError(
-                "glewlwyd was not ready in time:\n\(IndependentProvider.tail(of: log, lines: 30))")
+            throw IndependentProviderError("glewlwyd was not ready in time:\n\(logs())")
         } catch {
             try? FileManager.default.removeItem(at: dataDirectory)
             throw error
