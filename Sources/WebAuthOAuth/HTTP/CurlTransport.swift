@@ -42,11 +42,7 @@ public final class CurlTransport: HTTPTransport {
         }
         switch outcome {
         case .tooLarge(let size):
-            throw HTTPTransportError(
-                code: .responseTooLarge,
-                message:
-                    "\(endpoint) sent \(size.map { "\($0)" } ?? "more than \(request.maximumResponseSize)") bytes; "
-                    + "at most \(request.maximumResponseSize) are accepted")
+            throw .responseTooLarge(endpoint: endpoint, size: size, limit: request.maximumResponseSize)
         case .failed(let failure):
             throw failure.transportError(endpoint: endpoint, host: request.url.host ?? "", timeout: request.timeout)
         case .completed(let response):

@@ -46,3 +46,14 @@ extension HTTPTransportError {
         }
     }
 }
+
+extension HTTPTransportError {
+    /// The failure for a response from `endpoint` that announced `size` bytes (`nil`: that sent
+    /// more than it may) when at most `limit` are accepted.
+    static func responseTooLarge(endpoint: String, size: Int64?, limit: Int) -> HTTPTransportError {
+        HTTPTransportError(
+            code: .responseTooLarge,
+            message:
+                "\(endpoint) sent \(size.map { "\($0)" } ?? "more than \(limit)") bytes; at most \(limit) are accepted")
+    }
+}

@@ -82,11 +82,7 @@ public final class URLSessionTransport: HTTPTransport {
         case .challenged(let response):
             return response
         case .tooLarge(let size):
-            throw HTTPTransportError(
-                code: .responseTooLarge,
-                message:
-                    "\(endpoint) sent \(size.map { "\($0)" } ?? "more than \(request.maximumResponseSize)") bytes; "
-                    + "at most \(request.maximumResponseSize) are accepted")
+            throw .responseTooLarge(endpoint: endpoint, size: size, limit: request.maximumResponseSize)
         case .completed(let response, let data):
             if (300..<400).contains(response.statusCode), !request.deliversRedirects {
                 throw HTTPTransportError(
