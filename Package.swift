@@ -44,7 +44,7 @@ let package = Package(
         // The session engine: types, seams and the flow state machine. No SwiftNIO, no processes.
         .target(
             name: "WebAuthCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["WebAuthPlatform", .product(name: "Logging", package: "swift-log")]
         ),
         // The system calls, behind small typed functions: descriptors, paths, locks, pipes, Unix
         // and netlink sockets, signals, terminals, process identity. No Foundation (the fast path
@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "WebAuthDesktop",
             dependencies: [
-                "WebAuthProcess", "WebAuthCore", "WebAuthDesktopSocket", "WebAuthSocketServer",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuthCore", "WebAuthDesktopSocket", "WebAuthSocketServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -122,7 +122,7 @@ let package = Package(
             ]
         ),
         // Apple's AuthenticationServices names and signatures, on Linux.
-        .target(name: "WebAuthCompat", dependencies: ["WebAuth"]),
+        .target(name: "WebAuthCompat", dependencies: ["WebAuth", "WebAuthPlatform"]),
         // OAuth 2.0, OpenID Connect and OAuth 1.0a on top of the session: PKCE, discovery, ID token
         // validation, refresh, revocation, the device flow. HTTP through a transport protocol.
         .target(
@@ -178,7 +178,7 @@ let package = Package(
         .target(
             name: "WebAuthEmbeddedProvider",
             dependencies: [
-                "WebAuthCore", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "WebAuthCore", "WebAuthPlatform", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -257,7 +257,7 @@ let package = Package(
             name: "webauth-benchmarks",
             dependencies: [
                 "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles",
-                "WebAuthProcess", "WebAuthLoopback",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuthLoopback",
                 // Only for the head-parsing figure: the listener's parser against SwiftNIO's.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -330,16 +330,16 @@ let package = Package(
         .testTarget(
             name: "WebAuthLoopbackTests",
             dependencies: [
-                "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess",
+                "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "WebAuthTests", dependencies: ["WebAuth", "WebAuthTestSupport"]),
+        .testTarget(name: "WebAuthTests", dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthPlatform"]),
         .testTarget(
             name: "WebAuthControlledBrowsersTests",
-            dependencies: ["WebAuthProcess", "WebAuthControlledBrowsers", "WebAuthTestSupport"]
+            dependencies: ["WebAuthProcess", "WebAuthPlatform", "WebAuthControlledBrowsers", "WebAuthTestSupport"]
         ),
         .testTarget(
             name: "WebAuthDesktopTests",
@@ -355,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthOAuthTests",
             dependencies: [
-                "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess",
+                "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess", "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -365,12 +365,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAuthTokenStoreTests",
-            dependencies: ["WebAuthTokenStore", "WebAuthTestSupport", "WebAuthProcess"]
+            dependencies: ["WebAuthTokenStore", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform"]
         ),
         .testTarget(
             name: "WebAuthTestingTests",
             dependencies: [
-                "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuth",
+                "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuth", "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
@@ -378,7 +378,8 @@ let package = Package(
         .testTarget(
             name: "WebAuthCLITests",
             dependencies: [
-                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthFastPath", "WebAuthTokenFiles",
+                "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform", "WebAuthFastPath",
+                "WebAuthTokenFiles",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -5,8 +5,8 @@
 // `flood`, only the loopback listener's figures; with `signed-in`, only "callback → signed in"
 // (SignInBenchmarks). `--help` says so.
 import Foundation
-import Synchronization
 import WebAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 
 /// A browser that only notes when the session asked it to open the page.
@@ -51,7 +51,7 @@ struct Figures {
 
 /// When the listener routed a callback request to its session.
 final class RoutedInstant: Sendable {
-    let instant = Mutex<ContinuousClock.Instant?>(nil)
+    let instant = Locked<ContinuousClock.Instant?>(nil)
 }
 
 /// A started session whose browser has been asked to open the page.

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import WebAuth
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore
@@ -251,7 +251,7 @@ enum SoakBenchmarks {
 
     /// Hands out 0, 1, 2, … to the workers.
     final class Counter: Sendable {
-        private let value = Mutex(0)
+        private let value = Locked(0)
         func take() -> Int {
             value.withLock { current in
                 defer { current += 1 }

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-import Synchronization
 import WebAuthAgentProtocol
 import WebAuthCore
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTokenFiles
 import WebAuthTokenStore
 
@@ -52,9 +52,9 @@ package actor AgentService {
     package typealias Confirmation = @Sendable (_ question: Question) async -> Bool
 
     /// The held profiles and their decisions, shared with ``immediateAnswer(to:)``.
-    let holder: Mutex<AgentHolder>
+    let holder: Locked<AgentHolder>
     /// Token request lines already read, with what they ask for (see `heldTokenRequest`).
-    private let readRequests = Mutex<[[UInt8]: (profile: String, validity: Duration)]>([:])
+    private let readRequests = Locked<[[UInt8]: (profile: String, validity: Duration)]>([:])
     private let stores: TokenStores
     let now: @Sendable () -> Date
     private let confirmation: Confirmation?
@@ -109,7 +109,7 @@ package actor AgentService {
         transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
         socketPath: String? = nil, logger: Logger
     ) {
-        self.holder = Mutex(AgentHolder(policy: policy))
+        self.holder = Locked(AgentHolder(policy: policy))
         var stores = stores
         // The agent is the refresher: it never asks an agent (itself) for tokens.
         stores.agent = nil

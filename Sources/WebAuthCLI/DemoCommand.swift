@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import WebAuth
 import WebAuthEmbeddedProvider
 import WebAuthOAuth
@@ -277,7 +276,7 @@ struct DemoRun: Sendable {
 
 /// A signal handler's way to cancel whatever is running now.
 final class CancelSwitch: Sendable {
-    private let state = Mutex<(fired: Bool, action: (@Sendable () -> Void)?)>((false, nil))
+    private let state = Locked<(fired: Bool, action: (@Sendable () -> Void)?)>((false, nil))
 
     /// Runs `action` when the switch fires (at once if it already has).
     func onFire(_ action: @escaping @Sendable () -> Void) {
@@ -302,7 +301,7 @@ final class CancelSwitch: Sendable {
 /// and their durations are kept for `--json`.
 final class DemoSteps: Sendable {
     private let terminal: TerminalOutput
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
 
     private struct State {
         var last = ContinuousClock.now

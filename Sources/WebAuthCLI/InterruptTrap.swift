@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuthPlatform
 
 /// Turns SIGINT and SIGTERM into a call (cancelling the session), remembering which arrived,
@@ -10,7 +9,7 @@ import WebAuthPlatform
 /// safely do) and a thread of the trap's own reads it and makes the call. (A `DispatchSource`
 /// registers asynchronously, and a Ctrl-C in that window was lost.)
 final class InterruptTrap: Sendable {
-    private let receivedSignal = Mutex<Int32?>(nil)
+    private let receivedSignal = Locked<Int32?>(nil)
 
     /// The first signal that arrived, if any.
     var received: Int32? { receivedSignal.withLock { $0 } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuth
 import WebAuthOAuth
 import WebAuthPlatform
@@ -131,7 +130,7 @@ struct SignInFlow: Sendable {
 
 /// The status line a session's progress handler started, so the flow can remove it.
 final class StatusHolder: Sendable {
-    private let line = Mutex<StatusLine?>(nil)
+    private let line = Locked<StatusLine?>(nil)
 
     /// Shows `new` instead of the current status line.
     func replace(with new: StatusLine) {
@@ -153,7 +152,7 @@ final class StatusHolder: Sendable {
 /// The task a sign-in runs in, cancellable before it exists: a cancel that comes first
 /// cancels the task as soon as it starts.
 final class CancellableSignIn: Sendable {
-    private let state = Mutex<(task: Task<TokenSet, any Error>?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(task: Task<TokenSet, any Error>?, cancelled: Bool)>((nil, false))
 
     /// Starts the task `make` makes (cancelled at once if ``cancel()`` came first).
     func run(_ make: () -> Task<TokenSet, any Error>) -> Task<TokenSet, any Error> {
@@ -178,7 +177,7 @@ final class CancellableSignIn: Sendable {
 
 /// Set once `--timeout` has passed.
 final class TimeoutFlag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
 
     /// Marks the time as up.
     func set() { value.withLock { $0 = true } }

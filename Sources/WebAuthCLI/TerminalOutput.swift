@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuth
 import WebAuthFastPath
 import WebAuthPlatform
@@ -28,7 +27,7 @@ final class TerminalOutput: Sendable {
     /// Whether messages are colored.
     let usesColor: Bool
     private let descriptor: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         /// The status line being shown, if any: its text and when it started.

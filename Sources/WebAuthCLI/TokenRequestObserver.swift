@@ -1,13 +1,13 @@
 import Foundation
-import Synchronization
 import WebAuthOAuth
+import WebAuthPlatform
 
 /// A transport that tells when the first request to an endpoint goes out, then sends it on:
 /// how `webauth demo` sees, from outside `OAuthClient.signIn`, that the redirect was checked
 /// and the code is being exchanged.
 final class TokenRequestObserver: HTTPTransport {
     private let transport: any HTTPTransport
-    private let waiting = Mutex<(endpoint: URL, action: @Sendable () -> Void)?>(nil)
+    private let waiting = Locked<(endpoint: URL, action: @Sendable () -> Void)?>(nil)
 
     init(sendingThrough transport: any HTTPTransport) {
         self.transport = transport

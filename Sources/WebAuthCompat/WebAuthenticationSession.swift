@@ -1,7 +1,7 @@
 #if !canImport(AuthenticationServices)
     import Foundation
-    import Synchronization
     import WebAuth
+    import WebAuthPlatform
 
     // swift-format-ignore: UseSynthesizedInitializer
     // (the explicit initializer is `nonisolated`; the synthesized one would be isolated)
@@ -143,7 +143,7 @@
                 var isCancelled = false
             }
 
-            private let state = Mutex(State())
+            private let state = Locked(State())
 
             /// Whether the calling task was cancelled.
             var isCancelled: Bool { state.withLock { $0.isCancelled } }

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import WebAuthPlatform
 
 /// A session that authenticates a person through a web service, in a real browser, and hands
 /// the callback URL back to the program — `ASWebAuthenticationSession` for Swift on Linux.
@@ -46,7 +46,7 @@ public final class WebAuthSession: Sendable {
     private let authorizationURL: @Sendable (URL) async throws(WebAuthenticationSessionError) -> URL
     private let environment: SessionEnvironment
     private let completionHandler: CompletionHandler?
-    private let core: Mutex<Core>
+    private let core: Locked<Core>
 
     private struct Settings: Sendable {
         var prefersEphemeral = false
@@ -142,7 +142,7 @@ public final class WebAuthSession: Sendable {
         self.environment = environment
         self.authorizationURL = authorizationURL
         self.completionHandler = completionHandler
-        self.core = Mutex(Core(machine: Machine(callback: callback)))
+        self.core = Locked(Core(machine: Machine(callback: callback)))
     }
 
     // MARK: - Settings

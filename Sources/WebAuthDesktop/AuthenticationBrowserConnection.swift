@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import Synchronization
+import WebAuthPlatform
 
 /// One request a session handed to this program, from the web-authentication browser's side:
 /// answer it once with ``complete(withCallbackURL:)`` or ``cancel(code:message:)``.
@@ -12,7 +12,7 @@ public final class AuthenticationBrowserConnection: Sendable {
     /// The request.
     public let request: AuthenticationBrowserRequest
     private let channel: any Channel
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var answered = false

@@ -1,23 +1,23 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
 import WebAuthCore
 import WebAuthDesktopSocket
+import WebAuthPlatform
 
 /// A request handed to the web-authentication browser, from the session's side: the
 /// connection runs on SwiftNIO, and a task reads the program's answer and turns it into
 /// browser events.
 ///
 /// `Sendable`: its stored properties are immutable `Sendable` values (the connection is a NIO
-/// channel, which may be written and closed from any thread) and its state is in a `Mutex`.
+/// channel, which may be written and closed from any thread) and its state is behind a lock (`Locked`).
 final class AuthenticationBrowserPresentation: BrowserPresentation {
     let events: AsyncStream<BrowserEvent>
     private let continuation: AsyncStream<BrowserEvent>.Continuation
     private let channel: any Channel
     private let request: AuthenticationBrowserRequest
     private let browserName: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var answered = false

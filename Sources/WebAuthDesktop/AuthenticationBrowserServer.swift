@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import NIOCore
-import Synchronization
 import WebAuthCore
 import WebAuthDesktopSocket
+import WebAuthPlatform
 
 /// The web-authentication browser's side of the socket: listens on
 /// ``CallbackSocketDirectory/authenticationBrowserSocketPath`` (mode 0600, in the private socket
@@ -22,7 +22,7 @@ import WebAuthDesktopSocket
 /// ```
 ///
 /// `Sendable`: its stored properties are immutable `Sendable` values; whether it is stopping is
-/// in a `Mutex`, so the socket file is removed and the listener closed once.
+/// behind a lock (`Locked`), so the socket file is removed and the listener closed once.
 public final class AuthenticationBrowserServer: Sendable {
     /// What the program does with requests.
     public struct Handler: Sendable {
@@ -49,7 +49,7 @@ public final class AuthenticationBrowserServer: Sendable {
     private let server: UnixSocketServer
     private let handler: Handler
     private let logger: Logger
-    private let stopping = Mutex(false)
+    private let stopping = Locked(false)
 
     /// The most connections served at once; more are closed at once.
     static let maximumConnections = 32

@@ -1,15 +1,15 @@
 import Foundation
 import Logging
 import NIOCore
-import Synchronization
 import WebAuthCore
 import WebAuthDesktopSocket
+import WebAuthPlatform
 
 /// One scheme's callback socket, on a ``UnixSocketServer``: each connection sends one URL and
 /// gets one answer line (see `CallbackSocketProtocol`).
 ///
 /// It is `Sendable` because its stored properties are immutable `Sendable` values (the lock's
-/// descriptor is a plain integer) and its mutable state is in a `Mutex`. The lock is closed only
+/// descriptor is a plain integer) and its mutable state is behind a lock (`Locked`). The lock is closed only
 /// by the serving task, once the listener is closed, its connections have ended and the socket
 /// file is removed; `exited` is set after that and is what ``stop()`` waits for.
 final class SchemeSocketServer: Sendable {
@@ -21,7 +21,7 @@ final class SchemeSocketServer: Sendable {
     private let callback: Callback
     private let accepting: @Sendable (URL) -> Bool
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var stopping = false

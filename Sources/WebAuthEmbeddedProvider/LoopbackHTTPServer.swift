@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
+import WebAuthPlatform
 
 /// A small general HTTP/1.1 server on `127.0.0.1`, at a port the system picks, for tests that
 /// need a real server whose every answer they write: an async handler gets each request
@@ -322,7 +322,7 @@ extension Duration {
 /// The connections a server has accepted and not yet closed, so that those it never served can
 /// be closed when it stops.
 private final class OpenChannels: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
 
     func insert(_ channel: any Channel) { channels.withLock { $0[ObjectIdentifier(channel)] = channel } }
     func remove(_ channel: any Channel) { _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }

@@ -1,32 +1,32 @@
 import Foundation
 import HTTPTypes
-import Synchronization
+import WebAuthPlatform
 
 /// The provider's request handling: routes each request to its endpoint, applies the fault
 /// switches, and keeps the request log. The endpoints live in extensions, one file each.
 final class ProviderEngine: Sendable {
     let configuration: EmbeddedProvider.Configuration
-    let state: Mutex<ProviderState>
+    let state: Locked<ProviderState>
     /// The server, once started: its own log is emptied as requests arrive (the provider keeps
     /// a bounded one without bodies instead).
-    private let server = Mutex<LoopbackHTTPServer?>(nil)
+    private let server = Locked<LoopbackHTTPServer?>(nil)
     /// `http://127.0.0.1:{port}`, once the server listens. Apart from ``state`` so that it can
     /// be read while that is locked.
-    private let issuerValue = Mutex("")
+    private let issuerValue = Locked("")
     /// The forgery switches that are on. Apart from ``state`` so that they can be read while
     /// that is locked.
-    let forgeries = Mutex(Forgeries())
+    let forgeries = Locked(Forgeries())
     /// The key behind ``impostorKey()``, once made.
-    private let impostor = Mutex<SigningKey?>(nil)
+    private let impostor = Locked<SigningKey?>(nil)
     /// The P-256 key that ES256 forgeries sign with (and the JWKS serves while one is on).
     let ecKey = ECSigningKey()
     /// The clients registered through `/register` (RFC 7591). Apart from ``state`` so that
     /// the client list can be read while that is locked.
-    let registrations = Mutex(RegisteredClients())
+    let registrations = Locked(RegisteredClients())
 
     init(configuration: EmbeddedProvider.Configuration, key: SigningKey) {
         self.configuration = configuration
-        state = Mutex(ProviderState(configuration: configuration, key: key))
+        state = Locked(ProviderState(configuration: configuration, key: key))
     }
 
     /// Connects the engine to the server it answers for.

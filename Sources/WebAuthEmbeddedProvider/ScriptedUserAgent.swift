@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// A `Browser` that plays the person, for tests and demos with no real browser: it requests
 /// the authorization URL over real HTTP, keeps cookies, follows redirects, fills in the
@@ -278,7 +278,7 @@ public struct ScriptedUserAgent: Browser {
     /// Only names and values are kept; attributes other than `Max-Age` are ignored, which is
     /// enough for loopback servers.
     public final class CookieJar: Sendable {
-        private let storage = Mutex<[String: [String: String]]>([:])
+        private let storage = Locked<[String: [String: String]]>([:])
 
         /// Creates an empty jar.
         public init() {}

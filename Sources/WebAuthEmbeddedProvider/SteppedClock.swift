@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 
 /// Time that passes only when a test says so: give ``clock`` to an ``EmbeddedProvider`` (its
 /// ``EmbeddedProvider/Configuration/clock``) and codes, tokens and device codes expire when the
@@ -28,7 +28,7 @@ public final class SteppedClock: Sendable {
         var cancelled: Set<UUID> = []
     }
     private let start: Date
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A clock standing still at `start` (default: now).
     public init(startingAt start: Date = Date()) {

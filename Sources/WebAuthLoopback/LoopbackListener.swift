@@ -205,7 +205,7 @@ final class ListenerCore {
             var isReleased = false
             var waiters: [CheckedContinuation<Void, Never>] = []
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         /// Whether the listener is released.
         var isReleased: Bool { state.withLock { $0.isReleased } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuthPlatform
 
 #if canImport(Glibc)
@@ -43,7 +42,7 @@ package final class Subprocess: Sendable {
     package let standardOutput: AsyncStream<[UInt8]>?
     /// The child's standard error as it arrives, when it is ``Stream/pipe``.
     package let standardError: AsyncStream<[UInt8]>?
-    private let exit: Mutex<ExitState>
+    private let exit: Locked<ExitState>
 
     /// Someone waiting for the exit: cancellable waits take an optional status.
     private enum Waiter: Sendable {
@@ -159,7 +158,7 @@ package final class Subprocess: Sendable {
         }
         self.pid = pid
         self.ownsProcessGroup = newProcessGroup
-        self.exit = Mutex(ExitState())
+        self.exit = Locked(ExitState())
         self.standardInput = parentEnds[0].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         self.standardOutput = parentEnds[1].map(Self.readUntilEndOfFile)
         self.standardError = parentEnds[2].map(Self.readUntilEndOfFile)
@@ -226,7 +225,7 @@ package final class Subprocess: Sendable {
             close(errorPipe.read)
             throw error
         }
-        let collected = Mutex<[Int32: [UInt8]]>([:])
+        let collected = Locked<[Int32: [UInt8]]>([:])
         let done = DispatchSemaphore(value: 0)
         for descriptor in [outputPipe.read, errorPipe.read] {
             Thread.detachNewThread {

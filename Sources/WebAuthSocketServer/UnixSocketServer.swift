@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 import WebAuthPlatform
 
 /// A line-oriented server on a Unix socket, on SwiftNIO: what the desktop's scheme socket
@@ -176,12 +175,12 @@ package final class UnixSocketServer: Sendable {
     /// or the task reading the connections ended first) is therefore closed through that
     /// method when its handover ends.
     private final class Handover: Sendable {
-        private let connection: Mutex<Connection?>
+        private let connection: Locked<Connection?>
         /// Who connected.
         let peer: Peer
 
         init(_ connection: Connection, peer: Peer) {
-            self.connection = Mutex(connection)
+            self.connection = Locked(connection)
             self.peer = peer
         }
 
@@ -212,7 +211,7 @@ package final class UnixSocketServer: Sendable {
             var withoutALine: [ObjectIdentifier: any Channel] = [:]
             var listenerClosed = false
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         /// Counts `channel` in, unless `limit` are open already or the listener is closed.
         func enter(_ channel: any Channel, limit: Int) -> Bool {

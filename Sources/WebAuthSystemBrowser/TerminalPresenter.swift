@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuthCore
 import WebAuthPlatform
 
@@ -99,7 +98,7 @@ public struct TerminalPresenter: Browser {
 private final class PastedLines: BrowserPresentation {
     let events: AsyncStream<BrowserEvent>
     private let continuation: AsyncStream<BrowserEvent>.Continuation
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     /// The longest line kept; a longer paste is not a callback URL.
     private static let maximumLineLength = 64 * 1024

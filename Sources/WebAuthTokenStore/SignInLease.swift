@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import WebAuthPlatform
 import WebAuthTokenFiles
 
@@ -106,17 +105,17 @@ package final class SignInLease: Sendable {
         }
     }
 
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: Locked<Int32?>
     private let paths: Paths
     /// The record found when the lease was taken: the previous holder's, with its outcome.
     package let previous: Record?
-    private let current: Mutex<Record>
+    private let current: Locked<Record>
 
     private init(descriptor: Int32, paths: Paths, previous: Record?) {
-        self.descriptor = Mutex(descriptor)
+        self.descriptor = Locked(descriptor)
         self.paths = paths
         self.previous = previous
-        self.current = Mutex(Record(pid: CurrentProcess.id))
+        self.current = Locked(Record(pid: CurrentProcess.id))
     }
 
     /// Takes the lease of `profile` if no other process holds it; never waits.
@@ -249,7 +248,7 @@ private final class LockHandOver: Sendable {
         var value: Bool?
         var byLock = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Waits with `continuation`: resumed at once when the result came first.
     func start(_ continuation: CheckedContinuation<Bool, Never>) {

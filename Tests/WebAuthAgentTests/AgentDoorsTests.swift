@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthAgent
 import WebAuthAgentProtocol
 import WebAuthCore
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTokenFiles
 import WebAuthTokenStore
 
@@ -18,7 +18,7 @@ struct AgentDoorsTests {
 
     /// The questions asked, and the answer each gets.
     final class Asked: Sendable {
-        private let questions = Mutex<[AgentService.Question]>([])
+        private let questions = Locked<[AgentService.Question]>([])
         let answer: Bool
         init(answer: Bool) { self.answer = answer }
         var all: [AgentService.Question] { questions.withLock { $0 } }
@@ -32,7 +32,7 @@ struct AgentDoorsTests {
 
     /// Every request the agent sends, refused as a network failure: what a refresh would cost.
     final class CountingTransport: HTTPTransport {
-        private let requests = Mutex<[URL]>([])
+        private let requests = Locked<[URL]>([])
         var sent: [URL] { requests.withLock { $0 } }
         func send(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
             requests.withLock { $0.append(request.url) }

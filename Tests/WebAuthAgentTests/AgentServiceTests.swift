@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthAgent
 import WebAuthAgentProtocol
 import WebAuthCore
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTokenFiles
 import WebAuthTokenStore
 
@@ -86,8 +86,8 @@ struct AgentServiceTests {
 
 /// A clock a test moves.
 final class TestClock: Sendable {
-    private let time: Mutex<Date>
-    init(_ start: Date) { time = Mutex(start) }
+    private let time: Locked<Date>
+    init(_ start: Date) { time = Locked(start) }
     var now: Date {
         get { time.withLock { $0 } }
         set { time.withLock { $0 = newValue } }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore
@@ -179,8 +179,8 @@ struct AgentLoadTests {
 
     /// What the clients saw so far, shared by them.
     final class OutcomeBox: Sendable {
-        let state: Mutex<Outcome>
-        init(_ outcome: Outcome) { state = Mutex(outcome) }
+        let state: Locked<Outcome>
+        init(_ outcome: Outcome) { state = Locked(outcome) }
     }
 
     /// The refreshes the lifetimes require between sign-in and the end of the run: one each

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 import WebAuthProcess
 
 /// The built `webauth` executable, run as a person or a script would: real process, real pipes,
@@ -128,7 +128,7 @@ struct CLITestError: Error, CustomStringConvertible {
 
 /// What a process wrote, collected from the pipes' handlers.
 final class OutputBuffer: Sendable {
-    private let data = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
+    private let data = Locked<(stdout: Data, stderr: Data)>((Data(), Data()))
 
     func append(stdout: Data) { data.withLock { $0.stdout.append(stdout) } }
     func append(stderr: Data) { data.withLock { $0.stderr.append(stderr) } }

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthFastPath
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 import WebAuthTokenStore
 
@@ -209,7 +209,7 @@ struct ExecCredentialFailureTests {
         // The provider's clock runs ahead by `skew`: each refresh below mints an ID token that
         // expires later than the one before, as it would a moment later (RS256 signatures are
         // deterministic, so tokens minted in the same second would be the same token).
-        let skew = Mutex<TimeInterval>(0)
+        let skew = Locked<TimeInterval>(0)
         let clock = EmbeddedProvider.Clock(now: { Date(timeIntervalSinceNow: skew.withLock { $0 }) })
         try await EmbeddedProvider.withCLIProvider(clock: clock) { provider in
             // The provider's ID tokens live 600 s, its access tokens an hour.

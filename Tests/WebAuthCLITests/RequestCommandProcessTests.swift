@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 import WebAuthEmbeddedProvider
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 import WebAuthTokenStore
 
@@ -17,7 +17,7 @@ import WebAuthTokenStore
 struct RequestCommandProcessTests {
     /// What the servers saw: each request's path and `Authorization` field.
     final class Seen: Sendable {
-        let requests = Mutex<[(server: String, path: String, authorization: String?)]>([])
+        let requests = Locked<[(server: String, path: String, authorization: String?)]>([])
         func record(_ server: String, _ request: ServerRequest) {
             requests.withLock { $0.append((server, request.path, request.header("Authorization"))) }
         }

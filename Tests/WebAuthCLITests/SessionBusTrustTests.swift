@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthFastPath
+import WebAuthPlatform
 import WebAuthTestSupport
 import WebAuthTokenFiles
 import WebAuthTokenStore
@@ -175,7 +175,7 @@ struct SessionBusTrustTests {
         #expect(full)
 
         let done = DispatchSemaphore(value: 0)
-        let result = Mutex<(answer: [UInt8]?, took: Duration)?>(nil)
+        let result = Locked<(answer: [UInt8]?, took: Duration)?>(nil)
         Thread {
             let start = ContinuousClock.now
             let answer = SecretServiceLookup.secret(profile: "default", busAddress: "unix:abstract=" + name)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 import WebAuthProcess
 
 #if canImport(Glibc)
@@ -80,8 +80,8 @@ final class TerminalSession: Sendable {
 /// Reads a terminal's primary side on a thread of its own until stopped, polling so that
 /// ``stop()`` ends it promptly — after reading what the terminal still holds.
 private final class TerminalReader: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
-    private let stopped = Mutex(false)
+    private let bytes = Locked<[UInt8]>([])
+    private let stopped = Locked(false)
     private let done = DispatchSemaphore(value: 0)
 
     init(descriptor: Int32) {

@@ -1,10 +1,10 @@
 // The Linux implementation's tests; on Apple platforms the module is AuthenticationServices.
 #if !canImport(AuthenticationServices)
     import Foundation
-    import Synchronization
     import Testing
     import WebAuth
     import WebAuthCompat
+    import WebAuthPlatform
     import WebAuthTestSupport
 
     /// A temporary desktop where this test process's schemes are registered (the Linux form of an
@@ -56,7 +56,7 @@
     final class Mailbox<Value: Sendable>: Sendable {
         private let stream: AsyncStream<Value>
         private let continuation: AsyncStream<Value>.Continuation
-        private let received = Mutex<[Value]>([])
+        private let received = Locked<[Value]>([])
 
         init() {
             (stream, continuation) = AsyncStream.makeStream(of: Value.self)

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthCore
 
@@ -44,7 +44,7 @@ struct CallbackVerdictTests {
     }
 
     @Test func theMachineDecidesAListenersURLOnceAndKeepsTheVerdict() throws {
-        let asked = Mutex(0)
+        let asked = Locked(0)
         var machine = Machine(callback: .loopback())
         _ = machine.handle(
             .start(

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// A browser stand-in for driving sessions without launching anything: records requests and
 /// lets the test play the browser's events.
@@ -8,7 +8,7 @@ final class StandInBrowser: Browser {
     let name = "stand-in"
     let capabilities: BrowserCapabilities
     private let failure: WebAuthenticationSessionError?
-    private let recorded = Mutex<[BrowserRequest]>([])
+    private let recorded = Locked<[BrowserRequest]>([])
     let presentations: AsyncStream<StandInPresentation>
     private let presentationsContinuation: AsyncStream<StandInPresentation>.Continuation
 
@@ -38,7 +38,7 @@ final class StandInBrowser: Browser {
 final class StandInPresentation: BrowserPresentation {
     let events: AsyncStream<BrowserEvent>
     let continuation: AsyncStream<BrowserEvent>.Continuation
-    private let dismissals = Mutex(0)
+    private let dismissals = Locked(0)
 
     init() { (events, continuation) = AsyncStream.makeStream(of: BrowserEvent.self) }
 
@@ -56,7 +56,7 @@ final class StandInReceiver: CallbackReceiver {
     private let failure: WebAuthenticationSessionError?
     private let slow: Bool
     private let taken: WebAuthenticationSessionError?
-    private let made = Mutex<[StandInListener]>([])
+    private let made = Locked<[StandInListener]>([])
     /// Yields each time ``listen(for:accepting:)`` is entered.
     let listenCalls: AsyncStream<Void>
     private let listenCallsContinuation: AsyncStream<Void>.Continuation
@@ -100,7 +100,7 @@ final class StandInListener: CallbackListener {
     let callbacks: AsyncStream<URL>
     private let continuation: AsyncStream<URL>.Continuation
     private let accepting: @Sendable (URL) -> Bool
-    private let closes = Mutex(0)
+    private let closes = Locked(0)
 
     init(callback: Callback, accepting: @escaping @Sendable (URL) -> Bool) {
         self.callback = callback

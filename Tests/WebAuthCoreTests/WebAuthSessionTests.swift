@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthCore
 
@@ -44,7 +44,7 @@ struct WebAuthSessionTests {
     @Test func startsOnlyOnceAndCompletesExactlyOnce() async throws {
         let browser = StandInBrowser()
         let receiver = StandInReceiver()
-        let calls = Mutex<[Result<ReceivedCallback, WebAuthenticationSessionError>]>([])
+        let calls = Locked<[Result<ReceivedCallback, WebAuthenticationSessionError>]>([])
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         let session = session(browser: browser, receiver: receiver) { result in
             calls.withLock { $0.append(result) }
@@ -85,7 +85,7 @@ struct WebAuthSessionTests {
     @Test func aListenerThatArrivesAfterCancellationIsClosedBeforeTheResult() async throws {
         let browser = StandInBrowser()
         let receiver = StandInReceiver(slow: true)
-        let closedAtDelivery = Mutex<Int?>(nil)
+        let closedAtDelivery = Locked<Int?>(nil)
         let (delivered, deliver) = AsyncStream.makeStream(
             of: Result<ReceivedCallback, WebAuthenticationSessionError>.self)
         let session = session(browser: browser, receiver: receiver) { result in
@@ -219,7 +219,7 @@ struct WebAuthSessionTests {
     @Test func anUnhonouredPreferenceIsReportedAndTheSessionGoesOn() async throws {
         let browser = StandInBrowser()
         let receiver = StandInReceiver()
-        let notices = Mutex<[String]>([])
+        let notices = Locked<[String]>([])
         let session = session(browser: browser, receiver: receiver)
         session.prefersEphemeralWebBrowserSession = true
         session.additionalHeaderFields = ["X-Client": "cli"]
@@ -269,7 +269,7 @@ struct WebAuthSessionTests {
     @Test func aChoosingEnvironmentGetsTheSessionsNeeds() async throws {
         let plain = StandInBrowser()
         let capable = StandInBrowser(capabilities: [.ephemeralSessions, .callbackInterception])
-        let seen = Mutex<[BrowserNeeds]>([])
+        let seen = Locked<[BrowserNeeds]>([])
         let environment = SessionEnvironment(receivers: [StandInReceiver()]) { needs in
             seen.withLock { $0.append(needs) }
             return needs.prefersEphemeralSession ? capable : plain
@@ -288,6 +288,42 @@ struct WebAuthSessionTests {
         #expect(needs.callbackIsReceivable)
         #expect(needs.wantedCapabilities == [.ephemeralSessions, .additionalHeaderFields])
         #expect(plain.requests.isEmpty)
+    }
+
+    /// The session's state has one owner, its lock: callbacks arriving on many threads at once,
+    /// a cancel among them, and readers of its properties meanwhile end it once, with one
+    /// listener closed and one page dismissed. Under ThreadSanitizer (`scripts/sanitize`) an
+    /// access to that state outside the lock is reported here.
+    @Test func callbacksACancelAndReadersOnManyThreadsEndTheSessionOnce() async throws {
+        let browser = StandInBrowser()
+        let receiver = StandInReceiver(port: 44_000)
+        let session = session(browser: browser, receiver: receiver)
+        let result = Task { try await session.authenticate().url }
+        let presentation = await browser.nextPresentation()
+        let listener = try #require(receiver.listeners.first)
+        let urls = (0..<32).map { URL(string: "http://127.0.0.1:44000/callback?code=\($0)")! }
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                DispatchQueue.concurrentPerform(iterations: 256) { index in
+                    if index == 128 {
+                        session.cancel()
+                    } else {
+                        listener.deliver(urls[index % urls.count])
+                    }
+                    _ = session.canStart
+                    _ = session.redirectURI
+                    _ = session.timeout
+                }
+                finished.resume()
+            }
+        }
+        switch await result.result {
+        case .success(let url): #expect(urls.contains(url))
+        case .failure(let error): #expect(error as? WebAuthenticationSessionError == .cancelled(.program))
+        }
+        #expect(!session.canStart)
+        #expect(listener.closeCount == 1)
+        #expect(presentation.dismissCount == 1)
     }
 
     @Test func manySessionsAtOnceDoNotCrossTalk() async throws {

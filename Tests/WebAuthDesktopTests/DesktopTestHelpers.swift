@@ -1,9 +1,9 @@
 // The Linux desktop (xdg-utils, XDG directories, SO_PEERCRED) is what these tests exercise.
 #if os(Linux)
     import Foundation
-    import Synchronization
     import Testing
     import WebAuthCore
+    import WebAuthPlatform
     import WebAuthTestSupport
 
     @testable import WebAuthDesktop
@@ -78,7 +78,7 @@
     /// Records what a session's acceptance rule saw.
     final class AcceptanceRule: Sendable {
         let state: String
-        private let seen = Mutex<[URL]>([])
+        private let seen = Locked<[URL]>([])
 
         init(state: String) { self.state = state }
 

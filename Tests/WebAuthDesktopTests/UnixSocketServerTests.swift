@@ -2,8 +2,8 @@
 #if os(Linux)
     import Foundation
     import NIOCore
-    import Synchronization
     import Testing
+    import WebAuthPlatform
     import WebAuthTestSupport
 
     @testable import WebAuthDesktop
@@ -116,8 +116,8 @@
             @Test func closingTheServerEndsItsConnectionsAndLeavesNoDescriptor() async throws {
                 // SwiftNIO's shared event loops open their descriptors once, on first use.
                 try await withEchoServer { path, _ in #expect(await exchange(path, "warm\n") == "got warm") }
-                let idle = Mutex<Int32?>(nil)
-                let served = Mutex<String?>(nil)
+                let idle = Locked<Int32?>(nil)
+                let served = Locked<String?>(nil)
                 let started = ContinuousClock.now
                 try await withEchoServer(firstLineTimeout: .seconds(60)) { path, _ in
                     served.withLock { $0 = path }
@@ -142,7 +142,7 @@
 
             /// What the test's server logic saw: each connection's first frame.
             final class Seen: Sendable {
-                private let recorded = Mutex<[String]>([])
+                private let recorded = Locked<[String]>([])
                 var lines: [String] { recorded.withLock { $0 } }
                 func record(_ line: String) { recorded.withLock { $0.append(line) } }
             }

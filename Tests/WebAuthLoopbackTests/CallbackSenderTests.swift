@@ -2,19 +2,19 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 import Testing
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthTestSupport
 
 @testable import WebAuthLoopback
 
 /// A socket table that answers what the test says, and counts the questions.
 private final class ScriptedSocketTable: PeerSocketOwnerLookup {
-    private let state: Mutex<(owner: PeerSocketOwner, asked: [ConnectionEnds])>
+    private let state: Locked<(owner: PeerSocketOwner, asked: [ConnectionEnds])>
 
     init(_ owner: PeerSocketOwner) {
-        state = Mutex((owner, []))
+        state = Locked((owner, []))
     }
 
     var owner: PeerSocketOwner {
@@ -87,7 +87,7 @@ struct CallbackSenderTests {
     @Test func aRefusedSenderLeavesTheSessionWaitingForTheRightOne() async throws {
         let table = ScriptedSocketTable(.user(UInt32(geteuid()) + 4242))
         let log = LogStore()
-        let asked = Mutex(0)
+        let asked = Locked(0)
         let listener = try await LoopbackReceiver(logger: log.logger, peerSockets: table)
             .listen(for: .loopback()) { url in
                 asked.withLock { $0 += 1 }

@@ -1,15 +1,15 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 import WebAuthCore
+import WebAuthPlatform
 
 @testable import WebAuthLoopback
 
 /// Keeps every log line, rendered with its metadata.
 /// Every log line the loopback tests capture, with its level and metadata.
 final class LogStore: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthOAuth
+import WebAuthPlatform
 
 /// ``AccessTokenProvider`` with a ``TokenPersistence``: what it refreshes with and when it takes
 /// what another holder stored. The persistence here is a value in memory (the seam); the
@@ -10,8 +10,8 @@ import WebAuthOAuth
 struct AccessTokenProviderPersistenceTests {
     /// Tokens in memory, counting the updates.
     final class MemoryPersistence: TokenPersistence {
-        private let state: Mutex<(tokens: TokenSet, updates: Int)>
-        init(_ tokens: TokenSet) { state = Mutex((tokens, 0)) }
+        private let state: Locked<(tokens: TokenSet, updates: Int)>
+        init(_ tokens: TokenSet) { state = Locked((tokens, 0)) }
         var tokens: TokenSet { state.withLock { $0.tokens } }
         var updates: Int { state.withLock { $0.updates } }
 
@@ -28,7 +28,7 @@ struct AccessTokenProviderPersistenceTests {
 
     /// A client whose token endpoint answers `at-N`/`rt-N` for its N-th refresh.
     private static func client(clock: ManualClock) throws -> (OAuthClient, ScriptedTransport) {
-        let count = Mutex(0)
+        let count = Locked(0)
         let transport = ScriptedTransport { _ in
             let number = count.withLock { value -> Int in
                 value += 1
@@ -93,10 +93,10 @@ struct AccessTokenProviderPersistenceTests {
     @Test func aFailingPersistenceFailsTheCallAndTheNextCallTriesAgain() async throws {
         struct Unavailable: Error {}
         final class Failing: TokenPersistence {
-            let failures: Mutex<Int>
+            let failures: Locked<Int>
             let inner: MemoryPersistence
             init(failures: Int, inner: MemoryPersistence) {
-                self.failures = Mutex(failures)
+                self.failures = Locked(failures)
                 self.inner = inner
             }
             func update(_ body: (TokenSet) async throws -> TokenSet) async throws -> TokenSet {

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import Synchronization
+import WebAuthPlatform
 
 /// Every log line a logger produced, with its metadata rendered, for tests that scan logs.
 final class CapturedLogs: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     /// A logger at `trace` level that records here.
     func logger(label: String = "test") -> Logger {

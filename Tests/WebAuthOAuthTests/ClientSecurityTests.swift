@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import Synchronization
 import Testing
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 
 /// The lines of `SECURITY.md` under "Authorization request and response" and "ID token", each
@@ -729,7 +729,7 @@ enum SignIn {
 /// What a client sent and was answered, as its transport saw it: the provider's own log keeps
 /// no body.
 final class Wire: Sendable {
-    private let exchanges = Mutex<[(request: HTTPTransportRequest, response: HTTPTransportResponse?)]>([])
+    private let exchanges = Locked<[(request: HTTPTransportRequest, response: HTTPTransportResponse?)]>([])
 
     func record(_ request: HTTPTransportRequest, _ response: HTTPTransportResponse?) {
         exchanges.withLock { $0.append((request, response)) }
@@ -777,7 +777,7 @@ struct RecordingTransport: HTTPTransport {
 /// The scripted user agent, noting the URLs it is asked to open.
 final class WatchedBrowser: Browser {
     private let agent = ScriptedUserAgent()
-    private let openedURLs = Mutex<[URL]>([])
+    private let openedURLs = Locked<[URL]>([])
 
     var name: String { agent.name }
     var capabilities: BrowserCapabilities { agent.capabilities }

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthOAuth
 
@@ -264,7 +264,7 @@ struct DPoPTests {
 
 /// Counts a scripted transport's calls, from 1.
 private final class CallCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     /// The number of this call.
     func next() -> Int {

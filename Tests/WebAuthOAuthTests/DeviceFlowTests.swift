@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthOAuth
 
@@ -160,7 +160,7 @@ struct DeviceFlowTests {
 @Suite("Fresh access tokens")
 struct AccessTokenProviderTests {
     @Test func concurrentCallersShareOneRefresh() async throws {
-        let refreshes = Mutex(0)
+        let refreshes = Locked(0)
         let transport = ScriptedTransport { request in
             let count = refreshes.withLock { value -> Int in
                 value += 1
@@ -176,7 +176,7 @@ struct AccessTokenProviderTests {
         let client = try OAuthClient(
             configuration: ClientConfiguration(endpoints: TokenEndpointTests.endpoints, clientID: "c"),
             transport: transport, clock: clock.oauthClock)
-        let stored = Mutex<[String]>([])
+        let stored = Locked<[String]>([])
         let provider = AccessTokenProvider(
             client: client,
             tokens: TokenSet(accessToken: "old", refreshToken: "rt-0", expiresAt: clock.now.addingTimeInterval(30))

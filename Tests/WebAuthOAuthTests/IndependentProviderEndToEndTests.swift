@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 
 /// `OAuthClient` against an independently written provider (django-oauth-toolkit, run on
@@ -211,7 +211,7 @@ struct IndependentProviderEndToEndTests {
             let client = try client(provider, clientID: provider.publicClientID)
             var tokens = try await signIn(client, at: provider)
             tokens.expiresAt = Date()  // stale: the next caller must refresh
-            let rotated = Mutex<[String]>([])
+            let rotated = Locked<[String]>([])
             let accessTokens = AccessTokenProvider(client: client, tokens: tokens) { refreshed in
                 rotated.withLock { $0.append(refreshed.refreshToken ?? "") }
             }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 
 /// OAuth 1.0a end to end: our client against an independently written provider (oauthlib's
@@ -14,7 +14,7 @@ struct OAuth1ProviderTests {
     /// against the loopback listener, then behaves as ``RedirectFollowingBrowser``.
     final class RecordingBrowser: Browser {
         let forgeFirst: Bool
-        private let state = Mutex<(opened: [URL], forgedStatus: Int?)>(([], nil))
+        private let state = Locked<(opened: [URL], forgedStatus: Int?)>(([], nil))
 
         init(forgeFirst: Bool = false) { self.forgeFirst = forgeFirst }
 

@@ -1,13 +1,13 @@
 import Foundation
 import HTTPTypes
 import Logging
-import Synchronization
 import WebAuthOAuth
+import WebAuthPlatform
 
 /// A transport that answers from a closure and records every request, for OAuth 1.0a tests.
 final class OAuth1ScriptedTransport: HTTPTransport {
     private let answer: @Sendable (HTTPTransportRequest) -> Result<HTTPTransportResponse, HTTPTransportError>
-    private let recorded = Mutex<[HTTPTransportRequest]>([])
+    private let recorded = Locked<[HTTPTransportRequest]>([])
 
     init(_ answer: @escaping @Sendable (HTTPTransportRequest) -> Result<HTTPTransportResponse, HTTPTransportError>) {
         self.answer = answer
@@ -40,7 +40,7 @@ final class OAuth1ScriptedTransport: HTTPTransport {
 /// `present` it records the URL and delivers the callbacks `script` makes from it, in order.
 final class OAuth1InterceptingBrowser: Browser {
     private let script: @Sendable (URL) -> [URL]
-    private let opened = Mutex<[URL]>([])
+    private let opened = Locked<[URL]>([])
 
     init(script: @escaping @Sendable (_ authorizationURL: URL) -> [URL]) { self.script = script }
 
@@ -64,7 +64,7 @@ final class OAuth1InterceptingBrowser: Browser {
 
 /// Keeps every log line with its metadata.
 final class OAuth1LogStore: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }

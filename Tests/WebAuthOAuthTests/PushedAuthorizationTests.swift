@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthOAuth
 
@@ -79,7 +79,7 @@ struct PushedAuthorizationTests {
 
     @Test func aRequestURIExpiredOnArrivalIsPushedAgainThenGivenUpOn() async throws {
         let clock = ManualClock()
-        let pushes = Mutex(0)
+        let pushes = Locked(0)
         let (client, _) = try client(clock: clock) { _ in
             // The first answer arrives after its request_uri has expired.
             let count = pushes.withLock { count in

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Synchronization
+import WebAuthPlatform
 
 @testable import WebAuthOAuth
 
@@ -8,7 +8,7 @@ import Synchronization
 /// End-to-end tests use real HTTP servers instead.
 final class ScriptedTransport: HTTPTransport {
     private let handler: @Sendable (HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse
-    private let log = Mutex<[HTTPTransportRequest]>([])
+    private let log = Locked<[HTTPTransportRequest]>([])
 
     init(
         _ handler: @escaping @Sendable (HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse
@@ -44,10 +44,10 @@ extension HTTPTransportRequest {
 
 /// A clock a test moves by hand; `sleep` advances it instead of waiting.
 final class ManualClock: Sendable {
-    private let current: Mutex<Date>
-    private let slept = Mutex<[Duration]>([])
+    private let current: Locked<Date>
+    private let slept = Locked<[Duration]>([])
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Locked(start) }
 
     var now: Date { current.withLock { $0 } }
     var sleeps: [Duration] { slept.withLock { $0 } }

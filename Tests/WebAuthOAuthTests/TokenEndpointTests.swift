@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthOAuth
 
@@ -222,8 +222,8 @@ struct TokenEndpointTests {
 
 /// Answers handed out in order, the last one repeated.
 final class ManualQueue: Sendable {
-    private let answers: Mutex<[String]>
-    init(_ answers: [String]) { self.answers = Mutex(answers) }
+    private let answers: Locked<[String]>
+    init(_ answers: [String]) { self.answers = Locked(answers) }
     func next() -> String {
         answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
+import WebAuthPlatform
 import WebAuthTestSupport
 
 @testable import WebAuthOAuth
@@ -122,7 +122,7 @@ struct URLSessionTransportTests {
     }
 
     @Test func theDeadlineHoldsEvenForWorkThatIgnoresCancellation() async throws {
-        let finished = Mutex(false)
+        let finished = Locked(false)
         await #expect(throws: HTTPTransportError.self) {
             try await withDeadline(.milliseconds(200)) { () async throws -> Int in
                 // Awaiting a detached task ignores cancellation, like a request that never
@@ -173,7 +173,7 @@ struct URLSessionTransportTests {
             #expect(!outcome.resume(with: .failure(CancellationError())))
         }
         #expect(value == 7)
-        let timerCancelled = Mutex(false)
+        let timerCancelled = Locked(false)
         outcome.onFinish { timerCancelled.withLock { $0 = true } }
         #expect(timerCancelled.withLock { $0 }, "a cleanup registered after the result runs at once")
     }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthCore
+import WebAuthPlatform
 
 @testable import WebAuthSystemBrowser
 
@@ -164,7 +164,7 @@ struct SystemBrowserLaunchTests {
 struct TerminalPresenterTests {
     @Test func printsTheURLAndOffersPastedURLs() async throws {
         let pipe = Pipe()
-        let printed = Mutex<[String]>([])
+        let printed = Locked<[String]>([])
         let presenter = TerminalPresenter(input: pipe.fileHandleForReading.fileDescriptor) { message in
             printed.withLock { $0.append(message) }
         }
@@ -187,7 +187,7 @@ struct TerminalPresenterTests {
     }
 
     @Test func overSSHALoopbackRedirectComesWithThePortForwardToRun() async throws {
-        let printed = Mutex<[String]>([])
+        let printed = Locked<[String]>([])
         let presenter = TerminalPresenter(input: nil, sshDestination: "alice@192.0.2.7") { message in
             printed.withLock { $0.append(message) }
         }
@@ -223,7 +223,7 @@ struct TerminalPresenterTests {
     }
 
     @Test func withoutInputItOnlyPrints() async throws {
-        let printed = Mutex<[String]>([])
+        let printed = Locked<[String]>([])
         let presenter = TerminalPresenter(input: nil) { message in printed.withLock { $0.append(message) } }
         #expect(presenter.capabilities.isEmpty)
         let presentation = try await presenter.present(

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import WebAuthControlledBrowsers
 import WebAuthCore
+import WebAuthPlatform
 
 /// A headless, offline Chromium for tests that act in the page a session opened: sign in, click
 /// "Authorize", enter a device code.
@@ -31,7 +31,7 @@ package final class ChromiumPageDriver: Sendable {
 
     /// The browsers launched, shared with the options' observer.
     private final class Launched: Sendable {
-        let instances = Mutex<[ChromiumInstance]>([])
+        let instances = Locked<[ChromiumInstance]>([])
     }
 
     /// Makes the private directories.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 import WebAuthProcess
 
 #if canImport(Glibc)
@@ -25,7 +25,7 @@ package final class FakeSessionBus: Sendable {
     /// The address to give a client: `unix:abstract=…`.
     package let address: String
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let finished = DispatchSemaphore(value: 0)
 
     private struct State {

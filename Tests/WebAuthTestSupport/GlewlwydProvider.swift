@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthProcess
 
 /// glewlwyd — Debian's single sign-on server, a C implementation independent of this package —
@@ -78,7 +78,7 @@ public final class GlewlwydProvider: Sendable {
     public let jwtSecret: String
 
     private let launcher: Subprocess
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     /// The fixture's launcher, found from this file.
     static let launchPy: String = URL(fileURLWithPath: #filePath)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 import WebAuthProcess
 
 #if canImport(Glibc)
@@ -69,7 +69,7 @@ public final class IndependentProvider: Sendable {
     public let dataDirectory: URL
 
     private let server: Subprocess
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     /// The scopes the provider knows: `openid`, `profile` and `email`.
     public static let scopes = ["openid", "profile", "email"]
@@ -392,7 +392,7 @@ public final class IndependentProvider: Sendable {
     private static let databaseName = "provider.sqlite3"
 
     /// Migrated empty databases, by interpreter: migrating takes seconds, copying a file none.
-    private static let migratedDatabases = Mutex<[String: Task<Data, any Error>]>([:])
+    private static let migratedDatabases = Locked<[String: Task<Data, any Error>]>([:])
 
     /// A freshly migrated database (`manage.py migrate` on an empty one), made once per
     /// interpreter and process; a failure is not kept, so the next start tries again.

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 import WebAuthProcess
 
 /// Something from outside the package that some tests need: a browser, the desktop's tools, a
@@ -54,7 +54,7 @@ public struct TestFixture: Sendable, CustomStringConvertible {
     }
 
     /// The fixtures already announced as missing in this process.
-    private static let announced = Mutex<Set<String>>([])
+    private static let announced = Locked<Set<String>>([])
 
     /// Creates a fixture whose `problem` is found on first use.
     init(name: String, installation: String, problem: @escaping @Sendable () async -> String?) {

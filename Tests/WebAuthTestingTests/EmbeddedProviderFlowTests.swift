@@ -1,8 +1,8 @@
 import Foundation
 import JWTKit
-import Synchronization
 import Testing
 import WebAuthOAuth
+import WebAuthPlatform
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
@@ -14,7 +14,7 @@ struct EmbeddedProviderFlowTests {
     @Test func codeFlowWithPKCEAndOpenIDConnectThenUserInfo() async throws {
         try await EmbeddedProvider.withTestProvider { provider in
             let client = try makeClient(provider)
-            let steps = Mutex<[ScriptedUserAgent.Step]>([])
+            let steps = Locked<[ScriptedUserAgent.Step]>([])
             var agent = ScriptedUserAgent()
             agent.onStep = { step in steps.withLock { $0.append(step) } }
 

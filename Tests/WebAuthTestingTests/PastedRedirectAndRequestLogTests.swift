@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 import WebAuthCore
 import WebAuthOAuth
+import WebAuthPlatform
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
@@ -116,7 +116,7 @@ struct PastedRedirectAndRequestLogTests {
 
 /// The steps a ``ScriptedUserAgent`` reports, collected across its task.
 private final class StepRecorder: Sendable {
-    private let storage = Mutex<[ScriptedUserAgent.Step]>([])
+    private let storage = Locked<[ScriptedUserAgent.Step]>([])
     func append(_ step: ScriptedUserAgent.Step) { storage.withLock { $0.append(step) } }
     var steps: [ScriptedUserAgent.Step] { storage.withLock { $0 } }
 }

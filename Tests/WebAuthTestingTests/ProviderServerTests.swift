@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting
@@ -44,7 +44,7 @@ struct ProviderServerTests {
         configuration.clock = time.clock
         try await EmbeddedProvider.withTestProvider(configuration) { provider in
             provider.setFault(.delay(.seconds(3)), for: .token)
-            let finished = Mutex(false)
+            let finished = Locked(false)
             let slow = Task {
                 let answer = try await provider.postForm(.token, [("grant_type", "refresh_token")])
                 finished.withLock { $0 = true }

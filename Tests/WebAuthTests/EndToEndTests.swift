@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuth
+import WebAuthPlatform
 import WebAuthTestSupport
 
 /// Whole sessions over real sockets: the real loopback listener, a real local authorization page,
@@ -123,7 +123,7 @@ struct EndToEndTests {
     @Test func theStandardEnvironmentWithoutADisplayPrintsTheURL() async throws {
         // TerminalPresenter with no input: the URL is printed, the listener still completes.
         try await AuthorizationPageServer.withServer { server in
-            let printed = Mutex<[String]>([])
+            let printed = Locked<[String]>([])
             let terminal = TerminalPresenter(input: nil) { message in printed.withLock { $0.append(message) } }
             let session = WebAuthSession(callback: .loopback(), environment: .standard(browser: terminal)) {
                 redirectURI in server.authorizationURL(redirectURI: redirectURI, state: "t")
@@ -149,7 +149,7 @@ struct EndToEndTests {
 
 /// Holds a browser back until the test opens it.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func open() {
         let waiters = state.withLock { state in

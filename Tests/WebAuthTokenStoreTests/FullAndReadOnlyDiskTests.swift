@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 import WebAuthTestSupport
 import WebAuthTokenStore
 
@@ -27,7 +27,7 @@ struct FullAndReadOnlyDiskTests {
         try await store.save(entry(1), profile: "default")
         try disk.inflict(fault)
 
-        let bodyRan = Mutex(false)
+        let bodyRan = Locked(false)
         await #expect {
             try await store.update(profile: "default") { _ in
                 bodyRan.withLock { $0 = true }

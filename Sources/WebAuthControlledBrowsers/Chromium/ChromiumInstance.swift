@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 
 /// One running Chromium a ``ChromiumBrowser`` launched, as tests and benchmarks see it
 /// (``ChromiumBrowser/Options/launchObserver``): its process, profile, page, and the times things
@@ -30,7 +30,7 @@ package final class ChromiumInstance: Sendable {
 
     let connection: DevToolsConnection
     let pageSessionID: String
-    private let milestones = Mutex<[Milestone: ContinuousClock.Instant]>([:])
+    private let milestones = Locked<[Milestone: ContinuousClock.Instant]>([:])
 
     init(
         pid: Int32, profileDirectory: URL, isEphemeral: Bool, pageTargetID: String, pageSessionID: String,

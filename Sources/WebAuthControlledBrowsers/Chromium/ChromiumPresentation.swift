@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
 
 /// An authorization page in a Chromium the session launched (``ChromiumLauncher``): watches the
@@ -19,7 +19,7 @@ final class ChromiumPresentation: BrowserPresentation {
     private let inputs: AsyncStream<Input>.Continuation
     private let reporter = PresentationEvents()
     private let logger: Logger
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = Locked<Task<Void, Never>?>(nil)
 
     /// What the watch loop reads: the browser's events, the ends of the pipe and the process, and
     /// the first navigation to send.

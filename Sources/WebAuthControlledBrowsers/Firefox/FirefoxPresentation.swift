@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// The authorization page open in a Firefox the session launched (``FirefoxLauncher``) and steers
 /// over WebDriver BiDi.
@@ -36,7 +36,7 @@ package final class FirefoxPresentation: BrowserPresentation {
     let context: String
     private let reporter = PresentationEvents()
     private let logger: Logger
-    private let milestones = Mutex(Milestones())
+    private let milestones = Locked(Milestones())
 
     private struct Milestones: Sendable {
         var firstNavigationAt: ContinuousClock.Instant?

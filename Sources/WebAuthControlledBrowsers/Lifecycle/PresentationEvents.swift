@@ -1,5 +1,5 @@
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// The session's side of a controlled browser's presentation: the events it hears, and one
 /// dismissal.
@@ -13,7 +13,7 @@ final class PresentationEvents: Sendable {
     let stream: AsyncStream<BrowserEvent>
 
     private let continuation: AsyncStream<BrowserEvent>.Continuation
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: Sendable {
         /// Dismissal has begun.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebAuthPlatform
 import WebAuthProcess
 
@@ -14,7 +13,7 @@ import WebAuthProcess
 /// shell first when the session ends normally.
 final class ProcessGroupWatchdog: Sendable {
     private let process: Subprocess
-    private let writeEnd: Mutex<Int32?>
+    private let writeEnd: Locked<Int32?>
 
     /// The shell script: `$1` is the process group, the other arguments are paths to remove.
     static let script = """
@@ -42,7 +41,7 @@ final class ProcessGroupWatchdog: Sendable {
             Descriptor.close(descriptors.1)
             throw error
         }
-        writeEnd = Mutex(descriptors.1)
+        writeEnd = Locked(descriptors.1)
     }
 
     /// The watchdog's process identifier.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// An OAuth 2.0 / OpenID Connect client: sign-in in the browser with the authorization code
 /// flow and PKCE, token refresh, revocation, UserInfo and the device flow, with every check
@@ -456,7 +456,7 @@ public final class OAuthClient: Sendable {
 
 /// The error of a push that failed during a session, kept for ``OAuthClient/signIn(environment:configureSession:)``.
 private final class PushFailure: Sendable {
-    let error = Mutex<OAuthError?>(nil)
+    let error = Locked<OAuthError?>(nil)
 }
 
 /// What a client caches: the provider's metadata and its key set.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 
 /// A sign-in's authorization step, ready for a browser: the one-time request values, the
 /// authorization URL builder and the validator for the response.
@@ -76,5 +76,5 @@ public struct PreparedAuthorization: Sendable {
 
 /// A flag that copies of a ``PreparedAuthorization`` share.
 private final class Answered: Sendable {
-    let flag = Mutex(false)
+    let flag = Locked(false)
 }

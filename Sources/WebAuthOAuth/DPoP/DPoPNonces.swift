@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
-import Synchronization
+import WebAuthPlatform
 
 /// The latest `DPoP-Nonce` each server gave (RFC 9449 §8, §9), by origin: the authorization
 /// server's and each resource server's are separate.
 final class DPoPNonces: Sendable {
-    private let nonces = Mutex<[String: String]>([:])
+    private let nonces = Locked<[String: String]>([:])
 
     /// The nonce the server at `url`'s origin gave last, if any.
     func nonce(for url: URL) -> String? {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Synchronization
 import WebAuthCurl
+import WebAuthPlatform
 
 /// The default ``HTTPTransport``: libcurl's easy interface, one blocking transfer on a thread of
 /// its own per request. No redirect is followed, no cookie kept, no credential sent but the
@@ -143,7 +144,7 @@ private final class CurlTransfer: Sendable {
     }
 
     private let request: HTTPTransportRequest
-    private let received = Mutex(Received())
+    private let received = Locked(Received())
     private let abandoned = Atomic(false)
 
     init(request: HTTPTransportRequest) {

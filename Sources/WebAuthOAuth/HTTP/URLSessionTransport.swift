@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Synchronization
+import WebAuthPlatform
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -117,7 +117,7 @@ private struct Exchange {
 /// refuses every redirect (so a 3xx reaches the transport as it is), and cancels every
 /// authentication challenge, keeping the challenged response for the transport to return.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
 
     /// Where tasks are resumed and cancelled. FoundationNetworking's `resume()` and `cancel()`
     /// wait (`DispatchQueue.sync`) for the session's queues, which need a thread of their own to
@@ -279,7 +279,7 @@ final class OneShot<Value: Sendable>: Sendable {
         var finished = false
         var cleanup: (@Sendable () -> Void)?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func attach(_ continuation: CheckedContinuation<Value, any Error>) {
         let early = state.withLock { state -> Result<Value, any Error>? in

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 
 /// Decides which callback URLs end an OAuth 1.0a session: those whose `oauth_token` (or
 /// Twitter-style `denied`) is the temporary token this sign-in obtained.
@@ -8,7 +8,7 @@ import Synchronization
 /// redirect URI can go into the temporary-credential request — and until ``expect(_:)`` is
 /// called it accepts nothing.
 final class OAuth1CallbackGate: Sendable {
-    private let expected = Mutex<String?>(nil)
+    private let expected = Locked<String?>(nil)
 
     /// From now on, accept callbacks for `token`.
     func expect(_ token: String) { expected.withLock { $0 = token } }

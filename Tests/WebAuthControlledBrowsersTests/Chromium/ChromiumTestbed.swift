@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthControlledBrowsers
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthTestSupport
 
 #if canImport(Glibc)
@@ -24,7 +24,7 @@ final class ChromiumTestbed: Sendable {
 
     /// The browsers launched, shared with the options' observer.
     private final class Launched: Sendable {
-        let instances = Mutex<[ChromiumInstance]>([])
+        let instances = Locked<[ChromiumInstance]>([])
     }
 
     init() throws {

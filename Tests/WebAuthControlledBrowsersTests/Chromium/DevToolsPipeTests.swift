@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import WebAuthPlatform
 import WebAuthProcess
 import WebAuthTestSupport
 
@@ -23,8 +23,8 @@ extension ChromiumTests {
 
             /// What the connection reported.
             final class Record: Sendable {
-                let events = Mutex<[String]>([])
-                let closedReason = Mutex<String?>(nil)
+                let events = Locked<[String]>([])
+                let closedReason = Locked<String?>(nil)
             }
 
             init() throws {

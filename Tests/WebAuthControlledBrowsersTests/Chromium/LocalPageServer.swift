@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -19,7 +19,7 @@ final class LocalPageServer: Sendable {
     /// The port it listens on, on 127.0.0.1.
     let port: Int
     private let listener: Int32
-    private let record = Mutex<(connections: Int, paths: [String])>((0, []))
+    private let record = Locked<(connections: Int, paths: [String])>((0, []))
 
     /// Starts serving `pages` (path → HTML body); other paths get 404.
     init(pages: [String: String] = [:]) throws {

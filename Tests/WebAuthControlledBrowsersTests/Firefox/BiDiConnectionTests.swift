@@ -4,8 +4,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import Synchronization
 import Testing
+import WebAuthPlatform
 import WebAuthTestSupport
 
 @testable import WebAuthControlledBrowsers
@@ -132,7 +132,7 @@ final class ScriptedBiDiServer: Sendable {
 
     /// The methods of the commands received, in order, over every connection.
     final class CommandLog: Sendable {
-        let methods = Mutex<[String]>([])
+        let methods = Locked<[String]>([])
     }
 
     private init(port: Int, channel: any Channel, received: CommandLog) {

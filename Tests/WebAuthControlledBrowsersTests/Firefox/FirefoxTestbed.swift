@@ -1,9 +1,9 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
 import Testing
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthTestSupport
 
 @testable import WebAuthControlledBrowsers
@@ -216,19 +216,19 @@ extension FirefoxTestbed {
 
     /// The presentations opened, shared with the browser's observer.
     final class PresentationLog: Sendable {
-        let all = Mutex<[FirefoxPresentation]>([])
+        let all = Locked<[FirefoxPresentation]>([])
     }
 
     /// The lines recorded, shared by the connections.
     final class LineLog: Sendable {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
     }
 
     /// Records a connection's first line (or `<connection>` if it closes first), then closes it.
     final class FirstLineRecorder: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let lines: LineLog
-        private let recorded = Mutex(false)
+        private let recorded = Locked(false)
 
         init(lines: LineLog) { self.lines = lines }
 

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
 
 @testable import WebAuthControlledBrowsers
@@ -198,7 +198,7 @@ struct LifecycleTests {
 
 /// A thread-safe count.
 private final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebAuthPlatform
 
 /// A DevTools protocol client over a ``DevToolsPipe``: numbers commands, matches replies to the
 /// tasks awaiting them, and hands events to one handler, in the order the browser sent them.
@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 final class DevToolsConnection: Sendable {
     private let pipe: DevToolsPipe
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private typealias Waiter = CheckedContinuation<Result<[String: JSONValue], DevToolsError>, Never>
 
@@ -75,7 +75,7 @@ final class DevToolsConnection: Sendable {
         _ method: String, _ params: [String: JSONValue] = [:], sessionID: String? = nil,
         timeout: Duration? = nil
     ) async throws(DevToolsError) -> [String: JSONValue] {
-        let timer = Mutex<Task<Void, Never>?>(nil)
+        let timer = Locked<Task<Void, Never>?>(nil)
         let result = await withCheckedContinuation { (waiter: Waiter) in
             let outcome = state.withLock { state -> Result<Int, DevToolsError> in
                 if let reason = state.closedReason { return .failure(.closed(reason)) }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import WebAuthPlatform
 
 /// The two pipes of Chromium's `--remote-debugging-pipe`: the browser reads commands on *its*
@@ -21,7 +20,7 @@ final class DevToolsPipe: Sendable {
     private let commandWrite: Int32
     private let replyRead: Int32
     private let wakeRead: Int32
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Counts queued messages (and the final wake-up when closing) for the writer thread.
     private let queued = DispatchSemaphore(value: 0)
 
@@ -38,7 +37,7 @@ final class DevToolsPipe: Sendable {
         self.commandWrite = commandWrite
         self.replyRead = replyRead
         wakeRead = wake.0
-        state = Mutex(State(childEnds: [commandRead, replyWrite], wakeWrite: wake.1))
+        state = Locked(State(childEnds: [commandRead, replyWrite], wakeWrite: wake.1))
     }
 
     /// Creates the command and reply pipes, and a third one whose closing wakes the reader.

@@ -1,12 +1,12 @@
 import Foundation
 import Logging
-import Synchronization
+import WebAuthPlatform
 
 /// A WebDriver BiDi client over a ``WebSocketClient``: commands carry ids and are answered
 /// through continuations; events are handed on, in order, through ``events``.
 ///
 /// Sendable by construction: the only mutable state (the next id and the commands awaiting an
-/// answer) sits behind a `Mutex`, and one task reads the socket. Commands leave in the order
+/// answer) sits behind a lock (`Locked`), and one task reads the socket. Commands leave in the order
 /// they are sent or posted.
 final class BiDiConnection: Sendable {
     /// An event the browser sent, such as `network.beforeRequestSent`.
@@ -34,8 +34,8 @@ final class BiDiConnection: Sendable {
     let events: AsyncStream<Event>
 
     private let socket: WebSocketClient
-    private let state: Mutex<State>
-    private let reader: Mutex<Task<Void, Never>?>
+    private let state: Locked<State>
+    private let reader: Locked<Task<Void, Never>?>
     private let logger: Logger
 
     private struct State: Sendable {
@@ -53,8 +53,8 @@ final class BiDiConnection: Sendable {
     init(socket: WebSocketClient, logger: Logger) {
         self.socket = socket
         self.logger = logger
-        self.state = Mutex(State())
-        self.reader = Mutex(nil)
+        self.state = Locked(State())
+        self.reader = Locked(nil)
         let (events, eventContinuation) = AsyncStream.makeStream(of: Event.self)
         self.events = events
         let task = Task { [self] in
