@@ -145,11 +145,11 @@ struct FirstUseTests {
     }
 }
 
-/// A fresh login with webauth installed: an empty `HOME`, no XDG base directories, no display,
-/// `PATH` the built programs' directory and `/usr/bin:/bin`, and a runtime directory that is
-/// empty and 0700 (as systemd-logind makes it) or not set at all. `TMPDIR` is a private
-/// directory of its own, so that no other test's sockets meet this one's. Removed by
-/// ``remove()``.
+/// A fresh login with webauth installed: an empty `HOME`, no display, `PATH` the built programs'
+/// directory and `/usr/bin:/bin`, the XDG base directories not set (or set to empty
+/// directories), and a runtime directory that is empty and 0700 (as systemd-logind makes it) or
+/// not set at all. `TMPDIR` is a private directory of its own, so that no other test's sockets
+/// meet this one's. Removed by ``remove()``.
 struct FreshLogin {
     /// The directory holding all of it.
     let root: String
@@ -159,15 +159,29 @@ struct FreshLogin {
     let runtimeDirectory: String?
     /// `TMPDIR`.
     let temporaryDirectory: String
+    /// `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` and `XDG_CACHE_HOME`, when set.
+    let baseDirectories: [String: String]
+    /// More variables, set over the ones above (a `PATH` with more directories, say).
+    var extraEnvironment: [String: String] = [:]
 
-    init(withRuntimeDirectory: Bool) throws {
+    /// A fresh login; with `withBaseDirectories`, the XDG base directories are set, each to an
+    /// empty directory of its own.
+    init(withRuntimeDirectory: Bool, withBaseDirectories: Bool = false) throws {
         var template = Array("/tmp/webauth-first-use-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw CLITestError("mkdtemp failed") }
         root = String(cString: made)
         home = root + "/home"
         temporaryDirectory = root + "/tmp"
         runtimeDirectory = withRuntimeDirectory ? root + "/run" : nil
-        for directory in [home, temporaryDirectory] + (runtimeDirectory.map { [$0] } ?? []) {
+        let root = self.root
+        baseDirectories =
+            withBaseDirectories
+            ? Dictionary(
+                uniqueKeysWithValues: ["config", "data", "state", "cache"].map {
+                    ("XDG_\($0.uppercased())_HOME", root + "/" + $0)
+                }) : [:]
+        let directories = [home, temporaryDirectory] + (runtimeDirectory.map { [$0] } ?? []) + baseDirectories.values
+        for directory in directories {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
             guard chmod(directory, 0o700) == 0 else { throw CLITestError("cannot make \(directory) private") }
         }
@@ -184,25 +198,26 @@ struct FreshLogin {
             "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
         ]
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
-        return environment
+        return environment.merging(baseDirectories) { $1 }.merging(extraEnvironment) { $1 }
     }
 
-    /// Runs `lines` one after another in one `sh`, in ``environment`` alone, `input` on its
-    /// standard input; what each line wrote and its exit status are kept apart.
-    func run(_ lines: [String], input: String? = nil) async throws -> [ShellStep] {
+    /// Runs `lines` one after another in one `shell` (`sh` unless given), in ``environment``
+    /// alone, `input` on its standard input; what each line wrote and its exit status are kept
+    /// apart.
+    func run(_ lines: [String], input: String? = nil, shell: String = "/bin/sh") async throws -> [ShellStep] {
         let steps = root + "/steps-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: steps, withIntermediateDirectories: false)
         let script = lines.indices.map { index in
             "{ \(lines[index])\n} >'\(steps)/\(index).out' 2>'\(steps)/\(index).err'; echo $? >'\(steps)/\(index).status'"
         }.joined(separator: "\n")
         let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let shell = try CLIProcess(
-            ["-i"] + assignments + ["/bin/sh", "-c", script], keepStandardInputOpen: input != nil,
+        let process = try CLIProcess(
+            ["-i"] + assignments + [shell, "-c", script], keepStandardInputOpen: input != nil,
             executable: "/usr/bin/env")
-        if let input { shell.finishInput(Array(input.utf8)) }
-        let status = try await shell.waitForExit(timeout: .seconds(120))
+        if let input { process.finishInput(Array(input.utf8)) }
+        let status = try await process.waitForExit(timeout: .seconds(120))
         guard status == 0 else {
-            throw CLITestError("sh exited \(status): \(shell.standardOutput) \(shell.standardError)")
+            throw CLITestError("\(shell) exited \(status): \(process.standardOutput) \(process.standardError)")
         }
         return try lines.indices.map { index in
             func read(_ name: String) throws -> String {
@@ -214,9 +229,9 @@ struct FreshLogin {
         }
     }
 
-    /// Runs the one line `line` in `sh`, as the lines above are run.
-    func run(_ line: String, input: String? = nil) async throws -> ShellStep {
-        try await run([line], input: input)[0]
+    /// Runs the one line `line` in `shell`, as the lines above are run.
+    func run(_ line: String, input: String? = nil, shell: String = "/bin/sh") async throws -> ShellStep {
+        try await run([line], input: input, shell: shell)[0]
     }
 
     /// The file the file store keeps the default profile in, with no XDG_STATE_HOME.

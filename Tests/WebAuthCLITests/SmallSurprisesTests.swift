@@ -56,29 +56,13 @@ struct SmallSurprisesTests {
 /// What the documentation tells a newcomer holds as written, on a fresh login.
 @Suite("The documentation, as written")
 struct DocumentationAsWrittenTests {
+    /// The repository's directory.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     /// The repository's file at `path`.
     static func document(_ path: String) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-    }
-
-    @Test func theCompletionLinesWorkInAFreshHome() async throws {
-        let guide = try Self.document("Sources/WebAuth/WebAuth.docc/CommandLineGuide.md")
-        let lines = guide.components(separatedBy: "\n").filter { $0.contains("--generate-completion-script") }
-        #expect(lines.count == 3)
-        let login = try FreshLogin(withRuntimeDirectory: false)
-        defer { login.remove() }
-        for step in try await login.run(lines) {
-            step.expectClean(status: 0)
-        }
-        for file in [
-            ".local/share/bash-completion/completions/webauth", ".zfunc/_webauth",
-            ".config/fish/completions/webauth.fish",
-        ] {
-            let written = FileManager.default.contents(atPath: login.home + "/" + file)
-            #expect((written?.count ?? 0) > 100, "\(file)")
-        }
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
     }
 
     @Test func theVersionLineSaysWhenItNamesTheCommit() async throws {
