@@ -40,9 +40,10 @@ struct LoginCommand: AsyncParsableCommand {
 
             With --register, a provider that offers dynamic client registration (RFC 7591) \
             gets a new native public client first — loopback redirect URI, no client secret, \
-            PKCE — and the sign-in uses it; no --client-id is needed. The registration is \
-            stored with the profile (its secrets beside the tokens), and `webauth logout \
-            --unregister` deletes it at the provider where RFC 7592 allows:
+            PKCE; --register-auth for a confidential one — and the sign-in uses it; no \
+            --client-id is needed. The registration is stored with the profile (its secrets \
+            beside the tokens), and `webauth logout --unregister` deletes it at the provider \
+            where RFC 7592 allows:
 
               webauth login --issuer https://accounts.example.com --register
 
@@ -100,6 +101,9 @@ struct LoginCommand: AsyncParsableCommand {
         if options.initialAccessTokenFile != nil, !options.register {
             throw ValidationError("--initial-access-token-file goes with --register.")
         }
+        if options.registerAuthentication != nil, !options.register {
+            throw ValidationError("--register-auth goes with --register.")
+        }
         if options.register {
             guard options.issuer != nil, options.preset == nil, options.configFile == nil else {
                 throw ValidationError("--register needs --issuer (the provider whose registration endpoint to use).")
@@ -107,6 +111,23 @@ struct LoginCommand: AsyncParsableCommand {
             guard options.clientID == nil, options.clientSecret == nil, !options.clientCredentials else {
                 throw ValidationError(
                     "--register makes a new client: leave out --client-id, --client-secret and --client-credentials.")
+            }
+            guard options.clientAuthentication == nil else {
+                throw ValidationError(
+                    "--register chooses how the new client authenticates with --register-auth, not --client-auth.")
+            }
+            let method = options.registerAuthentication.map(ClientAuthenticationMethod.init(rawValue:)) ?? .none
+            guard LoginOptions.registrationMethods.contains(method) else {
+                throw ValidationError(
+                    "--register-auth must be one of "
+                        + LoginOptions.registrationMethods.map(\.rawValue).joined(separator: ", "))
+            }
+            if method == .privateKeyJWT, options.clientKeyFile == nil {
+                throw ValidationError(
+                    "--register-auth private_key_jwt needs --client-key FILE (the key the client signs with).")
+            }
+            if method != .privateKeyJWT, options.clientKeyFile != nil {
+                throw ValidationError("--client-key goes with --register-auth private_key_jwt.")
             }
         }
     }
@@ -229,24 +250,38 @@ extension LoginCommand {
             verbose: verbose, environment: environment)
         // Registered holding the profile's sign-in lease: a sign-in open elsewhere is met first,
         // before a client is made that this command might not use.
-        try await runAlone(signIn, output: output, terminal: terminal) { [options, logger] lease in
-            let (registration, configuration) = try await LoginRegistration.register(
-                base, device: options.device, initialAccessToken: initialAccessToken, logger: logger)
-            terminal.note(
-                "registered client \(UntrustedText(registration.clientID).displayed(limit: 100)) at the provider"
-                    + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
-            var registered = signIn
-            registered.registration = registration
-            if agentOnly {
-                registered.agentOnly = AgentClient(environment: environment)
-                registered.agentForward = forward
-            }
-            do {
-                return try await registered.run(configuration: configuration, terminal: terminal, lease: lease)
-            } catch {
-                await LoginRegistration.withdraw(registration, issuer: base.issuer, logger: logger)
-                throw error
-            }
+        try await runAlone(signIn, output: output, terminal: terminal) { [logger] lease in
+            try await registerAndRun(
+                signIn, base: base, initialAccessToken: initialAccessToken, lease: lease, terminal: terminal,
+                environment: environment, logger: logger)
+        }
+    }
+
+    /// Registers the client and signs in with it; a sign-in that fails takes the fresh
+    /// registration back.
+    private func registerAndRun(
+        _ signIn: ProfileSignIn, base: ClientConfiguration, initialAccessToken: String?, lease: SignInLease,
+        terminal: TerminalOutput, environment: [String: String], logger: Logger
+    ) async throws -> ProfileSignIn.Outcome {
+        let (registration, configuration) = try await LoginRegistration.register(
+            base, method: options.registerAuthentication.map(ClientAuthenticationMethod.init(rawValue:)),
+            device: options.device, initialAccessToken: initialAccessToken, logger: logger)
+        terminal.note(
+            "registered client \(UntrustedText(registration.clientID).displayed(limit: 100)) at the provider"
+                + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
+        for note in registration.notes { terminal.note("the provider's registration answer: \(note)") }
+        var registered = signIn
+        registered.registration = registration
+        if agentOnly {
+            registered.agentOnly = AgentClient(environment: environment)
+            registered.agentForward = forward
+        }
+        do {
+            return try await registered.run(configuration: configuration, terminal: terminal, lease: lease)
+        } catch {
+            let withdrawn = await LoginRegistration.withdraw(registration, issuer: base.issuer, logger: logger)
+            throw LoginRegistration.refusedAsConfidential(error, registration: registration, withdrawn: withdrawn)
+                ?? error
         }
     }
 }

@@ -126,6 +126,19 @@ struct LoginOptions: ParsableArguments {
         completion: .file())
     var initialAccessTokenFile: String?
 
+    @Option(
+        name: .customLong("register-auth"),
+        help: ArgumentHelp(
+            "With --register: how the new client authenticates at the token endpoint: none (the default: a public client, PKCE), client_secret_basic, client_secret_post, or private_key_jwt with --client-key.",
+            valueName: "METHOD"),
+        completion: .list(Self.registrationMethods.map(\.rawValue)))
+    var registerAuthentication: String?
+
+    /// The `--register-auth` values.
+    static let registrationMethods: [ClientAuthenticationMethod] = [
+        .none, .clientSecretBasic, .clientSecretPost, .privateKeyJWT,
+    ]
+
     /// `--timeout` when it is not given.
     static let defaultTimeout: Double = 600
 
@@ -173,7 +186,7 @@ struct LoginOptions: ParsableArguments {
     /// in with the profile's client, and registering a new client at each sign-in would leave
     /// clients behind at the provider.
     func refuseRegistration() throws {
-        guard register || initialAccessTokenFile != nil else { return }
+        guard register || initialAccessTokenFile != nil || registerAuthentication != nil else { return }
         throw ValidationError(
             "--register is for webauth login: register and sign in there, then name the profile here.")
     }

@@ -16,11 +16,13 @@ enum LoginRegistration {
     /// The device flow's grant type (RFC 8628 §3.4).
     static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
-    /// Registers a native public client for `base` (its issuer, scopes and redirect URI) and
-    /// returns the registration with the configuration that signs in with it. `device` adds
-    /// the device flow's grant type (RFC 8628), for a sign-in with `--device`.
+    /// Registers a native client for `base` (its issuer, scopes, redirect URI and client key)
+    /// that authenticates with `method` (`nil`: `none`, a public client), and returns the
+    /// registration with the configuration that signs in with it. `device` adds the device
+    /// flow's grant type (RFC 8628), for a sign-in with `--device`.
     static func register(
-        _ base: ClientConfiguration, device: Bool = false, initialAccessToken: String?, logger: Logger
+        _ base: ClientConfiguration, method: ClientAuthenticationMethod? = nil, device: Bool = false,
+        initialAccessToken: String?, logger: Logger
     ) async throws -> (ClientRegistration, ClientConfiguration) {
         guard let issuer = base.issuer else {
             throw CommandFailure(
@@ -28,8 +30,16 @@ enum LoginRegistration {
         }
         let registrar = ClientRegistrar(issuer: issuer, logger: logger)
         var request = ClientRegistrationRequest(
-            redirectURIs: [base.redirectURI], clientName: clientName, scopes: base.scopes)
+            redirectURIs: [base.redirectURI], clientName: clientName, tokenEndpointAuthMethod: method ?? .none,
+            scopes: base.scopes)
         if device { request.grantTypes.append(deviceCodeGrantType) }
+        if request.tokenEndpointAuthMethod == .privateKeyJWT, let file = base.clientKeyFile {
+            do {
+                request.publicKeys = [try ClientAssertionKey.load(from: file).publicJWK]
+            } catch {
+                throw CommandFailure.from(error, profile: "", action: "client registration")
+            }
+        }
         let registration: ClientRegistration
         do {
             registration = try await registrar.register(request, initialAccessToken: initialAccessToken)
@@ -39,17 +49,59 @@ enum LoginRegistration {
         do {
             return (registration, try registration.configuration(from: base))
         } catch {
-            // The provider registered a client this program cannot use: take it back.
-            try? await registrar.delete(registration)
-            throw failure(error, issuer: issuer)
+            // The provider registered a client this program cannot use: take it back, or name it.
+            let shown = UntrustedText(registration.clientID).displayed(limit: 100)
+            var failure = failure(error, issuer: issuer)
+            if (try? await registrar.delete(registration)) != nil {
+                failure.message += "; client \(shown) was deleted at the provider"
+            } else {
+                failure.message += "; the provider made client \(shown): have the provider's administrator delete it"
+            }
+            throw failure
         }
     }
 
     /// Deletes `registration` at the provider, best effort: after a sign-in with a freshly
-    /// registered client failed, so that no unused client is left behind.
-    static func withdraw(_ registration: ClientRegistration, issuer: URL?, logger: Logger) async {
-        guard registration.isManageable, let issuer = issuer ?? registration.registrationEndpoint else { return }
-        try? await ClientRegistrar(issuer: issuer, logger: logger).delete(registration)
+    /// registered client failed, so that no unused client is left behind. Returns whether the
+    /// provider deleted it.
+    @discardableResult
+    static func withdraw(_ registration: ClientRegistration, issuer: URL?, logger: Logger) async -> Bool {
+        guard registration.isManageable, let issuer = issuer ?? registration.registrationEndpoint else { return false }
+        return (try? await ClientRegistrar(issuer: issuer, logger: logger).delete(registration)) != nil
+    }
+
+    /// The failure for a freshly registered public client (`none`, no secret) that the
+    /// provider then refuses for want of client authentication — a `401` or `403`, or
+    /// `invalid_client` — as a provider does that keeps such a client as a confidential one
+    /// (glewlwyd 2.7): `nil` for any other failure.
+    static func refusedAsConfidential(
+        _ error: any Error, registration: ClientRegistration, withdrawn: Bool
+    ) -> CommandFailure? {
+        guard registration.clientSecret == nil,
+            (registration.tokenEndpointAuthMethod ?? ClientAuthenticationMethod.none)
+                == ClientAuthenticationMethod.none,
+            let error = error as? OAuthError
+        else { return nil }
+        let refusal: String
+        switch (error.code, error.serverError?.code, error.httpStatus) {
+        case (.server, .invalidClient?, _), (.server, .unauthorizedClient?, _):
+            refusal = error.serverError.map { "\($0.code)" } ?? "invalid_client"
+        case (.unexpectedStatus, _, let status?) where status == 401 || status == 403:
+            refusal = "HTTP \(status)"
+        default:
+            return nil
+        }
+        let shown = UntrustedText(registration.clientID).displayed(limit: 100)
+        return CommandFailure(
+            status: ExitStatus.providerRefused, code: "registeredClientRefused",
+            message: "the provider registered client \(shown) as a public client (token_endpoint_auth_method none, "
+                + "no secret) and then refused it (\(refusal)): it keeps such a client as a confidential one, "
+                + "with no secret to authenticate with"
+                + (withdrawn
+                    ? "; the client was deleted at the provider" : "; have the provider's administrator delete it"),
+            fix:
+                "register a confidential client instead: webauth login --register --register-auth client_secret_basic …"
+        )
     }
 
     /// What `login --register` says when registering fails: why, and what to do.

@@ -15,8 +15,8 @@ extension EmbeddedProvider {
     /// The checks are strict: `redirect_uris` is required; a `native` client's must be
     /// loopback `http` with an IP literal (`127.0.0.1`, `[::1]`, any port, RFC 8252 §7.3), a
     /// private-use scheme with a dot (§7.1) or `https`; a `web` client's must be `https`.
-    /// `token_endpoint_auth_method` is `none`, `client_secret_basic` (RFC 7591's default) or
-    /// `client_secret_post`; `grant_types` are `authorization_code`, `refresh_token` and RFC 8628's
+    /// `token_endpoint_auth_method` is `none`, `client_secret_basic` (RFC 7591's default),
+    /// `client_secret_post` or `private_key_jwt` (with the client's keys in `jwks`); `grant_types` are `authorization_code`, `refresh_token` and RFC 8628's
     /// device code grant,
     /// `response_types` `code`, and each needs the other (§2.1). Other values are
     /// `invalid_redirect_uri` or `invalid_client_metadata`.
@@ -32,6 +32,18 @@ extension EmbeddedProvider {
         /// The most clients registered at once; further registrations are refused with
         /// `invalid_client_metadata`. Default 1000.
         public var maximumClients: Int
+        /// Whether the answer gives `client_id_issued_at` as a string of digits rather than a
+        /// number (RFC 7591 §3.2.1), as LemonLDAP::NG does. Default `false`.
+        public var answersIssuedAtAsString = false
+        /// The `token_endpoint_auth_method` every client is registered for, whatever it asked
+        /// for, as a provider whose policy decides does (RFC 7591 §2 lets it); a secret is
+        /// issued when the method needs one, and the client must use that method. `nil` (the
+        /// default): the method asked for.
+        public var registeredAuthenticationMethod: String? = nil
+        /// Whether a client that asks for `none` is answered as public but kept as a
+        /// confidential client with no secret, as glewlwyd 2.7 does: it can then authenticate
+        /// nowhere (`invalid_client`). Default `false`.
+        public var keepsPublicClientsConfidential = false
 
         /// Creates the switch; every parameter has the default its property describes.
         public init(initialAccessTokens: Set<String> = [], maximumClients: Int = 1000) {
@@ -59,6 +71,7 @@ struct RegisteredClients: Sendable {
         var applicationType: String
         var tokenEndpointAuthMethod: String
         var grantTypes: [String]
+        var issuedAtAsString = false
     }
 
     /// In registration order.
@@ -123,15 +136,25 @@ extension ProviderEngine {
         }
         let issuedAt = clock.now()
         let clientID = "dyn-" + ProviderSecrets.randomToken(byteCount: 12)
-        let secret = metadata.tokenEndpointAuthMethod == "none" ? nil : ProviderSecrets.randomToken()
+        let method = settings.registeredAuthenticationMethod ?? metadata.tokenEndpointAuthMethod
+        let needsSecret = ["client_secret_basic", "client_secret_post", "client_secret_jwt"].contains(method)
+        let secret = needsSecret ? ProviderSecrets.randomToken() : nil
         let accessToken = ProviderSecrets.randomToken()
         var client = EmbeddedProvider.Client(
             id: clientID, secret: secret, name: metadata.clientName, redirectURIs: metadata.redirectURIs)
         if let scopes = metadata.scopes { client.allowedScopes = scopes }
+        client.publicJWKs = metadata.publicJWKs
+        if settings.registeredAuthenticationMethod != nil || method == "private_key_jwt" {
+            client.tokenEndpointAuthMethod = method
+        }
+        if settings.keepsPublicClientsConfidential, method == "none" {
+            // Kept for a method that needs the secret it never issued.
+            client.tokenEndpointAuthMethod = "client_secret_basic"
+        }
         let entry = RegisteredClients.Entry(
             client: client, tokenDigest: ProviderSecrets.digest(accessToken), issuedAt: issuedAt,
-            applicationType: metadata.applicationType, tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
-            grantTypes: metadata.grantTypes)
+            applicationType: metadata.applicationType, tokenEndpointAuthMethod: method,
+            grantTypes: metadata.grantTypes, issuedAtAsString: settings.answersIssuedAtAsString)
         let added = registrations.withLock { registered in
             guard registered.entries.count < settings.maximumClients else { return false }
             registered.entries.append(entry)
@@ -149,7 +172,9 @@ extension ProviderEngine {
         ClientInformation(
             clientID: entry.client.id, clientSecret: entry.client.secret,
             clientSecretExpiresAt: entry.client.secret == nil ? nil : 0,
-            clientIDIssuedAt: Int(entry.issuedAt.timeIntervalSince1970), registrationAccessToken: accessToken,
+            clientIDIssuedAt: entry.issuedAtAsString
+                ? .text(String(Int(entry.issuedAt.timeIntervalSince1970)))
+                : .number(Int(entry.issuedAt.timeIntervalSince1970)), registrationAccessToken: accessToken,
             registrationClientURI: issuer + EmbeddedProvider.Endpoint.registration.path + "/" + entry.client.id,
             redirectURIs: entry.client.redirectURIs.map(\.absoluteString), clientName: entry.client.name,
             applicationType: entry.applicationType, tokenEndpointAuthMethod: entry.tokenEndpointAuthMethod,
@@ -214,6 +239,7 @@ struct ClientMetadata {
     var tokenEndpointAuthMethod: String
     var grantTypes: [String]
     var scopes: Set<String>?
+    var publicJWKs: [[String: String]] = []
 
     /// The scopes a registered client may ask for.
     static let offeredScopes: Set<String> = ["openid", "profile", "email", "offline_access"]
@@ -257,9 +283,29 @@ struct ClientMetadata {
             redirectURIs.append(uri)
         }
         guard let method = (object["token_endpoint_auth_method"] ?? "client_secret_basic") as? String,
-            ["none", "client_secret_basic", "client_secret_post"].contains(method)
+            ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"].contains(method)
         else {
-            return invalidMetadata("token_endpoint_auth_method must be none, client_secret_basic or client_secret_post")
+            return invalidMetadata(
+                "token_endpoint_auth_method must be none, client_secret_basic, client_secret_post or private_key_jwt")
+        }
+        var publicJWKs: [[String: String]] = []
+        if let jwks = object["jwks"] {
+            guard let set = jwks as? [String: Any], let keys = set["keys"] as? [[String: Any]], !keys.isEmpty,
+                keys.count <= 10
+            else { return invalidMetadata("jwks must be a JWK Set with one to ten keys") }
+            for key in keys {
+                var strings: [String: String] = [:]
+                for (name, value) in key {
+                    guard let text = value as? String else {
+                        return invalidMetadata("every JWK member must be a string")
+                    }
+                    strings[name] = text
+                }
+                publicJWKs.append(strings)
+            }
+        }
+        if method == "private_key_jwt", publicJWKs.isEmpty {
+            return invalidMetadata("private_key_jwt needs the client's public keys in jwks")
         }
         guard let grants = strings("grant_types"), let responses = strings("response_types") else {
             return invalidMetadata("grant_types and response_types must be lists of strings")
@@ -292,7 +338,7 @@ struct ClientMetadata {
         return .success(
             ClientMetadata(
                 redirectURIs: redirectURIs, clientName: clientName, applicationType: applicationType,
-                tokenEndpointAuthMethod: method, grantTypes: grantTypes, scopes: scopes))
+                tokenEndpointAuthMethod: method, grantTypes: grantTypes, scopes: scopes, publicJWKs: publicJWKs))
     }
 }
 
@@ -301,7 +347,7 @@ struct ClientInformation: Encodable {
     var clientID: String
     var clientSecret: String?
     var clientSecretExpiresAt: Int?
-    var clientIDIssuedAt: Int
+    var clientIDIssuedAt: Seconds
     var registrationAccessToken: String
     var registrationClientURI: String
     var redirectURIs: [String]
@@ -326,5 +372,19 @@ struct ClientInformation: Encodable {
         case grantTypes = "grant_types"
         case responseTypes = "response_types"
         case scope
+    }
+
+    /// A time in seconds since 1970: a JSON number (RFC 7591 §3.2.1), or a string of digits.
+    enum Seconds: Encodable {
+        case number(Int)
+        case text(String)
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .number(let seconds): try container.encode(seconds)
+            case .text(let seconds): try container.encode(seconds)
+            }
+        }
     }
 }

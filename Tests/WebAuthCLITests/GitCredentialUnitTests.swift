@@ -61,7 +61,8 @@ struct GitCredentialUnitTests {
     static let everyLoginOption = [
         "--issuer", "https://id.example/tenant one", "--preset", "github", "--config", "relative/client.json",
         "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
-        "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--browser", "/opt/my browser", "--ephemeral",
+        "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--browser",
+        "/opt/my browser", "--ephemeral",
         "--device",
         "--no-browser", "--par", "always", "--dpop", "--client-credentials",
         "--client-auth", "private_key_jwt", "--client-key", "relative/key.pem", "--client-assertion-audience",
@@ -106,8 +107,10 @@ struct GitCredentialUnitTests {
         let help = LoginOptions.helpMessage()
         let declared = Set(help.matches(of: try Regex("--[a-z][a-z-]*")).map { String(help[$0.range]) })
         #expect(declared.count >= 13, "\(declared)")
-        // `--register` and its token file are `login`'s alone: the helpers refuse them.
-        let loginOnly: Set = ["--client-secret", "--help", "--register", "--initial-access-token-file"]
+        // `--register`, its token file and its method are `login`'s alone: the helpers refuse them.
+        let loginOnly: Set = [
+            "--client-secret", "--help", "--register", "--initial-access-token-file", "--register-auth",
+        ]
         #expect(declared.subtracting(arguments).subtracting(loginOnly).isEmpty)
 
         // The fast path skips exactly these options on a cached read, with the same arity.

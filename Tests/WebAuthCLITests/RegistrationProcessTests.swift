@@ -135,6 +135,98 @@ struct RegistrationProcessTests {
         #expect(decoded.registration == entry.registration)
     }
 
+    // MARK: Providers as they are
+
+    @Test func aRegistrationAnswerWithAStringIssuedAtIsNotedAndTheSignInGoesOn() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        var registration = EmbeddedProvider.Registration.open
+        registration.answersIssuedAtAsString = true
+        try await EmbeddedProvider.withProvider(Self.configuration(registration)) { provider in
+            provider.approveDeviceAuthorizations(as: .demo)
+            let result = try await sandbox.run([
+                "login", "--register", "--device", "--issuer", provider.issuer.absoluteString, "--store", "file",
+            ])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("registration answer: its client_id_issued_at is a string, not a number"),
+                "\(result.stderr)")
+            #expect(try sandbox.storedEntry()?.registration?.clientIDIssuedAt != nil)
+        }
+    }
+
+    @Test func aPublicClientTheProviderKeepsAsConfidentialFailsAtOnceNamingIt() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        var registration = EmbeddedProvider.Registration.open
+        registration.keepsPublicClientsConfidential = true
+        var configuration = Self.configuration(registration)
+        configuration.requiresPushedAuthorizationRequests = true
+        try await EmbeddedProvider.withProvider(configuration) { provider in
+            let started = ContinuousClock.now
+            let result = try await sandbox.run([
+                "login", "--register", "--no-browser", "--issuer", provider.issuer.absoluteString, "--store", "file",
+                "--timeout", "60",
+            ])
+            // At once: before any page is shown, not at the timeout (the time itself is noisy here).
+            print("login --register with a client kept confidential failed after \(ContinuousClock.now - started)")
+            #expect(ContinuousClock.now - started < .seconds(30), "it fails at once, not at the timeout")
+            #expect(!result.stderr.contains("paste it here"), "\(result.stderr)")
+            #expect(result.status == ExitStatus.providerRefused, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("as a public client (token_endpoint_auth_method none, no secret)"))
+            #expect(result.stderr.contains("refused it (invalid_client)"), "\(result.stderr)")
+            #expect(result.stderr.contains("the client was deleted at the provider"))
+            #expect(result.stderr.contains("--register-auth client_secret_basic"))
+            #expect(provider.requests(to: .registration).map(\.method) == ["POST", "DELETE"])
+            #expect(try sandbox.storedEntry() == nil)
+        }
+    }
+
+    @Test func anotherMethodThanAskedIsFollowedWithItsSecret() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        var registration = EmbeddedProvider.Registration.open
+        registration.registeredAuthenticationMethod = "client_secret_post"
+        try await EmbeddedProvider.withProvider(Self.configuration(registration)) { provider in
+            provider.approveDeviceAuthorizations(as: .demo)
+            let result = try await sandbox.run([
+                "login", "--register", "--register-auth", "client_secret_basic", "--device", "--issuer",
+                provider.issuer.absoluteString, "--store", "file",
+            ])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("client_secret_post, not client_secret_basic as asked"), "\(result.stderr)")
+            let entry = try #require(try sandbox.storedEntry())
+            #expect(entry.configuration?.effectiveClientAuthentication == .clientSecretPost)
+            #expect(provider.requests(to: .token).allSatisfy { $0.clientAuthentication == "client_secret_post" })
+            #expect(!containsSecret(result.stdout + result.stderr, of: entry))
+        }
+    }
+
+    @Test func aClientRegisteredForPrivateKeyJWTSignsWithItsKey() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        let key = try JWTClientAuthenticationProcessTests.writeKey(in: sandbox, mode: 0o600)
+        try await EmbeddedProvider.withProvider(Self.configuration()) { provider in
+            provider.approveDeviceAuthorizations(as: .demo)
+            let missing = try await sandbox.run([
+                "login", "--register", "--register-auth", "private_key_jwt", "--issuer", provider.issuer.absoluteString,
+            ])
+            #expect(missing.status == ExitStatus.usage)
+            #expect(missing.stderr.contains("needs --client-key"))
+            let result = try await sandbox.run([
+                "login", "--register", "--register-auth", "private_key_jwt", "--client-key", key, "--device",
+                "--issuer", provider.issuer.absoluteString, "--store", "file",
+            ])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let entry = try #require(try sandbox.storedEntry())
+            #expect(entry.registration?.tokenEndpointAuthMethod == .privateKeyJWT)
+            #expect(entry.configuration?.effectiveClientAuthentication == .privateKeyJWT)
+            // The provider keeps the client to its registered method: every answer was a token.
+            let tokenRequests = provider.requests(to: .token)
+            #expect(!tokenRequests.isEmpty && tokenRequests.allSatisfy { $0.status == 200 })
+        }
+    }
+
     @Test func registerRefusesAClientOfItsOwn() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -143,5 +235,31 @@ struct RegistrationProcessTests {
         ])
         #expect(result.status == ExitStatus.usage)
         #expect(result.stderr.contains("--register makes a new client"))
+    }
+}
+
+/// `webauth login --register` at glewlwyd (Debian's, see ``GlewlwydProvider/withRegistration(_:_:)``):
+/// it matches redirect URIs exactly and keeps a client registered with `none` as a confidential
+/// one without a secret.
+@Suite("webauth login --register at glewlwyd, run as processes", .serialized, TestFixture.glewlwyd.required)
+struct GlewlwydLoginRegistrationTests {
+    @Test func aPublicClientFailsWithinSecondsNamingWhatGlewlwydDid() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await GlewlwydProvider.withRegistration(.open) { provider in
+            let started = ContinuousClock.now
+            let result = try await sandbox.run([
+                "login", "--register", "--no-browser", "--dpop", "--issuer", provider.issuer.absoluteString,
+                "--scope", "openid", "--store", "file", "--timeout", "60",
+            ])
+            // At once: before any page is shown, not at the timeout (the time itself is noisy here).
+            print("login --register at glewlwyd failed after \(ContinuousClock.now - started)")
+            #expect(ContinuousClock.now - started < .seconds(30), "stderr: \(result.stderr)")
+            #expect(!result.stderr.contains("paste it here"), "\(result.stderr)")
+            #expect(result.status == ExitStatus.providerRefused, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("as a public client (token_endpoint_auth_method none, no secret)"))
+            #expect(result.stderr.contains("--register-auth client_secret_basic"))
+            #expect(result.stderr.contains("the client was deleted at the provider"), "\(result.stderr)")
+        }
     }
 }

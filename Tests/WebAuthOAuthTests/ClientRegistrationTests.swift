@@ -146,6 +146,98 @@ import Testing
         #expect(error?.code == .invalidResponse, "\(`case`.0): \(error?.message ?? "")")
     }
 
+    // MARK: Lenient where the spec lets the client be
+
+    @Test func informationalFieldsThatAreMalformedAreLeftOutWithANote() async throws {
+        let (registrar, transport) = Self.registrar { _ in
+            Self.answer(
+                Self.manageable
+                    + #","client_id_issued_at":"1795870047","client_secret_expires_at":"soon","grant_types":"code""#)
+        }
+        let registration = try await registrar.register(Self.request)
+        #expect(registration.clientID == "c-1")
+        #expect(registration.clientIDIssuedAt == Date(timeIntervalSince1970: 1_795_870_047))
+        #expect(registration.clientSecretExpiresAt == nil)
+        #expect(registration.notes.count == 2, "\(registration.notes)")
+        #expect(registration.notes.contains { $0.contains("client_id_issued_at is a string") })
+        #expect(registration.notes.contains { $0.contains("client_secret_expires_at is not a number") })
+        #expect(!transport.requests.contains { $0.method == "DELETE" })
+        // Notes are what the answer held, not what the registration keeps.
+        let stored = try JSONDecoder().decode(ClientRegistration.self, from: JSONEncoder().encode(registration))
+        #expect(stored.notes.isEmpty)
+    }
+
+    @Test func anUnusableAnswerDeletesTheClientItMadeAndSaysSo() async throws {
+        let (registrar, transport) = Self.registrar { request in
+            request.method == "DELETE"
+                ? HTTPTransportResponse(status: 204, body: Data())
+                : Self.answer(Self.manageable + #","redirect_uris":"http://127.0.0.1/callback""#)
+        }
+        let error = await #expect(throws: OAuthError.self) { try await registrar.register(Self.request) }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("redirect_uris is not a list of strings") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("client c-1 was deleted at the provider") == true, "\(error?.message ?? "")")
+        let delete = try #require(transport.requests.last)
+        #expect(delete.method == "DELETE")
+        #expect(delete.url.absoluteString == "https://id.example.com/register/c-1")
+        #expect(delete.headerFields[.authorization] == "Bearer \(Self.registrationToken)")
+        #expect(!"\(String(describing: error))".contains(Self.registrationToken))
+    }
+
+    @Test func anUnusableAnswerWithoutManagementNamesTheClient() async throws {
+        let (registrar, transport) = Self.registrar { _ in
+            Self.answer(#""client_id":"c-9","token_endpoint_auth_method":"client_secret_basic""#)
+        }
+        let error = await #expect(throws: OAuthError.self) { try await registrar.register(Self.request) }
+        let message = error?.message ?? ""
+        #expect(message.contains("client_secret_basic, not none as asked"), "\(message)")
+        #expect(message.contains("sent no client_secret"), "\(message)")
+        #expect(message.contains("client c-9"), "\(message)")
+        #expect(message.contains("administrator"), "\(message)")
+        #expect(!transport.requests.contains { $0.method == "DELETE" })
+    }
+
+    @Test func aManagementURIOnAnotherOriginIsNeverSentTheToken() async throws {
+        let (registrar, transport) = Self.registrar { _ in
+            Self.answer(
+                #""client_id":"c","registration_access_token":"t-123456789","registration_client_uri":"https://attacker.example/r""#
+            )
+        }
+        let error = await #expect(throws: OAuthError.self) { try await registrar.register(Self.request) }
+        #expect(error?.message.contains("client c ") == true, "\(error?.message ?? "")")
+        #expect(!transport.requests.contains { $0.method == "DELETE" })
+    }
+
+    @Test func anotherMethodIsFollowedWhenTheAnswerCarriesWhatItNeeds() async throws {
+        let (registrar, _) = Self.registrar { _ in
+            Self.answer(
+                Self.manageable
+                    + #","client_secret":"\#(Self.secret)","token_endpoint_auth_method":"client_secret_post""#)
+        }
+        let registration = try await registrar.register(Self.request)
+        #expect(registration.tokenEndpointAuthMethod == .clientSecretPost)
+        #expect(registration.notes.contains { $0.contains("client_secret_post, not none as asked") })
+        let configuration = try registration.configuration(
+            from: ClientConfiguration(issuer: Self.issuer, clientID: "placeholder", scopes: ["openid"]))
+        #expect(configuration.effectiveClientAuthentication == .clientSecretPost)
+    }
+
+    @Test func aPrivateKeyJWTRegistrationSendsThePublicKey() async throws {
+        let (registrar, transport) = Self.registrar { _ in
+            Self.answer(Self.manageable + #","token_endpoint_auth_method":"private_key_jwt""#)
+        }
+        var request = Self.request
+        request.tokenEndpointAuthMethod = .privateKeyJWT
+        request.publicKeys = [["kty": "EC", "crv": "P-256", "x": "x-value", "y": "y-value", "kid": "k1"]]
+        let registration = try await registrar.register(request)
+        #expect(registration.tokenEndpointAuthMethod == .privateKeyJWT)
+        let post = try #require(transport.requests.last { $0.method == "POST" })
+        let body = try #require(JSONSerialization.jsonObject(with: post.body ?? Data()) as? [String: Any])
+        let keys = try #require((body["jwks"] as? [String: Any])?["keys"] as? [[String: String]])
+        #expect(keys.first?["kid"] == "k1")
+        #expect(body["token_endpoint_auth_method"] as? String == "private_key_jwt")
+    }
+
     @Test func aProviderWithoutARegistrationEndpointIsTold() async throws {
         let (registrar, transport) = Self.registrar(registration: false) { _ in Self.answer(Self.manageable) }
         let error = await #expect(throws: OAuthError.self) { try await registrar.register(Self.request) }

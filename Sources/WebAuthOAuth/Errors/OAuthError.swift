@@ -30,11 +30,14 @@ public struct OAuthError: WebAuthError {
     /// The transport's error, for ``Code/transportFailed``, ``Code/timedOut`` and
     /// ``Code/responseTooLarge``.
     public let transportError: HTTPTransportError?
+    /// The HTTP status of the answer, for ``Code/unexpectedStatus``.
+    public let httpStatus: Int?
 
     /// Creates an error.
     public init(
         code: Code, message: String, serverError: OAuthServerError? = nil, idTokenProblem: IDTokenProblem? = nil,
-        sessionError: WebAuthenticationSessionError? = nil, transportError: HTTPTransportError? = nil
+        sessionError: WebAuthenticationSessionError? = nil, transportError: HTTPTransportError? = nil,
+        httpStatus: Int? = nil
     ) {
         self.code = code
         self.message = message
@@ -42,6 +45,7 @@ public struct OAuthError: WebAuthError {
         self.idTokenProblem = idTokenProblem
         self.sessionError = sessionError
         self.transportError = transportError
+        self.httpStatus = httpStatus
     }
 
     /// The kinds of failure. New kinds may be added; match with `==`.

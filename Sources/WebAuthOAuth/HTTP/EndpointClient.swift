@@ -214,7 +214,8 @@ struct EndpointClient: Sendable {
             return OAuthError(code: .server, message: "the \(endpoint) endpoint refused: \(error)", serverError: error)
         }
         return OAuthError(
-            code: .unexpectedStatus, message: "the \(endpoint) endpoint answered HTTP \(response.status)")
+            code: .unexpectedStatus, message: "the \(endpoint) endpoint answered HTTP \(response.status)",
+            httpStatus: response.status)
     }
 
     /// An RFC 6749 §5.2 error object in `body`, if that is what it is, with each of `secrets`

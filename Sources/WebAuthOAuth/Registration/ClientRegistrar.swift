@@ -22,7 +22,17 @@ import WebAuthCore
 /// a registration access token and a registration client URI come together or not at all; the
 /// URI must be `https` (or `http` to a loopback address) and have the origin of the
 /// registration endpoint — the registration access token is sent there, and only the server
-/// that issued it may receive it. A client secret that has already expired is refused.
+/// that issued it may receive it. A client secret that has already expired is refused. Only
+/// what the client needs is read strictly (the client ID, the secret, the registration access
+/// token and URI, the redirect URIs and the authentication method); a malformed informational
+/// field, such as `client_id_issued_at` sent as a string, is left out with a note in
+/// ``ClientRegistration/notes``.
+///
+/// A provider may register another `token_endpoint_auth_method` than the one asked for: the
+/// registration is then used that way when the answer carries what the method needs (a secret
+/// for the secret methods), and refused when it does not. When an answer cannot be used, the
+/// client it created is deleted (RFC 7592) if the answer allows that, and the error names the
+/// client otherwise, so that nobody is left with a client they cannot find.
 ///
 /// Nothing it logs or throws contains the initial access token, the client secret or the
 /// registration access token.
@@ -80,7 +90,8 @@ public struct ClientRegistrar: Sendable {
     ///   ``OAuthError/Code/initialAccessTokenRefused`` to one with;
     ///   ``OAuthError/Code/server`` with ``OAuthServerError/Code/invalidRedirectURI`` or
     ///   ``OAuthServerError/Code/invalidClientMetadata`` when it refuses the metadata;
-    ///   ``OAuthError/Code/invalidResponse`` when the answer fails the checks above.
+    ///   ``OAuthError/Code/invalidResponse`` when the answer fails the checks above (after
+    ///   deleting the client it made, where the answer allows that; the message says which).
     public func register(
         _ request: ClientRegistrationRequest, initialAccessToken: String? = nil
     ) async throws(OAuthError) -> ClientRegistration {
@@ -116,8 +127,27 @@ public struct ClientRegistrar: Sendable {
         guard (200..<300).contains(response.status) else {
             throw endpoints.failure(response, endpoint: .registration, withholding: carrying.secrets)
         }
-        let registration = try checked(
-            decoded(response, withholding: carrying.secrets), registrationEndpoint: endpoint)
+        let answer = Self.answer(in: response.body)
+        var registration: ClientRegistration
+        do {
+            registration = try checked(
+                decoded(response, withholding: carrying.secrets), registrationEndpoint: endpoint)
+            if let problem = Self.methodProblem(asked: request.tokenEndpointAuthMethod, registered: registration) {
+                throw OAuthError(code: .invalidResponse, message: problem)
+            }
+        } catch {
+            // The provider has made a client this program cannot use: take it back, or name it.
+            throw await abandoning(answer, because: error, registrationEndpoint: endpoint)
+        }
+        if let registered = registration.tokenEndpointAuthMethod, registered != request.tokenEndpointAuthMethod {
+            registration.notes.append(
+                "the provider registered the client for \(registered.rawValue.safeForDisplay), not "
+                    + "\(request.tokenEndpointAuthMethod) as asked; webauth authenticates that way")
+        }
+        for note in registration.notes {
+            endpoints.logger.notice(
+                "registration answer: \(note)", metadata: ["endpoint": "\(endpoint.redactedForLogs)"])
+        }
         endpoints.logger.debug(
             "registered a client",
             metadata: [
@@ -125,6 +155,80 @@ public struct ClientRegistrar: Sendable {
                 "confidential": "\(registration.clientSecret != nil)",
             ])
         return registration
+    }
+
+    /// Why a registration made for `asked` cannot authenticate the way the provider
+    /// `registered` it, or `nil` when it can: a provider that registers another method than
+    /// asked for is followed when its answer carries what that method needs (a secret for the
+    /// secret methods); `nil` in the answer means the method asked for, or, with a secret and
+    /// `none` asked, `client_secret_basic` (RFC 6749 §2.3.1's default).
+    static func methodProblem(asked: ClientAuthenticationMethod, registered: ClientRegistration) -> String? {
+        let secretMethods: [ClientAuthenticationMethod] = [.clientSecretBasic, .clientSecretPost, .clientSecretJWT]
+        guard let method = registered.tokenEndpointAuthMethod else {
+            guard secretMethods.contains(asked), registered.clientSecret == nil else { return nil }
+            return "the provider registered the client for \(asked) but sent no client_secret"
+        }
+        let shown = method.rawValue.safeForDisplay
+        let mismatch = method == asked ? "" : ", not \(asked) as asked,"
+        guard ClientAuthenticationMethod.supported.contains(method) else {
+            return "the provider registered the client for \(shown)\(mismatch) which webauth cannot authenticate with"
+        }
+        if secretMethods.contains(method), registered.clientSecret == nil {
+            return "the provider registered the client for \(shown)\(mismatch) but sent no client_secret"
+        }
+        if method == .privateKeyJWT, asked != .privateKeyJWT {
+            return "the provider registered the client for private_key_jwt\(mismatch) but holds no key of this client"
+        }
+        return nil
+    }
+
+    /// The client ID and management credentials of an answer that cannot be used, as far as
+    /// they can be read.
+    private static func answer(in body: Data) -> RegistrationResponse? {
+        try? JSONDecoder().decode(RegistrationResponse.self, from: body)
+    }
+
+    /// The error for a registration answer that cannot be used, after deleting the client it
+    /// created (RFC 7592 §2.3) where the answer allows that: a printable client ID, and a
+    /// registration access token with a `registration_client_uri` on the registration
+    /// endpoint's origin — the token goes nowhere else. Otherwise the error names the client, so
+    /// that the person can have it deleted.
+    private func abandoning(
+        _ answer: RegistrationResponse?, because error: any Error, registrationEndpoint: URL
+    ) async -> OAuthError {
+        let reason = (error as? OAuthError)?.message ?? "the answer cannot be used"
+        guard let clientID = answer?.clientID, !clientID.isEmpty,
+            clientID.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) })
+        else {
+            return OAuthError(
+                code: .invalidResponse,
+                message: "\(reason); the provider may have made a client whose client_id webauth cannot show")
+        }
+        let shown = clientID.safeForDisplay
+        var deletable = ClientRegistration(clientID: clientID, registrationEndpoint: registrationEndpoint)
+        if let token = answer?.registrationAccessToken, Self.isHeaderSafe(token),
+            let uri = answer?.registrationClientURI.flatMap(URL.init(string:)),
+            (try? EndpointPolicy.check(uri, role: "registration_client_uri")) != nil,
+            uri.hasSameOrigin(as: registrationEndpoint)
+        {
+            deletable.registrationAccessToken = token
+            deletable.registrationClientURI = uri
+        }
+        guard deletable.isManageable else {
+            return OAuthError(
+                code: .invalidResponse,
+                message: "\(reason); the provider made client \(shown) and gave no way to delete it: "
+                    + "have the provider's administrator delete it")
+        }
+        do {
+            try await delete(deletable)
+            return OAuthError(code: .invalidResponse, message: "\(reason); client \(shown) was deleted at the provider")
+        } catch {
+            return OAuthError(
+                code: .invalidResponse,
+                message: "\(reason); the provider made client \(shown) and refused to delete it (\(error.code)): "
+                    + "have the provider's administrator delete it")
+        }
     }
 
     /// Reads the registration as the provider now has it (RFC 7592 §2.1), keeping the stored
@@ -179,7 +283,12 @@ public struct ClientRegistrar: Sendable {
         do {
             body = try JSONDecoder().decode(RegistrationResponse.self, from: response.body)
         } catch {
-            throw OAuthError(code: .invalidResponse, message: "the registration endpoint's answer is not client JSON")
+            throw OAuthError(code: .invalidResponse, message: "the registration endpoint's answer is not a JSON object")
+        }
+        if !body.problems.isEmpty {
+            throw OAuthError(
+                code: .invalidResponse,
+                message: "the registration answer cannot be used: " + body.problems.joined(separator: "; "))
         }
         guard let clientID = body.clientID else {
             throw OAuthError(
@@ -202,7 +311,7 @@ public struct ClientRegistrar: Sendable {
             clientIDIssuedAt: date(body.clientIDIssuedAt), registrationAccessToken: body.registrationAccessToken,
             registrationClientURI: registrationClientURI,
             tokenEndpointAuthMethod: body.tokenEndpointAuthMethod.map(ClientAuthenticationMethod.init(rawValue:)),
-            redirectURIs: (body.redirectURIs ?? []).compactMap(URL.init(string:)))
+            redirectURIs: (body.redirectURIs ?? []).compactMap(URL.init(string:)), notes: body.notes)
     }
 
     /// `registration` if it passes the checks the type's documentation lists.

@@ -26,6 +26,9 @@ public struct ClientRegistrationRequest: Sendable, Hashable {
     public var responseTypes: [String]
     /// `scope`: the scopes the client will ask for; empty to leave them to the provider.
     public var scopes: [String]
+    /// `jwks`: the public keys the client signs its `private_key_jwt` assertions with, as JWKs
+    /// (``ClientAssertionKey/publicJWK``); empty (the default) to send none.
+    public var publicKeys: [[String: String]] = []
 
     /// Creates the metadata of a native public client; every parameter has the default its
     /// property describes.
@@ -54,6 +57,11 @@ public struct ClientRegistrationRequest: Sendable, Hashable {
             var grantTypes: [String]
             var responseTypes: [String]
             var scope: String?
+            var jwks: KeySet?
+
+            struct KeySet: Encodable {
+                var keys: [[String: String]]
+            }
 
             private enum CodingKeys: String, CodingKey {
                 case redirectURIs = "redirect_uris"
@@ -62,13 +70,14 @@ public struct ClientRegistrationRequest: Sendable, Hashable {
                 case tokenEndpointAuthMethod = "token_endpoint_auth_method"
                 case grantTypes = "grant_types"
                 case responseTypes = "response_types"
-                case scope
+                case scope, jwks
             }
         }
         let body = Body(
             redirectURIs: redirectURIs.map(\.absoluteString), clientName: clientName, applicationType: applicationType,
             tokenEndpointAuthMethod: tokenEndpointAuthMethod.rawValue, grantTypes: grantTypes,
-            responseTypes: responseTypes, scope: scopes.isEmpty ? nil : scopes.joined(separator: " "))
+            responseTypes: responseTypes, scope: scopes.isEmpty ? nil : scopes.joined(separator: " "),
+            jwks: publicKeys.isEmpty ? nil : Body.KeySet(keys: publicKeys))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(body)) ?? Data("{}".utf8)
@@ -107,13 +116,23 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
     public var redirectURIs: [URL]
     /// The registration endpoint the client was registered at.
     public var registrationEndpoint: URL?
+    /// What was odd in the provider's answer and how it was taken, one sentence each: an
+    /// informational field that was malformed and left out (`client_id_issued_at` as a string,
+    /// say), or another authentication method registered than the one asked for. Never a secret;
+    /// not kept when the registration is stored.
+    public var notes: [String] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case clientID, clientSecret, clientSecretExpiresAt, clientIDIssuedAt, registrationAccessToken
+        case registrationClientURI, tokenEndpointAuthMethod, redirectURIs, registrationEndpoint
+    }
 
     /// Creates a registration.
     public init(
         clientID: String, clientSecret: String? = nil, clientSecretExpiresAt: Date? = nil,
         clientIDIssuedAt: Date? = nil, registrationAccessToken: String? = nil, registrationClientURI: URL? = nil,
         tokenEndpointAuthMethod: ClientAuthenticationMethod? = nil, redirectURIs: [URL] = [],
-        registrationEndpoint: URL? = nil
+        registrationEndpoint: URL? = nil, notes: [String] = []
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -124,6 +143,7 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.redirectURIs = redirectURIs
         self.registrationEndpoint = registrationEndpoint
+        self.notes = notes
     }
 
     /// Whether the registration can be read and deleted (RFC 7592): it has both a
@@ -172,7 +192,10 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
     }
 }
 
-/// The JSON a registration endpoint answers with (RFC 7591 §3.2.1), and RFC 7592's read.
+/// The JSON a registration endpoint answers with (RFC 7591 §3.2.1), and RFC 7592's read, read
+/// field by field: what the client needs must be well formed (a malformed one is a
+/// ``problems`` entry), what is only information is taken when it can be and otherwise left out
+/// with a ``notes`` entry.
 struct RegistrationResponse: Decodable {
     var clientID: String?
     var clientSecret: String?
@@ -182,6 +205,10 @@ struct RegistrationResponse: Decodable {
     var registrationClientURI: String?
     var tokenEndpointAuthMethod: String?
     var redirectURIs: [String]?
+    /// The fields the client needs that are malformed, one sentence each: the answer cannot be used.
+    var problems: [String] = []
+    /// The informational fields that were malformed or read with allowance, one sentence each.
+    var notes: [String] = []
 
     private enum CodingKeys: String, CodingKey {
         case clientID = "client_id"
@@ -194,21 +221,56 @@ struct RegistrationResponse: Decodable {
         case redirectURIs = "redirect_uris"
     }
 
+    /// Throws only when the answer is not a JSON object.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        clientID = try container.decodeIfPresent(String.self, forKey: .clientID)
-        clientSecret = try container.decodeIfPresent(String.self, forKey: .clientSecret)
-        clientSecretExpiresAt = try container.decodeIfPresent(Double.self, forKey: .clientSecretExpiresAt)
-        clientIDIssuedAt = try container.decodeIfPresent(Double.self, forKey: .clientIDIssuedAt)
-        registrationAccessToken = try container.decodeIfPresent(String.self, forKey: .registrationAccessToken)
-        registrationClientURI = try container.decodeIfPresent(String.self, forKey: .registrationClientURI)
+        var problems: [String] = []
+        var notes: [String] = []
+        /// A string the client needs: absent or `null` is `nil`, another type a problem.
+        func string(_ key: CodingKeys) -> String? {
+            guard container.contains(key), (try? container.decodeNil(forKey: key)) == false else { return nil }
+            if let value = try? container.decode(String.self, forKey: key) { return value }
+            problems.append("its \(key.stringValue) is not a string")
+            return nil
+        }
+        /// A time (RFC 7591 §3.2.1: seconds since 1970, a JSON number), only informational: a
+        /// number in a string is read as the number, anything else is left out.
+        func seconds(_ key: CodingKeys) -> Double? {
+            guard container.contains(key), (try? container.decodeNil(forKey: key)) == false else { return nil }
+            if let value = try? container.decode(Double.self, forKey: key) { return value }
+            if let text = try? container.decode(String.self, forKey: key),
+                let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite
+            {
+                notes.append("its \(key.stringValue) is a string, not a number (RFC 7591 §3.2.1): read as the number")
+                return value
+            }
+            notes.append("its \(key.stringValue) is not a number (RFC 7591 §3.2.1): ignored")
+            return nil
+        }
+        clientID = string(.clientID)
+        clientSecret = string(.clientSecret)
+        registrationAccessToken = string(.registrationAccessToken)
+        registrationClientURI = string(.registrationClientURI)
+        clientSecretExpiresAt = seconds(.clientSecretExpiresAt)
+        clientIDIssuedAt = seconds(.clientIDIssuedAt)
         // Some providers (glewlwyd) answer RFC 7592's read with a list here.
         if let method = try? container.decodeIfPresent(String.self, forKey: .tokenEndpointAuthMethod) {
             tokenEndpointAuthMethod = method
-        } else {
-            let methods = try? container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethod)
-            tokenEndpointAuthMethod = methods?.count == 1 ? methods?.first : nil
+        } else if let methods = try? container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethod) {
+            tokenEndpointAuthMethod = methods.count == 1 ? methods.first : nil
+        } else if container.contains(.tokenEndpointAuthMethod),
+            (try? container.decodeNil(forKey: .tokenEndpointAuthMethod)) == false
+        {
+            problems.append("its token_endpoint_auth_method is not a string")
         }
-        redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
+        if container.contains(.redirectURIs), (try? container.decodeNil(forKey: .redirectURIs)) == false {
+            if let uris = try? container.decode([String].self, forKey: .redirectURIs) {
+                redirectURIs = uris
+            } else {
+                problems.append("its redirect_uris is not a list of strings")
+            }
+        }
+        self.problems = problems
+        self.notes = notes
     }
 }
