@@ -38,6 +38,10 @@ struct LoginCommand: AsyncParsableCommand {
             and exits 1; with --wait it waits for that sign-in (up to --timeout) and reports \
             its tokens, or signs in itself if that sign-in fails.
 
+            With --scope offline_access the request carries prompt=consent (OpenID Connect \
+            Core §11) unless --prompt gives another; the summary says when the provider did not \
+            grant offline access.
+
             With --register, a provider that offers dynamic client registration (RFC 7591) \
             gets a new native public client first — loopback redirect URI, no client secret, \
             PKCE; --register-auth for a confidential one — and the sign-in uses it; no \

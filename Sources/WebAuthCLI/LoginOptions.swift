@@ -78,6 +78,13 @@ struct LoginOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "The authorization request's prompt: none, login, consent or select_account (default: consent when offline_access is asked for, otherwise no prompt).",
+            valueName: "VALUE"),
+        completion: .list(["none", "login", "consent", "select_account"]))
+    var prompt: String?
+
+    @Option(
+        help: ArgumentHelp(
             "The browser: automatic, system, chromium, firefox, none, or a path (default: WEBAUTH_BROWSER, else automatic).",
             valueName: "BROWSER"),
         completion: .list(["automatic", "system", "chromium", "firefox", "none"]))
@@ -153,6 +160,7 @@ struct LoginOptions: ParsableArguments {
             browser: browser, par: par?.rawValue, timeout: timeout, device: device, noBrowser: noBrowser,
             ephemeral: ephemeral, clientCredentials: clientCredentials)
         given.register = register
+        given.prompt = prompt
         // The fast path's check, so that the two programs take exactly the same options.
         if let refusal = SignInOptionSyntax.refusal(given) { throw ValidationError(refusal.message) }
         try checkClientAuthenticationValues()
@@ -216,6 +224,8 @@ struct LoginOptions: ParsableArguments {
         if !requested.isEmpty { configuration.scopes = requested }
         if preset == nil, !tenants.isEmpty { configuration.allowedTenants = Set(tenants) }
         if let redirect { configuration.redirectURI = redirect }
+        // Obeyed as given, none and login included; without it, offline_access brings consent.
+        if let prompt { configuration.additionalAuthorizationParameters["prompt"] = prompt }
         // Stored with the profile, so token, request, logout and the helpers use them too.
         if let par { configuration.usePushedAuthorization = par }
         if dpop { configuration.dpop = .persistent }
@@ -285,6 +295,7 @@ struct LoginOptions: ParsableArguments {
         for scope in scopes { add("--scope", scope) }
         add("--redirect-uri", redirectURI)
         for tenant in tenants { add("--tenant", tenant) }
+        add("--prompt", prompt)
         add("--browser", browser)
         if ephemeral { arguments.append("--ephemeral") }
         if device { arguments.append("--device") }

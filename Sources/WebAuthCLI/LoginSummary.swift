@@ -19,6 +19,24 @@ struct LoginSummary {
     /// The agent's socket, when the tokens went to the agent alone (nothing stored).
     var agentSocket: String? = nil
 
+    /// Whether the provider granted `offline_access`, when it was asked for: `false` when the
+    /// token answer's `scope` leaves it out (OpenID Connect Core §11 lets a provider ignore it,
+    /// and its refresh token then ends with the browser's sign-in at the provider); `nil` when it
+    /// was not asked for.
+    var offlineAccessGranted: Bool? {
+        guard entry.configuration?.scopes.contains("offline_access") == true else { return nil }
+        return entry.tokens.scopes.contains("offline_access")
+    }
+
+    /// The refresh token line: held or none, and whether offline access was refused.
+    var refreshTokenLine: String {
+        let held = entry.tokens.refreshToken != nil
+        guard offlineAccessGranted == false else { return held ? "held" : "none" }
+        return held
+            ? "held, but offline_access was not granted: it may stop working when the provider's browser session ends"
+            : "none (offline_access was not granted)"
+    }
+
     /// Writes the summary.
     func report(terminal: TerminalOutput, output: CommandOutput) {
         let tokens = entry.tokens
@@ -30,7 +48,7 @@ struct LoginSummary {
         terminal.line(
             "  scopes:         " + (tokens.scopes.isEmpty ? "(none listed)" : tokens.scopes.joined(separator: " ")))
         terminal.line("  access token:   " + EntryDescription.expiry(tokens.expiresAt, now: now))
-        terminal.line("  refresh token:  " + (tokens.refreshToken == nil ? "none" : "held"))
+        terminal.line("  refresh token:  " + refreshTokenLine)
         if let agentSocket {
             terminal.line("  held by:        the agent on \(agentSocket) (nothing stored)")
         } else {
@@ -43,6 +61,7 @@ struct LoginSummary {
             "location": agentSocket ?? location,
             "method": method.rawValue,
         ]
+        if let granted = offlineAccessGranted { object["offline_access_granted"] = granted }
         object["issuer"] = EntryDescription.issuer(of: entry) ?? NSNull()
         object["subject"] = subject ?? NSNull()
         object["expires_at"] = tokens.expiresAt.map(JSONDate.string) ?? NSNull()

@@ -247,6 +247,10 @@ extension EmbeddedProvider {
         /// endpoint's URL as its `aud`, as older providers want. Default `false`: only the
         /// issuer identifier, as current guidance says.
         public var acceptsTokenEndpointAssertionAudience = false
+        /// Whether `offline_access` is granted only to an authorization request with
+        /// `prompt=consent`, as OpenID Connect Core §11 lets a provider decide (LemonLDAP::NG
+        /// does): without it, the granted `scope` leaves `offline_access` out. Default `false`.
+        public var grantsOfflineAccessOnlyWithConsentPrompt = false
 
         /// Creates a configuration; every parameter has the default its property describes.
         public init(

@@ -45,7 +45,7 @@ extension ProviderEngine {
         case "POST": parameters = ProviderHTTP.formParameters(request) ?? []
         default: return Answer(ProviderHTTP.methodNotAllowed(["GET", "POST"]))
         }
-        let authorization: AuthorizationRequest
+        var authorization: AuthorizationRequest
         if parameters.contains(where: { $0.name == "request_uri" }) {
             switch pushedRequest(parameters, now: clock.now()) {
             case .failure(let problem): return problemPage(problem)
@@ -65,6 +65,10 @@ extension ProviderEngine {
                 }
                 authorization = accepted
             }
+        }
+        // OpenID Connect Core §11: without prompt=consent, offline access may be left out.
+        if configuration.grantsOfflineAccessOnlyWithConsentPrompt, !authorization.prompt.contains("consent") {
+            authorization.scopes.removeAll { $0 == "offline_access" }
         }
 
         let now = clock.now()

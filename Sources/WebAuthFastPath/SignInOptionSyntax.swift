@@ -38,7 +38,7 @@ package enum SignInOptionSyntax {
         "--issuer": .value, "--preset": .value, "--config": .value, "--client-id": .value, "--scope": .repeatable,
         "--redirect-uri": .value, "--tenant": .repeatable, "--browser": .value, "--ephemeral": .flag, "--device": .flag,
         "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag, "--client-credentials": .flag,
-        "--client-auth": .value, "--client-key": .value, "--client-assertion-audience": .value,
+        "--client-auth": .value, "--client-key": .value, "--client-assertion-audience": .value, "--prompt": .value,
     ]
 
     /// The `--browser` values besides a path (anything with a `/`), in lower case.
@@ -53,6 +53,19 @@ package enum SignInOptionSyntax {
     /// program's parser calls it too.
     package static func isBrowser(_ value: String) -> Bool {
         browserNames.contains(value.lowercased()) || value.contains("/")
+    }
+
+    /// Whether `value` is a `--prompt`: OpenID Connect's space-separated `prompt` values (`none`,
+    /// `login`, `consent`, `select_account`, or a provider's own), each of letters, digits, `_`
+    /// and `-`, and `none` alone (OpenID Connect Core §3.1.2.1). The full program's parser calls
+    /// it too.
+    package static func isPrompt(_ value: String) -> Bool {
+        let words = value.split(separator: " ", omittingEmptySubsequences: false)
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-".utf8)
+        guard !words.isEmpty, words.count <= 8,
+            words.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 && $0.utf8.allSatisfy(allowed.contains) })
+        else { return false }
+        return !words.contains("none") || words.count == 1
     }
 
     /// Whether `value` is an `--issuer`: an absolute URL with a host, written only with the
@@ -119,6 +132,8 @@ package enum SignInOptionSyntax {
         /// `--register` (`webauth login` only): the provider gives the client ID. The fast path
         /// never sets it: it does not know the option, so a line with it is the full program's.
         package var register = false
+        /// `--prompt`: the authorization request's `prompt`.
+        package var prompt: String?
 
         /// Options with the values given here.
         package init(
@@ -157,6 +172,8 @@ package enum SignInOptionSyntax {
         case browser
         /// A `--par` other than `auto`, `always` and `never`.
         case pushedAuthorization
+        /// A `--prompt` that ``isPrompt(_:)`` refuses.
+        case prompt
         /// `--device` with `--no-browser`, `--browser` or `--ephemeral`.
         case deviceWithBrowser
         /// `--no-browser` with `--browser`.
@@ -178,6 +195,8 @@ package enum SignInOptionSyntax {
             case .timeout: SecondsRule.refusal(option: "--timeout", allowsZero: false)
             case .browser: "--browser must be automatic, system, chromium, firefox, none, or a path."
             case .pushedAuthorization: "--par must be auto, always or never."
+            case .prompt:
+                "--prompt must be none, login, consent or select_account (several separated by spaces; none alone)."
             case .deviceWithBrowser: "--device uses no browser here: leave out --no-browser, --browser and --ephemeral."
             case .noBrowserWithBrowser: "Give --no-browser or --browser, not both."
             case .clientCredentialsWithPerson:
@@ -199,6 +218,7 @@ package enum SignInOptionSyntax {
         if let timeout = given.timeout, !SecondsRule.isValid(timeout, allowsZero: false) { return .timeout }
         if let browser = given.browser, !isBrowser(browser) { return .browser }
         if let par = given.par, !pushedAuthorizationValues.contains(par) { return .pushedAuthorization }
+        if let prompt = given.prompt, !isPrompt(prompt) { return .prompt }
         if given.clientCredentials, given.device || given.noBrowser || given.browser != nil || given.ephemeral {
             return .clientCredentialsWithPerson
         }
@@ -227,12 +247,13 @@ package enum SignInOptionSyntax {
             guard let seconds = SecondsRule.seconds(text) else { return false }
             timeout = seconds
         }
-        let options = Given(
+        var options = Given(
             issuer: value("--issuer"), preset: value("--preset"), config: value("--config"),
             clientID: value("--client-id"), redirectURI: value("--redirect-uri"), browser: value("--browser"),
             par: value("--par"), timeout: timeout, device: given["--device"] != nil,
             noBrowser: given["--no-browser"] != nil, ephemeral: given["--ephemeral"] != nil,
             clientCredentials: given["--client-credentials"] != nil)
+        options.prompt = value("--prompt")
         return refusal(options) == nil
     }
 }

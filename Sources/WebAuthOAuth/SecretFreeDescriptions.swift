@@ -53,6 +53,7 @@ extension ClientConfiguration: CustomStringConvertible, CustomDebugStringConvert
                 "additionalAuthorizationParameters": additionalAuthorizationParameters,
                 "clientKey": clientKey as Any, "clientKeyFile": clientKeyFile as Any,
                 "clientAssertionAudience": clientAssertionAudience,
+                "promptsConsentForOfflineAccess": promptsConsentForOfflineAccess,
             ], displayStyle: .struct)
     }
 }

@@ -136,7 +136,7 @@ package struct CachedEntry: Sendable, Hashable {
             .pushedAuthorizationRequestEndpoint, .usePushedAuthorization, .allowedTenants, .grant:
             true
         case .dpop, .allowsDPoPDowngrade, .id, .secret, .redirectURL: false
-        case .clientKeyFile, .clientAssertionAudience: true
+        case .clientKeyFile, .clientAssertionAudience, .promptsConsentForOfflineAccess: true
         }
     }
 

@@ -128,6 +128,8 @@ package enum TokenEntryFormat {
         case usePushedAuthorization, dpop, allowsDPoPDowngrade, allowedTenants, grant
         // JWT client authentication: the key file's path (never the key) and the assertions' aud.
         case clientKeyFile, clientAssertionAudience
+        // Whether offline_access brings prompt=consent.
+        case promptsConsentForOfflineAccess
         // The short app-credential form: { "id", "secret", "name", "redirectURL" }.
         case id, secret, redirectURL
     }

@@ -61,7 +61,7 @@ struct GitCredentialUnitTests {
     static let everyLoginOption = [
         "--issuer", "https://id.example/tenant one", "--preset", "github", "--config", "relative/client.json",
         "--client-id", "it's-me", "--scope", "openid offline_access", "--scope", "email", "--redirect-uri",
-        "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--browser",
+        "http://127.0.0.1/callback", "--tenant", "t", "--tenant", "u", "--prompt", "login", "--browser",
         "/opt/my browser", "--ephemeral",
         "--device",
         "--no-browser", "--par", "always", "--dpop", "--client-credentials",
@@ -80,6 +80,7 @@ struct GitCredentialUnitTests {
         options.scopes = ["openid offline_access", "email"]
         options.redirectURI = "http://127.0.0.1/callback"
         options.tenants = ["t", "u"]
+        options.prompt = "login"
         options.browser = "/opt/my browser"
         options.ephemeral = true
         options.device = true

@@ -69,6 +69,8 @@ struct SignInOptionRefusalTests {
             (["--browser", "lynx"], .browser),
             (["--device", "--ephemeral"], .deviceWithBrowser),
             (["--no-browser", "--browser", "firefox"], .noBrowserWithBrowser),
+            (["--prompt", "none login"], .prompt),
+            (["--prompt", "consent;x"], .prompt),
         ] as [([String], SignInOptionSyntax.Refusal)])
     func sameRefusal(options: [String], refusal: SignInOptionSyntax.Refusal) {
         let message = LoginOptions.message(for: refusalError(options))

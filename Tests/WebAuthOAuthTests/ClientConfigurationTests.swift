@@ -35,6 +35,36 @@ struct ClientConfigurationTests {
         #expect(try JSONDecoder().decode(ClientConfiguration.self, from: data) == configuration)
     }
 
+    /// OpenID Connect Core §11: a request for offline_access carries prompt=consent, unless the
+    /// caller set a prompt (obeyed, none and login included) or turned it off.
+    @Test func offlineAccessAsksForConsentUnlessAPromptIsSetOrItIsTurnedOff() async throws {
+        func prompt(_ change: (inout ClientConfiguration) -> Void) async throws -> String? {
+            var configuration = ClientConfiguration(
+                endpoints: .init(
+                    authorization: URL(string: "https://as.example/authorize"),
+                    token: URL(string: "https://as.example/token")),
+                clientID: "cli", scopes: ["openid", "offline_access"])
+            change(&configuration)
+            let url = try await OAuthClient(configuration: configuration).prepareAuthorization()
+                .url(redirectURI: URL(string: "http://127.0.0.1:5/callback")!)
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            #expect(items.count { $0.name == "prompt" } <= 1)
+            return items.first { $0.name == "prompt" }?.value
+        }
+        #expect(try await prompt { _ in } == "consent")
+        #expect(try await prompt { $0.additionalAuthorizationParameters["prompt"] = "none" } == "none")
+        #expect(try await prompt { $0.additionalAuthorizationParameters["prompt"] = "login" } == "login")
+        #expect(try await prompt { $0.promptsConsentForOfflineAccess = false } == nil)
+        #expect(try await prompt { $0.scopes = ["openid"] } == nil)
+        #expect(!ClientConfiguration.microsoft(clientID: "m", tenant: "common").promptsConsentForOfflineAccess)
+
+        var off = ClientConfiguration(issuer: URL(string: "https://as.example"), clientID: "cli")
+        let on = String(decoding: try JSONEncoder().encode(off), as: UTF8.self)
+        #expect(!on.contains("promptsConsentForOfflineAccess"), "the default is not written")
+        off.promptsConsentForOfflineAccess = false
+        #expect(try JSONDecoder().decode(ClientConfiguration.self, from: JSONEncoder().encode(off)) == off)
+    }
+
     @Test func acceptsScopesAsOneString() throws {
         let json = #"{"clientID":"c","issuer":"https://issuer.example","scopes":"openid profile"}"#
         let configuration = try JSONDecoder().decode(ClientConfiguration.self, from: Data(json.utf8))

@@ -157,9 +157,16 @@ struct EmbeddedProviderFlowTests {
         var configuration = EmbeddedProvider.testConfiguration
         configuration.requiresConsent = false
         try await EmbeddedProvider.withTestProvider(configuration) { provider in
-            let tokens = try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+            let tokens = try await makeClient(provider, scopes: ["openid", "profile"])
+                .signIn(environment: .standard(browser: ScriptedUserAgent()))
             #expect(tokens.idTokenClaims != nil)
             #expect(provider.requests(to: .consent).isEmpty)
+
+            // offline_access brings prompt=consent (OpenID Connect Core §11), which the provider
+            // honours with its consent page.
+            let offline = try await makeClient(provider).signIn(environment: .standard(browser: ScriptedUserAgent()))
+            #expect(offline.scopes.contains("offline_access"))
+            #expect(provider.requests(to: .consent).count == 1)
         }
     }
 

@@ -219,7 +219,7 @@ public final class OAuthClient: Sendable {
         }
         let request = AuthorizationRequest(configuration: configuration)
         let dpop = try await dpopProofing(for: nil)
-        var additional = configuration.additionalAuthorizationParameters
+        var additional = configuration.authorizationParameters
         // RFC 9449 §10: the code is bound to the key too.
         if let dpop, configuration.responseType == .code { additional["dpop_jkt"] = dpop.key.thumbprint }
         return PreparedAuthorization(

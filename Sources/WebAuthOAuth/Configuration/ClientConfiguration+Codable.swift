@@ -64,7 +64,9 @@ extension ClientConfiguration: Codable {
                 URL(fileURLWithPath: $0)
             },
             clientAssertionAudience: try container.decodeIfPresent(
-                ClientAssertionAudience.self, forKey: .clientAssertionAudience) ?? .issuer)
+                ClientAssertionAudience.self, forKey: .clientAssertionAudience) ?? .issuer,
+            promptsConsentForOfflineAccess: try container.decodeIfPresent(
+                Bool.self, forKey: .promptsConsentForOfflineAccess) ?? true)
     }
 
     /// Encodes the full form.
@@ -100,6 +102,9 @@ extension ClientConfiguration: Codable {
         try container.encodeIfPresent(clientKeyFile?.path, forKey: .clientKeyFile)
         if clientAssertionAudience != .issuer {
             try container.encode(clientAssertionAudience, forKey: .clientAssertionAudience)
+        }
+        if !promptsConsentForOfflineAccess {
+            try container.encode(promptsConsentForOfflineAccess, forKey: .promptsConsentForOfflineAccess)
         }
     }
 }

@@ -61,7 +61,9 @@ extension ClientConfiguration {
     /// is then accepted when its `iss` is that template with the token's own `tid`, and, when
     /// `allowedTenants` is given, when `tid` is one of them. A refreshed token must keep its tenant.
     ///
-    /// Quirks: `offline_access` is needed for a refresh token. There is no revocation endpoint.
+    /// Quirks: `offline_access` is needed for a refresh token, and is granted without
+    /// `prompt=consent`, which Entra takes as asking the person to consent at every sign-in: this
+    /// preset turns ``promptsConsentForOfflineAccess`` off. There is no revocation endpoint.
     ///
     /// ```swift
     /// let anyone = ClientConfiguration.microsoft(clientID: "…", tenant: "common")
@@ -74,7 +76,7 @@ extension ClientConfiguration {
     ) -> ClientConfiguration {
         ClientConfiguration(
             issuer: URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0"), clientID: clientID,
-            name: "Microsoft", scopes: scopes, allowedTenants: allowedTenants)
+            name: "Microsoft", scopes: scopes, allowedTenants: allowedTenants, promptsConsentForOfflineAccess: false)
     }
 
     /// Microsoft's multi-tenant aliases: their issuer is a template (see

@@ -54,8 +54,17 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// accepted without a client secret.
     public var idTokenSigningAlgorithms: [String]
     /// More authorization request parameters (`prompt`, `login_hint`, `access_type`, …). The
-    /// parameters the layer sets itself cannot be overridden here.
+    /// parameters the layer sets itself cannot be overridden here. A `prompt` set here is sent
+    /// as it is (`none` and `login` included), whatever ``promptsConsentForOfflineAccess`` says.
     public var additionalAuthorizationParameters: [String: String]
+    /// Whether a request for `offline_access` carries `prompt=consent` when
+    /// ``additionalAuthorizationParameters`` sets no `prompt`, as OpenID Connect Core §11 asks:
+    /// without it, a provider may ignore `offline_access` and issue a refresh token that ends
+    /// with the browser's sign-in. Default `true`. Set it to `false` for a provider that grants
+    /// offline access without asking again: some, Microsoft Entra among them, take
+    /// `prompt=consent` as asking the person to consent at every sign-in (the
+    /// ``microsoft(clientID:tenant:allowedTenants:scopes:)`` preset sets `false`).
+    public var promptsConsentForOfflineAccess: Bool
     /// When to push the authorization request first (RFC 9126). Default
     /// ``PushedAuthorizationUse/automatic``: when the provider requires it.
     public var usePushedAuthorization: PushedAuthorizationUse
@@ -108,7 +117,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         grant: ClientGrant = .person,
         clientKey: ClientAssertionKey? = nil,
         clientKeyFile: URL? = nil,
-        clientAssertionAudience: ClientAssertionAudience = .issuer
+        clientAssertionAudience: ClientAssertionAudience = .issuer,
+        promptsConsentForOfflineAccess: Bool = true
     ) {
         self.issuer = issuer
         self.endpoints = endpoints
@@ -129,6 +139,7 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.clientKey = clientKey
         self.clientKeyFile = clientKeyFile
         self.clientAssertionAudience = clientAssertionAudience
+        self.promptsConsentForOfflineAccess = promptsConsentForOfflineAccess
     }
 
     /// `http://127.0.0.1/callback`: a loopback redirect on a port chosen at sign-in.
@@ -136,6 +147,17 @@ public struct ClientConfiguration: Sendable, Hashable {
 
     /// Whether the scopes ask for OpenID Connect (`openid`).
     public var isOpenIDConnect: Bool { scopes.contains("openid") }
+
+    /// The authorization request's own parameters beyond the layer's: the
+    /// ``additionalAuthorizationParameters``, and `prompt=consent` for `offline_access` when
+    /// they set no `prompt` and ``promptsConsentForOfflineAccess`` is on.
+    public var authorizationParameters: [String: String] {
+        var parameters = additionalAuthorizationParameters
+        if promptsConsentForOfflineAccess, scopes.contains("offline_access"), parameters["prompt"] == nil {
+            parameters["prompt"] = "consent"
+        }
+        return parameters
+    }
 
     /// The client authentication actually used: ``clientAuthentication``, or its default.
     public var effectiveClientAuthentication: ClientAuthenticationMethod {
