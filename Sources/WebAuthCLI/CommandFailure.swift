@@ -63,12 +63,14 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
 
     /// The failure for an error from the OAuth layer, the token store or the session; `profile`
     /// and `action` (such as "refresh") phrase the message and the fix.
-    static func from(_ error: any Error, profile: String, action: String) -> CommandFailure {
+    static func from(
+        _ error: any Error, profile: String, action: String, clientAuthentication: ClientAuthenticationMethod? = nil
+    ) -> CommandFailure {
         switch error {
         case let failure as CommandFailure:
             return failure
         case let error as OAuthError:
-            return from(error, profile: profile, action: action)
+            return from(error, profile: profile, action: action, clientAuthentication: clientAuthentication)
         case let error as AgentClient.Failure:
             return from(error, profile: profile)
         case let error as TokenStoreError where error.code == .notSignedIn:
@@ -125,9 +127,21 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    static func from(_ error: OAuthError, profile: String, action: String) -> CommandFailure {
+    static func from(
+        _ error: OAuthError, profile: String, action: String, clientAuthentication: ClientAuthenticationMethod? = nil
+    ) -> CommandFailure {
         let status = ExitStatus.status(for: error)
         let login = loginCommand(profile: profile)
+        if let server = error.serverError, error.code == .server, status == ExitStatus.cancelledByUser {
+            // The person's answer in the browser, with the provider's own word for it.
+            let detail = server.safeDescription.map { ": \($0)" } ?? ""
+            return CommandFailure(
+                status: status, code: server.code.rawValue,
+                message: "the sign-in was refused in the browser (\(server.code))\(detail)",
+                fix: server.code == .accessDenied
+                    ? "sign in again with \(login) and allow the access asked for"
+                    : "sign in again with \(login), and sign in and consent at the provider's pages")
+        }
         if let server = error.serverError, error.code == .server {
             // "Refused" is exit status 9 in the table; the other answers (10) say what they are.
             var message =
@@ -143,6 +157,10 @@ struct CommandFailure: Error, Sendable, CustomStringConvertible {
                 case .invalidGrant, .accessDenied, .invalidScope, .loginRequired, .consentRequired,
                     .interactionRequired:
                     "sign in again with \(login)"
+                case .invalidClient where clientAuthentication == .privateKeyJWT:
+                    "check the client key (--client-key: the private half of a key the provider holds for this "
+                        + "client, with its kid) and that the provider accepts private_key_jwt for this client, then "
+                        + "sign in again with \(login)"
                 case .invalidClient, .unauthorizedClient:
                     "check the client ID and secret, then sign in again with \(login)"
                 case .serverError, .temporarilyUnavailable:

@@ -9,7 +9,9 @@ package enum ExitStatus {
     package static let success: Int32 = 0
     /// A failure with no status of its own.
     package static let failure: Int32 = 1
-    /// The person cancelled in the browser (closed the window).
+    /// The person cancelled in the browser (closed the window), or refused there: the
+    /// authorization endpoint answered `access_denied`, `consent_required`,
+    /// `interaction_required` or `login_required`.
     package static let cancelledByUser: Int32 = 2
     /// No callback arrived within `--timeout`, or a device code expired unapproved.
     package static let timedOut: Int32 = 3
@@ -26,8 +28,9 @@ package enum ExitStatus {
     /// The profile has no stored sign-in, or its access token expired with no way to refresh
     /// it: run `webauth login`.
     package static let notSignedIn: Int32 = 8
-    /// The provider refused: the refresh token (`invalid_grant`), the client, or the person
-    /// (`access_denied`). Signing in again usually helps.
+    /// The provider refused: the refresh token (`invalid_grant`), the client (`invalid_client`),
+    /// or the person on another device (`access_denied` in the device flow). Signing in again
+    /// usually helps.
     package static let providerRefused: Int32 = 9
     /// The provider's answer was unusable or failed a check (metadata, ID token, an unexpected
     /// status, a missing endpoint, a server error).
@@ -81,6 +84,11 @@ package enum ExitStatus {
         case .session:
             return error.sessionError.map { status(for: $0) } ?? failure
         case .server:
+            if let server = error.serverError, server.endpoint == .authorization,
+                personalRefusals.contains(server.code)
+            {
+                return cancelledByUser
+            }
             switch error.serverError?.code {
             case .serverError?, .temporarilyUnavailable?, .invalidRequest?, .unsupportedGrantType?,
                 .unsupportedResponseType?, .unsupportedTokenType?:
@@ -104,6 +112,12 @@ package enum ExitStatus {
             return providerError
         }
     }
+
+    /// The authorization endpoint's answers that mean the person, in the browser, did not let
+    /// the sign-in go on: refused it, or did not consent, sign in or answer as the provider asked.
+    package static let personalRefusals: Set<OAuthServerError.Code> = [
+        .accessDenied, .consentRequired, .interactionRequired, .loginRequired,
+    ]
 
     /// The status for an HTTP status code: `0` for `2xx`, else the status of its class.
     package static func status(forHTTPStatus code: Int) -> Int32 {
@@ -129,14 +143,14 @@ package enum ExitStatus {
         Exit status:
           0    success (open: the callback arrived, its URL is on standard output)
           1    another failure
-          2    the sign-in was cancelled in the browser
+          2    the sign-in was cancelled or refused in the browser (access_denied, consent_required, …)
           3    timed out waiting for the callback (or the device code expired)
           4    no usable browser (or none can do what was asked)
           5    the browser failed to start
           6    the callback listener failed (for example the port is busy)
           7    the URL, callback, pasted URL, git's input, KUBERNETES_EXEC_INFO (or its cluster) or a redirect was not acceptable
           8    not signed in (no stored sign-in, or expired with no refresh token)
-          9    the provider refused (invalid_grant, access_denied, …): sign in again
+          9    the provider refused (invalid_grant, invalid_client, …): sign in again
           10   the provider's answer was unusable or failed a check
           11   the provider could not be reached or did not answer in time
           12   the token store failed (permissions, corrupt entry, lock, keyring)

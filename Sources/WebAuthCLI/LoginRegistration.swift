@@ -47,7 +47,21 @@ enum LoginRegistration {
             throw failure(error, issuer: issuer)
         }
         do {
-            return (registration, try registration.configuration(from: base))
+            var configuration = try registration.configuration(from: base)
+            if method == nil, registration.tokenEndpointAuthMethod == nil, let secret = registration.clientSecret {
+                // The answer leaves the way to send the secret to this program.
+                let supported = try? await OAuthClient(configuration: configuration, logger: logger).metadata()
+                if let chosen = secretMethod(for: secret, supported: supported?.tokenEndpointAuthMethodsSupported) {
+                    configuration.clientAuthentication = chosen
+                    logger.debug(
+                        """
+                        the registered client secret has characters that client_secret_basic form-encodes, which \
+                        some providers do not decode (RFC 6749 §2.3.1): sending it with client_secret_post, which \
+                        the provider lists
+                        """)
+                }
+            }
+            return (registration, configuration)
         } catch {
             // The provider registered a client this program cannot use: take it back, or name it.
             let shown = UntrustedText(registration.clientID).displayed(limit: 100)
@@ -59,6 +73,19 @@ enum LoginRegistration {
             }
             throw failure
         }
+    }
+
+    /// How to send a registered `secret` when the registration leaves the choice to this
+    /// program: `client_secret_post` when the provider lists it (`supported`) and the secret has
+    /// a character that `client_secret_basic` form-encodes (RFC 6749 §2.3.1: `+`, `/`, `=` and
+    /// all but the unreserved ones), since some providers (LemonLDAP::NG) do not decode it; `nil`
+    /// for the default, `client_secret_basic`.
+    static func secretMethod(for secret: String, supported: [String]?) -> ClientAuthenticationMethod? {
+        let unchanged = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~*".utf8)
+        guard secret.utf8.contains(where: { !unchanged.contains($0) }),
+            supported?.contains(ClientAuthenticationMethod.clientSecretPost.rawValue) == true
+        else { return nil }
+        return .clientSecretPost
     }
 
     /// Deletes `registration` at the provider, best effort: after a sign-in with a freshly

@@ -90,16 +90,36 @@ struct ProfileSignIn {
 
         let flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
         let tokens: TokenSet
-        switch (plan.method, chosen) {
-        case (.clientCredentials, _):
-            tokens = try await client.clientCredentials()
-        case (.device, _):
-            tokens = try await flow.device()
-        case (.browser, let chosen?):
-            tokens = try await flow.browser(chosen.browser, ephemeral: options.ephemeral)
-        case (.browser, nil), (.pastedRedirect, _):
-            let terminal = TerminalPresenter(sshDestination: decision.surroundings.sshDestination)
-            tokens = try await flow.browser(terminal, ephemeral: options.ephemeral)
+        do {
+            switch (plan.method, chosen) {
+            case (.clientCredentials, _):
+                tokens = try await client.clientCredentials()
+            case (.device, _):
+                tokens = try await flow.device()
+            case (.browser, let chosen?):
+                tokens = try await flow.browser(chosen.browser, ephemeral: options.ephemeral)
+            case (.browser, nil), (.pastedRedirect, _):
+                let terminal = TerminalPresenter(sshDestination: decision.surroundings.sshDestination)
+                tokens = try await flow.browser(terminal, ephemeral: options.ephemeral)
+            }
+        } catch let error as OAuthError
+            where error.serverError?.code == .invalidClient
+            && configuration.effectiveClientAuthentication == .privateKeyJWT
+        {
+            // The fix is the key, not a secret.
+            throw CommandFailure.from(
+                error, profile: profile, action: "sign-in", clientAuthentication: .privateKeyJWT)
+        } catch let error as OAuthError
+            where error.code == .server && options.prompt == "none"
+            && [.loginRequired, .consentRequired, .interactionRequired].contains(error.serverError?.code)
+        {
+            // Nobody was asked: the provider could not sign in silently.
+            let code = error.serverError.map { "\($0.code)" } ?? "login_required"
+            throw CommandFailure(
+                status: ExitStatus.providerRefused, code: code,
+                message:
+                    "the provider cannot sign in without asking the person (\(code)), and --prompt none forbids it",
+                fix: "sign in again without --prompt none")
         }
 
         var entry = StoredTokens(tokens: tokens, configuration: configuration)

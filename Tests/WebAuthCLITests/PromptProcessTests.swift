@@ -8,9 +8,9 @@ import WebAuthTestSupport
 @testable import WebAuthCLI
 
 /// `webauth login` and the authorization request's `prompt`: `offline_access` brings
-/// `prompt=consent` (OpenID Connect Core §11), `--prompt` is obeyed, and the summary says when
-/// offline access was not granted.
-@Suite("webauth login: prompt and offline access, run as processes")
+/// `prompt=consent` (OpenID Connect Core §11), `--prompt` is obeyed, the summary says when
+/// offline access was not granted, and a refusal in the browser is the person's (exit 2).
+@Suite("webauth login: prompt, offline access and refusals in the browser, run as processes")
 struct PromptProcessTests {
     /// What a `--no-browser` sign-in showed and how it ended.
     struct PastedSignIn {
@@ -96,5 +96,18 @@ struct PromptProcessTests {
             SignInOptionSyntax.accepts([
                 "--issuer": ["https://id.example.com"], "--client-id": ["c"], "--prompt": ["login"],
             ]))
+    }
+
+    @Test func aRefusalOnTheConsentPageIsThePersonsExitTwo() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await EmbeddedProvider.withCLIProvider { provider in
+            let signIn = try await Self.pastedSignIn(
+                sandbox, provider.loginArguments(["--store", "file"]), agent: ScriptedUserAgent(consent: .deny))
+            #expect(signIn.status == ExitStatus.cancelledByUser, "stderr: \(signIn.stderr)")
+            #expect(
+                signIn.stderr.contains("the sign-in was refused in the browser (access_denied)"), "\(signIn.stderr)")
+            #expect(try sandbox.storedEntry() == nil)
+        }
     }
 }

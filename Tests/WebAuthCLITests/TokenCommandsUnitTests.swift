@@ -149,6 +149,43 @@ struct TokenCommandsUnitTests {
         #expect(unsupported.message == "the provider does not offer the token exchange (unsupported_grant_type)")
     }
 
+    @Test(arguments: [
+        OAuthServerError.Code.accessDenied, .consentRequired, .interactionRequired, .loginRequired,
+    ])
+    func aRefusalInTheBrowserIsThePersonsAndShowsTheProvidersCode(_ code: OAuthServerError.Code) {
+        let error = OAuthError(
+            code: .server, message: "x",
+            serverError: OAuthServerError(code: code, rawDescription: "the person said no", endpoint: .authorization))
+        let failure = CommandFailure.from(error, profile: "default", action: "sign-in")
+        #expect(failure.status == ExitStatus.cancelledByUser, "\(code)")
+        #expect(failure.code == code.rawValue)
+        #expect(failure.message == "the sign-in was refused in the browser (\(code.rawValue)): the person said no")
+        // The same code from the token endpoint is the provider's refusal.
+        let atToken = OAuthError(
+            code: .server, message: "x", serverError: OAuthServerError(code: code, endpoint: .token))
+        #expect(ExitStatus.status(for: atToken) == ExitStatus.providerRefused)
+    }
+
+    @Test func invalidClientUnderPrivateKeyJWTPointsAtTheKeyNotASecret() {
+        let error = OAuthError(
+            code: .server, message: "x", serverError: OAuthServerError(code: .invalidClient, endpoint: .token))
+        let keyed = CommandFailure.from(
+            error, profile: "default", action: "sign-in", clientAuthentication: .privateKeyJWT)
+        #expect(keyed.fix?.contains("check the client key") == true, "\(keyed.fix ?? "")")
+        #expect(keyed.fix?.contains("private_key_jwt") == true)
+        #expect(keyed.fix?.contains("secret") == false)
+        let secret = CommandFailure.from(error, profile: "default", action: "sign-in")
+        #expect(secret.fix?.hasPrefix("check the client ID and secret") == true)
+    }
+
+    @Test func aRegisteredSecretThatBasicWouldFormEncodeGoesByPostWhereTheProviderListsIt() {
+        let both = ["client_secret_basic", "client_secret_post"]
+        #expect(LoginRegistration.secretMethod(for: "a+b/c=", supported: both) == .clientSecretPost)
+        #expect(LoginRegistration.secretMethod(for: "a+b/c=", supported: ["client_secret_basic"]) == nil)
+        #expect(LoginRegistration.secretMethod(for: "a+b/c=", supported: nil) == nil)
+        #expect(LoginRegistration.secretMethod(for: "plain-secret_0.9~", supported: both) == nil)
+    }
+
     @Test func anUnverifiedInvalidScopePointsAtTheScopeAndKeepsTheRefusalsStatus() {
         let error = OAuthError(
             code: .issuerMissing, message: "no iss; the provider answered invalid_scope (not confirmed)",
