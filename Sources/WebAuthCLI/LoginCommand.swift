@@ -45,9 +45,10 @@ struct LoginCommand: AsyncParsableCommand {
             With --register, a provider that offers dynamic client registration (RFC 7591) \
             gets a new native public client first — loopback redirect URI, no client secret, \
             PKCE; --register-auth for a confidential one — and the sign-in uses it; no \
-            --client-id is needed. The registration is stored with the profile (its secrets \
-            beside the tokens), and `webauth logout --unregister` deletes it at the provider \
-            where RFC 7592 allows:
+            --client-id is needed. The listener is bound first and its redirect URI, port \
+            included, is registered too, for providers that match redirect URIs exactly. The \
+            registration is stored with the profile (its secrets beside the tokens), and \
+            `webauth logout --unregister` deletes it at the provider where RFC 7592 allows:
 
               webauth login --issuer https://accounts.example.com --register
 
@@ -254,28 +255,41 @@ extension LoginCommand {
             verbose: verbose, environment: environment)
         // Registered holding the profile's sign-in lease: a sign-in open elsewhere is met first,
         // before a client is made that this command might not use.
-        try await runAlone(signIn, output: output, terminal: terminal) { [logger] lease in
-            try await registerAndRun(
-                signIn, base: base, initialAccessToken: initialAccessToken, lease: lease, terminal: terminal,
-                environment: environment, logger: logger)
+        try await runAlone(signIn, output: output, terminal: terminal) { [options, logger] lease in
+            // Listening first, so that the provider registers the redirect URI the browser will
+            // be sent to, port included: not every provider takes any port (RFC 8252 §7.3).
+            let bound = try await LoginRegistration.bindListener(for: base, device: options.device)
+            do {
+                let outcome = try await registerAndRun(
+                    signIn, base: base, bound: bound, initialAccessToken: initialAccessToken, lease: lease,
+                    terminal: terminal, environment: environment, logger: logger)
+                await bound?.close()
+                return outcome
+            } catch {
+                await bound?.close()
+                throw error
+            }
         }
     }
 
-    /// Registers the client and signs in with it; a sign-in that fails takes the fresh
-    /// registration back.
+    /// Registers the client (with `bound`'s redirect URI too) and signs in with it; a sign-in
+    /// that fails takes the fresh registration back.
     private func registerAndRun(
-        _ signIn: ProfileSignIn, base: ClientConfiguration, initialAccessToken: String?, lease: SignInLease,
-        terminal: TerminalOutput, environment: [String: String], logger: Logger
+        _ signIn: ProfileSignIn, base: ClientConfiguration, bound: BoundLoopbackReceiver?,
+        initialAccessToken: String?, lease: SignInLease, terminal: TerminalOutput, environment: [String: String],
+        logger: Logger
     ) async throws -> ProfileSignIn.Outcome {
         let (registration, configuration) = try await LoginRegistration.register(
             base, method: options.registerAuthentication.map(ClientAuthenticationMethod.init(rawValue:)),
-            device: options.device, initialAccessToken: initialAccessToken, logger: logger)
+            bound: bound?.redirectURI, device: options.device, initialAccessToken: initialAccessToken,
+            logger: logger)
         terminal.note(
             "registered client \(UntrustedText(registration.clientID).displayed(limit: 100)) at the provider"
                 + (registration.isManageable ? "" : " (it offers no way to delete it later)"))
         for note in registration.notes { terminal.note("the provider's registration answer: \(note)") }
         var registered = signIn
         registered.registration = registration
+        registered.boundReceiver = bound
         if agentOnly {
             registered.agentOnly = AgentClient(environment: environment)
             registered.agentForward = forward

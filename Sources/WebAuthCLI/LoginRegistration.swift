@@ -21,8 +21,8 @@ enum LoginRegistration {
     /// registration with the configuration that signs in with it. `device` adds the device
     /// flow's grant type (RFC 8628), for a sign-in with `--device`.
     static func register(
-        _ base: ClientConfiguration, method: ClientAuthenticationMethod? = nil, device: Bool = false,
-        initialAccessToken: String?, logger: Logger
+        _ base: ClientConfiguration, method: ClientAuthenticationMethod? = nil, bound: URL? = nil,
+        device: Bool = false, initialAccessToken: String?, logger: Logger
     ) async throws -> (ClientRegistration, ClientConfiguration) {
         guard let issuer = base.issuer else {
             throw CommandFailure(
@@ -30,8 +30,8 @@ enum LoginRegistration {
         }
         let registrar = ClientRegistrar(issuer: issuer, logger: logger)
         var request = ClientRegistrationRequest(
-            redirectURIs: [base.redirectURI], clientName: clientName, tokenEndpointAuthMethod: method ?? .none,
-            scopes: base.scopes)
+            redirectURIs: redirectURIs(configured: base.redirectURI, bound: bound), clientName: clientName,
+            tokenEndpointAuthMethod: method ?? .none, scopes: base.scopes)
         if device { request.grantTypes.append(deviceCodeGrantType) }
         if request.tokenEndpointAuthMethod == .privateKeyJWT, let file = base.clientKeyFile {
             do {
@@ -40,14 +40,18 @@ enum LoginRegistration {
                 throw CommandFailure.from(error, profile: "", action: "client registration")
             }
         }
-        let registration: ClientRegistration
+        var registration: ClientRegistration
         do {
             registration = try await registrar.register(request, initialAccessToken: initialAccessToken)
         } catch {
             throw failure(error, issuer: issuer)
         }
+        // Kept with the profile: the URIs the client may return to, as registered.
+        if registration.redirectURIs.isEmpty { registration.redirectURIs = request.redirectURIs }
         do {
             var configuration = try registration.configuration(from: base)
+            // Later sign-ins listen on the registered port first.
+            if let bound { configuration.redirectURI = bound }
             if method == nil, registration.tokenEndpointAuthMethod == nil, let secret = registration.clientSecret {
                 // The answer leaves the way to send the secret to this program.
                 let supported = try? await OAuthClient(configuration: configuration, logger: logger).metadata()
@@ -73,6 +77,28 @@ enum LoginRegistration {
             }
             throw failure
         }
+    }
+
+    /// The loopback listener a browser sign-in with `base` will use, bound now so that its
+    /// redirect URI (port included) can be registered; `nil` for the device flow and a redirect
+    /// URI that is not loopback.
+    static func bindListener(for base: ClientConfiguration, device: Bool) async throws -> BoundLoopbackReceiver? {
+        guard !device, let callback = try? Callback(redirectURI: base.redirectURI), callback.isLoopback else {
+            return nil
+        }
+        do {
+            return try await BoundLoopbackReceiver.bind(callback)
+        } catch {
+            throw CommandFailure(
+                status: ExitStatus.status(for: error), code: error.code.description, message: error.message)
+        }
+    }
+
+    /// The redirect URIs to register: the configured one, and the bound listener's, with its
+    /// port, for providers that match redirect URIs exactly.
+    static func redirectURIs(configured: URL, bound: URL?) -> [URL] {
+        guard let bound, bound != configured else { return [configured] }
+        return [configured, bound]
     }
 
     /// How to send a registered `secret` when the registration leaves the choice to this

@@ -32,6 +32,9 @@ struct ProfileSignIn {
     var agentOnly: AgentClient? = nil
     /// With `login --agent-only --forward`: the agent serves them on its forwarding socket too.
     var agentForward = false
+    /// With `login --register`: the loopback listener bound before registering, whose redirect
+    /// URI the provider registered; the browser sign-in takes it.
+    var boundReceiver: BoundLoopbackReceiver? = nil
 
     /// What a sign-in stored.
     struct Outcome {
@@ -88,7 +91,8 @@ struct ProfileSignIn {
         lease?.announce(command: nil, terminal: nil, method: plan.method.rawValue)
         if let reason = plan.reason { terminal.note(reason) }
 
-        let flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
+        var flow = SignInFlow(client: client, terminal: terminal, timeout: SecondsOption.duration(options.timeout))
+        flow.boundReceiver = boundReceiver
         let tokens: TokenSet
         do {
             switch (plan.method, chosen) {
@@ -109,6 +113,19 @@ struct ProfileSignIn {
             // The fix is the key, not a secret.
             throw CommandFailure.from(
                 error, profile: profile, action: "sign-in", clientAuthentication: .privateKeyJWT)
+        } catch let error as OAuthError
+            where error.sessionError?.code == .callbackListenerFailed
+            && ((try? Callback(redirectURI: configuration.redirectURI))?.loopbackEndpoint?.port ?? 0) != 0
+        {
+            // A fixed port: registered with the provider, which may take no other.
+            let port = (try? Callback(redirectURI: configuration.redirectURI))?.loopbackEndpoint?.port ?? 0
+            throw CommandFailure(
+                status: ExitStatus.listenerFailed,
+                code: error.sessionError?.code.description ?? "callbackListenerFailed",
+                message: "port \(port) on the loopback address is taken, and this profile's redirect URI "
+                    + "\(configuration.redirectURI.absoluteString) needs it: the provider may accept no other port",
+                fix: "end the program that holds it (ss -ltnp 'sport = :\(port)' names it) and sign in again, or "
+                    + "register a new client with `webauth login --register`")
         } catch let error as OAuthError
             where error.code == .server && options.prompt == "none"
             && [.loginRequired, .consentRequired, .interactionRequired].contains(error.serverError?.code)

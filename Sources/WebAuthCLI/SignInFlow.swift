@@ -13,6 +13,9 @@ struct SignInFlow: Sendable {
     let terminal: TerminalOutput
     /// How long the person has.
     let timeout: Duration
+    /// A receiver that listens already, tried before the standard ones: the loopback listener
+    /// bound before a dynamic registration, whose port the provider registered.
+    var boundReceiver: (any CallbackReceiver)? = nil
 
     /// Signs in through a browser session in `browser`, chosen once by the caller (the
     /// terminal presenter for a pasted redirect).
@@ -20,7 +23,9 @@ struct SignInFlow: Sendable {
         let status = StatusHolder()
         defer { status.stop() }
         let (client, terminal, timeout) = (client, terminal, timeout)
-        let environment = SessionEnvironment.standard(browser: browser)
+        var standard = SessionEnvironment.standard(browser: browser)
+        if let boundReceiver { standard.receivers.insert(boundReceiver, at: 0) }
+        let environment = standard
         return try await runTrapped(CancellableSignIn()) {
             Task {
                 try await client.signIn(environment: environment) { session in

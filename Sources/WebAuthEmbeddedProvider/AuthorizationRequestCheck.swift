@@ -87,7 +87,10 @@ enum AuthorizationRequestCheck {
         guard let redirectURI = redirectURIs.first, !redirectURI.isEmpty else {
             return .refuse(PageProblem(title: "Invalid request", message: "The request has no redirect_uri."))
         }
-        guard RedirectURIRule.isRegistered(redirectURI, in: client.redirectURIs) else {
+        guard
+            RedirectURIRule.isRegistered(
+                redirectURI, in: client.redirectURIs, exactly: client.matchesRedirectURIsExactly)
+        else {
             return .refuse(
                 PageProblem(
                     title: "Unregistered redirect URI",
@@ -159,14 +162,15 @@ enum AuthorizationRequestCheck {
 }
 
 /// Whether a redirect URI is registered: exactly, or for a loopback one, on any port
-/// (RFC 8252 §7.3).
+/// (RFC 8252 §7.3) unless the client's registration matches `exactly`.
 enum RedirectURIRule {
-    static func isRegistered(_ candidate: String, in registered: [URL]) -> Bool {
+    static func isRegistered(_ candidate: String, in registered: [URL], exactly: Bool = false) -> Bool {
         guard let components = URLComponents(string: candidate), components.fragment == nil,
             components.scheme != nil
         else { return false }
         return registered.contains { uri in
             if candidate == uri.absoluteString { return true }
+            guard !exactly else { return false }
             guard let expected = URLComponents(url: uri, resolvingAgainstBaseURL: false),
                 isLoopback(expected), isLoopback(components)
             else { return false }

@@ -82,6 +82,10 @@ extension EmbeddedProvider {
         /// `invalid_client`. `nil` (the default) accepts every method the client's credentials
         /// allow.
         public var tokenEndpointAuthMethod: String?
+        /// Whether a loopback redirect URI must match a registered one exactly, port included,
+        /// as glewlwyd and LemonLDAP::NG match them, instead of on any port (RFC 8252 §7.3).
+        /// Default `false`.
+        public var matchesRedirectURIsExactly = false
 
         /// Creates a client.
         public init(

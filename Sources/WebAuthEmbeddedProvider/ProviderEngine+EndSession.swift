@@ -71,7 +71,9 @@ enum EndSessionCheck {
         let redirectURI = single["post_logout_redirect_uri"]
         if let redirectURI {
             guard !redirectURI.isEmpty,
-                RedirectURIRule.isRegistered(redirectURI, in: client.registeredPostLogoutRedirectURIs)
+                RedirectURIRule.isRegistered(
+                    redirectURI, in: client.registeredPostLogoutRedirectURIs, exactly: client.matchesRedirectURIsExactly
+                )
             else {
                 return refuse(
                     "The application asked to return to an address it has not registered for after signing out.",

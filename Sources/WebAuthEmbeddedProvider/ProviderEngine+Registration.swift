@@ -32,6 +32,10 @@ extension EmbeddedProvider {
         /// The most clients registered at once; further registrations are refused with
         /// `invalid_client_metadata`. Default 1000.
         public var maximumClients: Int
+        /// Whether registered clients' loopback redirect URIs match exactly, port included
+        /// (``Client/matchesRedirectURIsExactly``), as glewlwyd and LemonLDAP::NG register them.
+        /// Default `false`: any port (RFC 8252 §7.3).
+        public var registersExactRedirectURIs = false
         /// Whether the answer gives `client_id_issued_at` as a string of digits rather than a
         /// number (RFC 7591 §3.2.1), as LemonLDAP::NG does. Default `false`.
         public var answersIssuedAtAsString = false
@@ -143,6 +147,7 @@ extension ProviderEngine {
         var client = EmbeddedProvider.Client(
             id: clientID, secret: secret, name: metadata.clientName, redirectURIs: metadata.redirectURIs)
         if let scopes = metadata.scopes { client.allowedScopes = scopes }
+        client.matchesRedirectURIsExactly = settings.registersExactRedirectURIs
         client.publicJWKs = metadata.publicJWKs
         if settings.registeredAuthenticationMethod != nil || method == "private_key_jwt" {
             client.tokenEndpointAuthMethod = method

@@ -227,6 +227,43 @@ struct RegistrationProcessTests {
         }
     }
 
+    @Test func anExactMatchingProviderGetsTheBoundPortRegisteredAndALaterSignInNamesATakenPort() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        var registration = EmbeddedProvider.Registration.open
+        registration.registersExactRedirectURIs = true
+        try await EmbeddedProvider.withProvider(Self.configuration(registration)) { provider in
+            let signIn = try await PromptProcessTests.pastedSignIn(
+                sandbox, ["login", "--register", "--issuer", provider.issuer.absoluteString, "--store", "file"])
+            #expect(signIn.status == 0, "stderr: \(signIn.stderr)")
+            let entry = try #require(try sandbox.storedEntry())
+            let redirect = try #require(entry.configuration?.redirectURI)
+            let port = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.port)
+            #expect(redirect.absoluteString == "http://127.0.0.1:\(port)/callback")
+            #expect(
+                entry.registration?.redirectURIs.map(\.absoluteString)
+                    == ["http://127.0.0.1/callback", "http://127.0.0.1:\(port)/callback"])
+            let sent = URLComponents(url: signIn.authorizationURL, resolvingAgainstBaseURL: false)?.queryItems?
+                .first { $0.name == "redirect_uri" }?.value
+            #expect(sent == redirect.absoluteString)
+
+            // The registered port, taken by another program: said plainly.
+            let holder = try CLIProcess([
+                "open", "--loopback", "--loopback-port", "\(port)", "--no-browser", "https://auth.example.com/a",
+            ])
+            defer { holder.send(SIGTERM) }
+            _ = try await holder.waitForStandardError(containing: "Ctrl-C cancels")
+            let clientID = try #require(entry.registration?.clientID)
+            let again = try await sandbox.run([
+                "login", "--issuer", provider.issuer.absoluteString, "--client-id", clientID, "--redirect-uri",
+                redirect.absoluteString, "--no-browser", "--store", "file", "--profile", "again",
+            ])
+            #expect(again.status == ExitStatus.listenerFailed, "stderr: \(again.stderr)")
+            #expect(again.stderr.contains("port \(port) on the loopback address is taken"), "\(again.stderr)")
+            #expect(again.stderr.contains("ss -ltnp"))
+        }
+    }
+
     @Test func registerRefusesAClientOfItsOwn() async throws {
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
@@ -260,6 +297,43 @@ struct GlewlwydLoginRegistrationTests {
             #expect(result.stderr.contains("as a public client (token_endpoint_auth_method none, no secret)"))
             #expect(result.stderr.contains("--register-auth client_secret_basic"))
             #expect(result.stderr.contains("the client was deleted at the provider"), "\(result.stderr)")
+        }
+    }
+
+    @Test(TestFixture.chromium.required)
+    func aConfidentialClientSignsInOnTheRegisteredPort() async throws {
+        let sandbox = try ProfileSandbox()
+        defer { sandbox.remove() }
+        try await GlewlwydProvider.withRegistration(.open) { provider in
+            let process = try sandbox.start([
+                "login", "--register", "--register-auth", "client_secret_basic", "--no-browser", "--dpop",
+                "--issuer", provider.issuer.absoluteString, "--scope", "openid", "--store", "file", "--timeout", "90",
+            ])
+            let shown = try await process.waitForStandardError(containing: "paste it here", timeout: .seconds(30))
+            let line = try #require(shown.split(whereSeparator: \.isNewline).first { $0.contains("request_uri=") })
+            let url = try #require(URL(string: line.trimmingCharacters(in: .whitespaces)))
+            // The person's browser: glewlwyd's login page, then back to the listener itself.
+            try await BrowserTurns.withTurn {
+                let driver = try ChromiumPageDriver()
+                defer { driver.tearDown() }
+                let session = driver.browsingSession(to: url, loopbackReceiver: LoopbackReceiver())
+                let browsing = Task { try? await session.authenticate() }
+                defer { session.cancel() }
+                try await provider.logIn(on: try await driver.page())
+                let status = try await process.waitForExit(timeout: .seconds(60))
+                session.cancel()
+                _ = await browsing.value
+                #expect(status == 0, "stderr: \(process.standardError)")
+            }
+            let entry = try #require(try sandbox.storedEntry())
+            let registration = try #require(entry.registration)
+            let redirect = try #require(entry.configuration?.redirectURI)
+            #expect(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.port != nil)
+            #expect(registration.redirectURIs.contains(redirect))
+            #expect(entry.configuration?.effectiveClientAuthentication == .clientSecretBasic)
+            #expect(!containsSecret(process.standardOutput + process.standardError, of: entry))
+            let logout = try await sandbox.run(["logout", "--unregister", "--store", "file", "--json"])
+            #expect(try jsonObject(logout.stdout)["unregistration"] as? String == "deleted", "\(logout.stderr)")
         }
     }
 }
