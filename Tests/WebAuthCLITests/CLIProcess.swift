@@ -80,6 +80,9 @@ final class CLIProcess: Sendable {
     /// The process ID.
     var pid: pid_t { process.pid }
 
+    /// Whether the process has exited.
+    var hasExited: Bool { process.hasExited }
+
     /// Waits for the process to exit (killing it after `timeout`) and returns its exit status
     /// once its output has been read to the end.
     func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {

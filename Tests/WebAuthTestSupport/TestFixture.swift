@@ -134,6 +134,41 @@ public struct TestFixture: Sendable, CustomStringConvertible {
         return FileManager.default.fileExists(atPath: "/usr/share/dbconfig-common/data/glewlwyd/install/sqlite3")
             ? nil : "no /usr/share/dbconfig-common/data/glewlwyd/install/sqlite3"
     }
+
+    /// Debian's LemonLDAP::NG (its portal and FastCGI server), nginx, python3 and openssl, for
+    /// `LemonLDAPProvider`, with the Perl modules its portal loads beyond the packages'
+    /// dependencies: String::Random (the OpenID Connect issuer) and GD::SecurityImage with
+    /// Image::Magick (the captcha module, which the portal loads at every start).
+    public static let lemonLDAP = TestFixture(
+        name: "LemonLDAP::NG",
+        installation:
+            "apt-get install lemonldap-ng lemonldap-ng-fastcgi-server nginx-light libstring-random-perl "
+            + "libgd-securityimage-perl libimage-magick-perl"
+    ) {
+        if let missing = missingPrograms(["python3", "openssl", "perl"]) { return missing }
+        for program in ["/usr/sbin/llng-fastcgi-server", "/usr/sbin/nginx"]
+        where !FileManager.default.isExecutableFile(atPath: program) {
+            return "no \(program)"
+        }
+        let modules = [
+            "Lemonldap::NG::Portal::Issuer::OpenIDConnect", "Lemonldap::NG::Portal::Captcha::SecurityImage",
+            "Lemonldap::NG::Portal::Auth::Demo",
+        ]
+        guard
+            let perl = TestBrowsers.executablePath(
+                named: "perl", searchPath: ProcessInfo.processInfo.environment["PATH"])
+        else { return "no perl" }
+        do {
+            let process = try Subprocess(
+                executable: perl, arguments: modules.map { "-M\($0)" } + ["-e", "1"], newProcessGroup: false)
+            let status = await process.exitStatus()
+            return Subprocess.exitCode(of: status) == 0
+                ? nil : "Perl cannot load the portal's modules (String::Random, GD::SecurityImage, Image::Magick?)"
+        } catch {
+            return "perl does not run: \(error)"
+        }
+    }
+
     /// Python with django-oauth-toolkit, for the independent provider in
     /// `Tests/Fixtures/django-provider`.
     public static let djangoProvider = pythonFixture(

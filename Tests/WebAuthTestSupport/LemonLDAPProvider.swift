@@ -1,0 +1,278 @@
+import Foundation
+import Synchronization
+import WebAuthCore
+import WebAuthProcess
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// LemonLDAP::NG — Debian's web single sign-on in Perl, an implementation independent of this
+/// package — as an OpenID Connect provider for end-to-end tests of `webauth` run as processes.
+///
+/// `Tests/Fixtures/lemonldap/launch.py` starts the package's FastCGI server behind nginx on
+/// `127.0.0.1`, everything (configuration, sessions, logs, nginx's files, the signing key) in a
+/// private directory, and configures it through LemonLDAP::NG's own files: `lemonldap-ng.ini`
+/// and the File backend's `lmConf-1.json`. People sign in on the portal's real login page
+/// (the Demo backend: `dwho`/`dwho`, `rtyler`/`rtyler`) and consent on its real consent page.
+///
+/// ```swift
+/// try await LemonLDAPProvider.withProvider { provider in
+///     // provider.issuer is http://127.0.0.1:{port}
+/// }
+/// ```
+///
+/// What its metadata advertises, and so what the tests cover: the authorization code grant
+/// (PKCE required of ``publicClientID``), refresh tokens, `offline_access`, the client
+/// credentials grant (``machineClientID``), RP-initiated logout, dynamic client registration,
+/// and introspection. It has no device authorization endpoint, no pushed authorization requests,
+/// no DPoP, no revocation endpoint and no token exchange.
+///
+/// Where LemonLDAP::NG (2.16, Debian 12's package) differs from the specifications:
+/// - it compares redirect URIs exactly, so the public client's loopback port is fixed
+///   (``redirectURI``), not any port (RFC 8252 §7.3);
+/// - it honours `offline_access` only when the request also carries `prompt=consent` (or the
+///   client skips consent), as OpenID Connect Core §11 says, and otherwise drops the scope
+///   silently: the refresh token then dies with the provider session;
+/// - it reads HTTP Basic client credentials without form-decoding them (RFC 6749 §2.3.1), and
+///   only as far as the first `+`, `/` or `=` of their Base64: a client whose ID or secret has a
+///   character that form-encoding changes, or whose credentials encode to a `+` or `/`, is
+///   refused (`invalid_client`); `client_secret_post` works. The fixture's secret is chosen to
+///   pass; the secrets registration hands out (30 characters from `[A-Za-z0-9./]`) mostly fail;
+/// - its registration answer sends `client_id_issued_at` as a JSON string, not a number
+///   (RFC 7591 §3.2.1), and `logo_uri` as `null`; it ignores `token_endpoint_auth_method` and
+///   registers every client as confidential with a secret, without saying which method (RFC 7591
+///   §2's default, `client_secret_basic`, applies), and offers no management (RFC 7592); two
+///   registrations in the same second overwrite each other (the client is stored as
+///   `register-<time>`);
+/// - a sign-in that starts at an authorization request leaves its address in the browser's
+///   `lemonldappdata` cookie, and an RP-initiated logout in that browser then ends at the portal
+///   instead of the `post_logout_redirect_uri` (see ``logInAtPortal(on:within:)``);
+/// - a token exchange request (RFC 8693) is answered `invalid_request`, not
+///   `unsupported_grant_type` (RFC 6749 §5.2);
+/// - its metadata lists neither `none` among `token_endpoint_auth_methods_supported`, though
+///   public clients are taken, nor `offline_access` among `scopes_supported`.
+public final class LemonLDAPProvider: Sendable {
+    /// The issuer: `http://127.0.0.1:{port}`.
+    public let issuer: URL
+    /// nginx's port.
+    public let port: Int
+    /// The public client: PKCE required, refresh tokens and `offline_access` allowed.
+    public let publicClientID: String
+    /// The confidential client allowed the client credentials grant.
+    public let machineClientID: String
+    /// Its secret.
+    public let machineClientSecret: String
+    /// The public client's one redirect URI, also its post-logout redirect URI:
+    /// `http://127.0.0.1:{redirect port}/callback`.
+    public let redirectURI: URL
+    /// The person who signs in.
+    public let username: String
+    /// Their password.
+    public let password: String
+    /// How long access tokens live, in seconds.
+    public let accessTokenLifetime: Int
+    /// The launch's private directory. Deleted by ``stop()``.
+    public let dataDirectory: URL
+
+    private let launcher: Subprocess
+    private let stopped = Mutex(false)
+
+    /// The fixture's launcher, found from this file.
+    static let launchPy: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Tests/WebAuthTestSupport
+        .deletingLastPathComponent()  // Tests
+        .appendingPathComponent("Fixtures/lemonldap/launch.py").path
+
+    /// What the launcher wrote to `fixture.json`.
+    private struct FixtureOutput: Decodable {
+        var issuer: String
+        var port: Int
+        var publicClientID: String
+        var machineClientID: String
+        var machineClientSecret: String
+        var redirectURI: String
+        var username: String
+        var password: String
+        var accessTokenSeconds: Int
+    }
+
+    private init(fixture: FixtureOutput, dataDirectory: URL, launcher: Subprocess) throws {
+        guard let issuer = URL(string: fixture.issuer), let redirectURI = URL(string: fixture.redirectURI) else {
+            throw IndependentProviderError("LemonLDAP::NG's fixture.json holds no usable URLs")
+        }
+        self.issuer = issuer
+        self.redirectURI = redirectURI
+        port = fixture.port
+        publicClientID = fixture.publicClientID
+        machineClientID = fixture.machineClientID
+        machineClientSecret = fixture.machineClientSecret
+        username = fixture.username
+        password = fixture.password
+        accessTokenLifetime = fixture.accessTokenSeconds
+        self.dataDirectory = dataDirectory
+        self.launcher = launcher
+    }
+
+    deinit {
+        if !stopped.withLock({ $0 }) {
+            launcher.send(SIGKILL)
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+    }
+
+    /// The UserInfo endpoint.
+    public var userinfoEndpoint: URL { issuer.appendingPathComponent("oauth2/userinfo") }
+    /// The introspection endpoint (RFC 7662).
+    public var introspectionEndpoint: URL { issuer.appendingPathComponent("oauth2/introspect") }
+
+    /// The end of the portal's log and of nginx's error log, for a failing test's message.
+    public func recentLog(lines: Int = 40) -> String {
+        "llng.log:\n" + IndependentProvider.tail(of: dataDirectory.appendingPathComponent("llng.log"), lines: lines)
+            + "\nnginx-error.log:\n"
+            + IndependentProvider.tail(of: dataDirectory.appendingPathComponent("nginx-error.log"), lines: 10)
+    }
+
+    // MARK: - Starting and stopping
+
+    /// Starts LemonLDAP::NG on free loopback ports and waits until its discovery document answers.
+    ///
+    /// The ports are free when chosen, but nginx binds its own only after the launcher has made
+    /// a 2048-bit key, a moment later; on a machine running many tests at once another test's
+    /// listener can take it in between, and nginx exits ("Address already in use" in its error
+    /// log). That launch is retried once, on fresh ports; any other failure, or a second one,
+    /// is thrown with the logs of every attempt.
+    ///
+    /// - Parameter timeout: How long each launch may take.
+    /// - Throws: ``IndependentProviderError`` when python3 is missing, or the launch fails or
+    ///   takes longer than `timeout` (with the end of its logs).
+    public static func start(timeout: Duration = .seconds(90)) async throws -> LemonLDAPProvider {
+        guard
+            let python = TestBrowsers.executablePath(
+                named: "python3", searchPath: ProcessInfo.processInfo.environment["PATH"])
+        else { throw IndependentProviderError("python3 not found on PATH; LemonLDAP::NG's launcher needs it") }
+        switch try await launch(python: python, timeout: timeout) {
+        case .started(let provider):
+            return provider
+        case .portTaken(let firstLogs):
+            switch try await launch(python: python, timeout: timeout) {
+            case .started(let provider):
+                return provider
+            case .portTaken(let secondLogs):
+                throw IndependentProviderError(
+                    "LemonLDAP::NG's nginx could not bind its port, twice:\n\(firstLogs)\n--- the retry:\n\(secondLogs)"
+                )
+            }
+        }
+    }
+
+    /// How one launch ended, when it did not fail otherwise.
+    private enum Launch {
+        case started(LemonLDAPProvider)
+        /// nginx exited because another program had its port; the logs.
+        case portTaken(String)
+    }
+
+    /// What nginx logs when its port is taken.
+    private static let portTakenMessage = "Address already in use"
+
+    /// Starts the launcher on two free loopback ports and waits for `fixture.json`.
+    private static func launch(python: String, timeout: Duration) async throws -> Launch {
+        let deadline = ContinuousClock.now + timeout
+        let dataDirectory = try IndependentProvider.makePrivateDirectory("webauth-lemonldap")
+        let log = dataDirectory.appendingPathComponent("launch.log")
+        let nginxLog = dataDirectory.appendingPathComponent("nginx-error.log")
+        let logs = {
+            "launch.log:\n" + IndependentProvider.tail(of: log, lines: 30) + "\nllng.log:\n"
+                + IndependentProvider.tail(of: dataDirectory.appendingPathComponent("llng.log"), lines: 30)
+                + "\nnginx-error.log:\n" + IndependentProvider.tail(of: nginxLog, lines: 10)
+        }
+        do {
+            let port = try IndependentProvider.freeLoopbackPort()
+            let redirectPort = try IndependentProvider.freeLoopbackPort()
+            let launcher = try Subprocess(
+                executable: python, arguments: [launchPy, dataDirectory.path, String(port), String(redirectPort)],
+                environment: ProcessInfo.processInfo.environment, output: log.path)
+            let fixtureFile = dataDirectory.appendingPathComponent("fixture.json")
+            while ContinuousClock.now < deadline {
+                if let data = try? Data(contentsOf: fixtureFile) {
+                    do {
+                        let fixture = try JSONDecoder().decode(FixtureOutput.self, from: data)
+                        return .started(
+                            try LemonLDAPProvider(fixture: fixture, dataDirectory: dataDirectory, launcher: launcher))
+                    } catch {
+                        await launcher.terminate(grace: .seconds(3))
+                        throw error
+                    }
+                }
+                if launcher.hasExited {
+                    let text = logs()
+                    let portTaken = IndependentProvider.tail(of: nginxLog, lines: 20).contains(portTakenMessage)
+                    try? FileManager.default.removeItem(at: dataDirectory)
+                    if portTaken { return .portTaken(text) }
+                    throw IndependentProviderError("LemonLDAP::NG's launcher exited:\n\(text)")
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            await launcher.terminate(grace: .seconds(3))
+            throw IndependentProviderError("LemonLDAP::NG was not ready in time:\n\(logs())")
+        } catch {
+            try? FileManager.default.removeItem(at: dataDirectory)
+            throw error
+        }
+    }
+
+    /// Stops nginx and the FastCGI server (the launcher's whole process group) and deletes
+    /// ``dataDirectory``. Safe to call more than once.
+    public func stop() async {
+        let first = stopped.withLock { wasStopped in
+            defer { wasStopped = true }
+            return !wasStopped
+        }
+        guard first else { return }
+        await launcher.terminate(grace: .seconds(5))
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// Starts LemonLDAP::NG, runs `body` with it, and stops it however `body` ends.
+    public static func withProvider<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (LemonLDAPProvider) async throws -> Result
+    ) async throws -> Result {
+        let provider = try await start()
+        return try await withShutdown(of: provider, shutdown: { await $0.stop() }, body)
+    }
+
+    // MARK: - Checks from outside
+
+    /// The HTTP status of the UserInfo endpoint asked with `accessToken`, and the `sub` it
+    /// answered (when it answered 200): whether the provider still takes the token.
+    public func userInfo(accessToken: String) async throws -> (status: Int, subject: String?) {
+        var request = URLRequest(url: userinfoEndpoint)
+        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return (status, status == 200 ? object?["sub"] as? String : nil)
+    }
+
+    /// What the introspection endpoint (RFC 7662) says of `token`, asked as the confidential
+    /// client (`client_secret_post`: LemonLDAP::NG does not form-decode HTTP Basic credentials):
+    /// `active`, and the `client_id` it was issued to.
+    public func introspect(_ token: String) async throws -> (active: Bool, clientID: String?) {
+        var request = URLRequest(url: introspectionEndpoint)
+        request.httpMethod = "POST"
+        func encoded(_ value: String) -> String {
+            value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+        }
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(
+            "token=\(encoded(token))&client_id=\(encoded(machineClientID))&client_secret=\(encoded(machineClientSecret))"
+                .utf8)
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw IndependentProviderError("LemonLDAP::NG's introspection endpoint answered \(status)")
+        }
+        return (object["active"] as? Bool == true, object["client_id"] as? String)
+    }
+}
