@@ -313,6 +313,7 @@ let package = Package(
             name: "WebAuthTestSupport",
             dependencies: [
                 "WebAuthCore",
+                "WebAuthPlatform",
                 "WebAuthProcess",
                 "WebAuthTesting",
                 "WebAuthControlledBrowsers",

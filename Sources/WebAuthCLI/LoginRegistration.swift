@@ -52,16 +52,16 @@ enum LoginRegistration {
             var configuration = try registration.configuration(from: base)
             // Later sign-ins listen on the registered port first.
             if let bound { configuration.redirectURI = bound }
-            if method == nil, registration.tokenEndpointAuthMethod == nil, let secret = registration.clientSecret {
+            if method == nil, registration.tokenEndpointAuthMethod == nil, registration.clientSecret != nil {
                 // The answer leaves the way to send the secret to this program.
                 let supported = try? await OAuthClient(configuration: configuration, logger: logger).metadata()
-                if let chosen = secretMethod(for: secret, supported: supported?.tokenEndpointAuthMethodsSupported) {
+                if let chosen = secretMethod(supported: supported?.tokenEndpointAuthMethodsSupported) {
                     configuration.clientAuthentication = chosen
                     logger.debug(
                         """
-                        the registered client secret has characters that client_secret_basic form-encodes, which \
-                        some providers do not decode (RFC 6749 §2.3.1): sending it with client_secret_post, which \
-                        the provider lists
+                        the registration leaves the way to send the client secret open: sending it with \
+                        client_secret_post, which the provider lists, rather than client_secret_basic, whose \
+                        encoding (RFC 6749 §2.3.1) some providers read wrongly
                         """)
                 }
             }
@@ -101,16 +101,16 @@ enum LoginRegistration {
         return [configured, bound]
     }
 
-    /// How to send a registered `secret` when the registration leaves the choice to this
-    /// program: `client_secret_post` when the provider lists it (`supported`) and the secret has
-    /// a character that `client_secret_basic` form-encodes (RFC 6749 §2.3.1: `+`, `/`, `=` and
-    /// all but the unreserved ones), since some providers (LemonLDAP::NG) do not decode it; `nil`
-    /// for the default, `client_secret_basic`.
-    static func secretMethod(for secret: String, supported: [String]?) -> ClientAuthenticationMethod? {
-        let unchanged = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~*".utf8)
-        guard secret.utf8.contains(where: { !unchanged.contains($0) }),
-            supported?.contains(ClientAuthenticationMethod.clientSecretPost.rawValue) == true
-        else { return nil }
+    /// How to send a registered secret when the registration answer leaves the choice to this
+    /// program: `client_secret_post` when the provider lists it (`supported`); `nil` for RFC
+    /// 7591's default, `client_secret_basic`.
+    ///
+    /// `client_secret_basic` form-encodes the client ID and secret and then Base64-encodes the
+    /// pair (RFC 6749 §2.3.1), and providers read that wrongly: LemonLDAP::NG neither
+    /// form-decodes the pair nor reads a Base64 `+`, `/` or `=`, so it refuses most clients it
+    /// registered itself. `client_secret_post` sends the secret as one more form field.
+    static func secretMethod(supported: [String]?) -> ClientAuthenticationMethod? {
+        guard supported?.contains(ClientAuthenticationMethod.clientSecretPost.rawValue) == true else { return nil }
         return .clientSecretPost
     }
 

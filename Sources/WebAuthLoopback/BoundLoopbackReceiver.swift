@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 
 /// A loopback listener bound before its session starts, for a sign-in whose redirect URI must
 /// be known, port included, before the authorization request exists — such as one a provider
@@ -29,7 +29,7 @@ public final class BoundLoopbackReceiver: CallbackReceiver {
             var isTaken = false
         }
 
-        let state = Mutex(State())
+        let state = Locked(State())
 
         func decide(_ url: URL) -> CallbackVerdict {
             guard let rule = state.withLock({ $0.rule }) else {

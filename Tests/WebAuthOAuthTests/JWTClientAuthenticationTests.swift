@@ -1,7 +1,6 @@
 import Crypto
 import CryptoExtras
 import Foundation
-import Synchronization
 import Testing
 import WebAuthTestSupport
 

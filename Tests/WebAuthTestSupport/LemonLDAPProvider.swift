@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import WebAuthCore
+import WebAuthPlatform
 import WebAuthProcess
 
 #if canImport(FoundationNetworking)
@@ -76,7 +76,7 @@ public final class LemonLDAPProvider: Sendable {
     public let dataDirectory: URL
 
     private let launcher: Subprocess
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     /// The fixture's launcher, found from this file.
     static let launchPy: String = URL(fileURLWithPath: #filePath)
