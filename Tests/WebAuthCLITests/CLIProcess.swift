@@ -88,7 +88,9 @@ final class CLIProcess: Sendable {
     func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let status = try await waitForEnd(timeout: timeout)
         guard let code = Subprocess.exitCode(of: status) else {
-            throw CLITestError("webauth was killed: \(Subprocess.describe(status: status))")
+            // Its standard error holds the Swift runtime's backtrace when it crashed.
+            throw CLITestError(
+                "webauth was killed: \(Subprocess.describe(status: status)); its standard error: \(standardError)")
         }
         return code
     }
