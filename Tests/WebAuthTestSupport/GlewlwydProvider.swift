@@ -187,76 +187,21 @@ public final class GlewlwydProvider: Sendable {
     public static func start(
         timeout: Duration = .seconds(90), launchEnvironment: [String: String] = [:]
     ) async throws -> GlewlwydProvider {
-        guard
-            let python = TestBrowsers.executablePath(
-                named: "python3", searchPath: ProcessInfo.processInfo.environment["PATH"])
-        else { throw IndependentProviderError("python3 not found on PATH; glewlwyd's launcher needs it") }
-        switch try await launch(python: python, timeout: timeout, launchEnvironment: launchEnvironment) {
-        case .started(let provider):
-            return provider
-        case .portTaken(let firstLogs):
-            switch try await launch(python: python, timeout: timeout, launchEnvironment: launchEnvironment) {
-            case .started(let provider):
-                return provider
-            case .portTaken(let secondLogs):
-                throw IndependentProviderError(
-                    "glewlwyd could not bind its port, twice:\n\(firstLogs)\n--- the retry:\n\(secondLogs)")
-            }
-        }
-    }
-
-    /// How one launch ended, when it did not fail otherwise.
-    private enum Launch {
-        case started(GlewlwydProvider)
-        /// glewlwyd exited because another program had its port; its logs.
-        case portTaken(String)
-    }
-
-    /// What MHD, glewlwyd's HTTP server, logs when the port is taken.
-    private static let portTakenMessage = "Failed to bind to port"
-
-    /// Starts the launcher on two free loopback ports and waits for `fixture.json`.
-    private static func launch(
-        python: String, timeout: Duration, launchEnvironment: [String: String]
-    ) async throws -> Launch {
-        let deadline = ContinuousClock.now + timeout
-        let dataDirectory = try IndependentProvider.makePrivateDirectory("webauth-glewlwyd")
-        let log = dataDirectory.appendingPathComponent("launch.log")
-        let glewlwydLog = dataDirectory.appendingPathComponent("glewlwyd.log")
-        // The launcher's output (its error last), glewlwyd's standard output, and glewlwyd's log,
-        // which alone says why it stopped.
-        let logs = {
-            IndependentProvider.tail(of: log, lines: 30) + "\n"
-                + IndependentProvider.tail(of: dataDirectory.appendingPathComponent("glewlwyd.out"), lines: 20)
-                + "\nglewlwyd.log:\n" + IndependentProvider.tail(of: glewlwydLog, lines: 20)
-        }
-        do {
-            let port = try IndependentProvider.freeLoopbackPort()
-            let redirectPort = try IndependentProvider.freeLoopbackPort()
-            let launcher = try Subprocess(
-                executable: python, arguments: [launchPy, dataDirectory.path, String(port), String(redirectPort)],
-                environment: ProcessInfo.processInfo.environment.merging(launchEnvironment) { $1 }, output: log.path)
-            let fixtureFile = dataDirectory.appendingPathComponent("fixture.json")
-            while ContinuousClock.now < deadline {
-                if let data = try? Data(contentsOf: fixtureFile) {
-                    let fixture = try JSONDecoder().decode(FixtureOutput.self, from: data)
-                    return .started(
-                        GlewlwydProvider(fixture: fixture, dataDirectory: dataDirectory, launcher: launcher))
-                }
-                if launcher.hasExited {
-                    let text = logs()
-                    let portTaken = IndependentProvider.tail(of: glewlwydLog, lines: 20).contains(portTakenMessage)
-                    try? FileManager.default.removeItem(at: dataDirectory)
-                    if portTaken { return .portTaken(text) }
-                    throw IndependentProviderError("glewlwyd's launcher exited:\n\(text)")
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            await launcher.terminate(grace: .seconds(2))
-            throw IndependentProviderError("glewlwyd was not ready in time:\n\(logs())")
-        } catch {
-            try? FileManager.default.removeItem(at: dataDirectory)
-            throw error
+        // The launcher's output (its error last), glewlwyd's standard output, and glewlwyd's
+        // log, which alone says why it stopped; MHD, its HTTP server, logs a port taken there.
+        let launcher = FixtureLauncher(
+            name: "glewlwyd", script: launchPy, directoryPrefix: "webauth-glewlwyd", environment: launchEnvironment,
+            portLog: "glewlwyd.log", portTakenMessage: "Failed to bind to port", grace: .seconds(2),
+            logs: { directory in
+                IndependentProvider.tail(of: directory.appendingPathComponent("launch.log"), lines: 30) + "\n"
+                    + IndependentProvider.tail(of: directory.appendingPathComponent("glewlwyd.out"), lines: 20)
+                    + "\nglewlwyd.log:\n"
+                    + IndependentProvider.tail(of: directory.appendingPathComponent("glewlwyd.log"), lines: 20)
+            })
+        return try await launcher.start(timeout: timeout) { data, directory, process in
+            GlewlwydProvider(
+                fixture: try JSONDecoder().decode(FixtureOutput.self, from: data), dataDirectory: directory,
+                launcher: process)
         }
     }
 

@@ -147,78 +147,21 @@ public final class LemonLDAPProvider: Sendable {
     /// - Throws: ``IndependentProviderError`` when python3 is missing, or the launch fails or
     ///   takes longer than `timeout` (with the end of its logs).
     public static func start(timeout: Duration = .seconds(90)) async throws -> LemonLDAPProvider {
-        guard
-            let python = TestBrowsers.executablePath(
-                named: "python3", searchPath: ProcessInfo.processInfo.environment["PATH"])
-        else { throw IndependentProviderError("python3 not found on PATH; LemonLDAP::NG's launcher needs it") }
-        switch try await launch(python: python, timeout: timeout) {
-        case .started(let provider):
-            return provider
-        case .portTaken(let firstLogs):
-            switch try await launch(python: python, timeout: timeout) {
-            case .started(let provider):
-                return provider
-            case .portTaken(let secondLogs):
-                throw IndependentProviderError(
-                    "LemonLDAP::NG's nginx could not bind its port, twice:\n\(firstLogs)\n--- the retry:\n\(secondLogs)"
-                )
-            }
-        }
-    }
-
-    /// How one launch ended, when it did not fail otherwise.
-    private enum Launch {
-        case started(LemonLDAPProvider)
-        /// nginx exited because another program had its port; the logs.
-        case portTaken(String)
-    }
-
-    /// What nginx logs when its port is taken.
-    private static let portTakenMessage = "Address already in use"
-
-    /// Starts the launcher on two free loopback ports and waits for `fixture.json`.
-    private static func launch(python: String, timeout: Duration) async throws -> Launch {
-        let deadline = ContinuousClock.now + timeout
-        let dataDirectory = try IndependentProvider.makePrivateDirectory("webauth-lemonldap")
-        let log = dataDirectory.appendingPathComponent("launch.log")
-        let nginxLog = dataDirectory.appendingPathComponent("nginx-error.log")
-        let logs = {
-            "launch.log:\n" + IndependentProvider.tail(of: log, lines: 30) + "\nllng.log:\n"
-                + IndependentProvider.tail(of: dataDirectory.appendingPathComponent("llng.log"), lines: 30)
-                + "\nnginx-error.log:\n" + IndependentProvider.tail(of: nginxLog, lines: 10)
-        }
-        do {
-            let port = try IndependentProvider.freeLoopbackPort()
-            let redirectPort = try IndependentProvider.freeLoopbackPort()
-            let launcher = try Subprocess(
-                executable: python, arguments: [launchPy, dataDirectory.path, String(port), String(redirectPort)],
-                environment: ProcessInfo.processInfo.environment, output: log.path)
-            let fixtureFile = dataDirectory.appendingPathComponent("fixture.json")
-            while ContinuousClock.now < deadline {
-                if let data = try? Data(contentsOf: fixtureFile) {
-                    do {
-                        let fixture = try JSONDecoder().decode(FixtureOutput.self, from: data)
-                        return .started(
-                            try LemonLDAPProvider(fixture: fixture, dataDirectory: dataDirectory, launcher: launcher))
-                    } catch {
-                        await launcher.terminate(grace: .seconds(3))
-                        throw error
-                    }
-                }
-                if launcher.hasExited {
-                    let text = logs()
-                    let portTaken = IndependentProvider.tail(of: nginxLog, lines: 20).contains(portTakenMessage)
-                    try? FileManager.default.removeItem(at: dataDirectory)
-                    if portTaken { return .portTaken(text) }
-                    throw IndependentProviderError("LemonLDAP::NG's launcher exited:\n\(text)")
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            await launcher.terminate(grace: .seconds(3))
-            throw IndependentProviderError("LemonLDAP::NG was not ready in time:\n\(logs())")
-        } catch {
-            try? FileManager.default.removeItem(at: dataDirectory)
-            throw error
+        let launcher = FixtureLauncher(
+            name: "LemonLDAP::NG", script: launchPy, directoryPrefix: "webauth-lemonldap",
+            portLog: "nginx-error.log", portTakenMessage: "Address already in use", grace: .seconds(3),
+            logs: { directory in
+                "launch.log:\n"
+                    + IndependentProvider.tail(of: directory.appendingPathComponent("launch.log"), lines: 30)
+                    + "\nllng.log:\n"
+                    + IndependentProvider.tail(of: directory.appendingPathComponent("llng.log"), lines: 30)
+                    + "\nnginx-error.log:\n"
+                    + IndependentProvider.tail(of: directory.appendingPathComponent("nginx-error.log"), lines: 10)
+            })
+        return try await launcher.start(timeout: timeout) { data, directory, process in
+            try LemonLDAPProvider(
+                fixture: try JSONDecoder().decode(FixtureOutput.self, from: data), dataDirectory: directory,
+                launcher: process)
         }
     }
 
