@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
         .executable(name: "webauth", targets: ["webauth"]),
         .executable(name: "webauth-full", targets: ["webauth-full"]),
+        .executable(name: "webauth-demo", targets: ["webauth-demo"]),
         .executable(name: "webauth-scheme-handler", targets: ["webauth-scheme-handler"]),
     ],
     dependencies: [
@@ -218,7 +219,6 @@ let package = Package(
                 "WebAuthFastPath",
                 "WebAuthAgent",
                 "WebAuthAgentProtocol",
-                "WebAuthEmbeddedProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -247,6 +247,9 @@ let package = Package(
         ),
         // The full program: every command, through swift-argument-parser.
         .executableTarget(name: "webauth-full", dependencies: ["WebAuthCLI"]),
+        // `webauth demo`'s program, which `webauth-full` runs for it: the only program that
+        // links the embedded provider, so the one that signs people in carries none of it.
+        .executableTarget(name: "webauth-demo", dependencies: ["WebAuthCLI", "WebAuthEmbeddedProvider", "WebAuth"]),
         // An example browser app that handles other programs' sign-ins with Apple's names
         // (ASWebAuthenticationSessionWebBrowserSessionManager), driving headless Chromium; the
         // browser-app tests run it as a separate process. Not a product.

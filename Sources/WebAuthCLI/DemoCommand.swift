@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebAuth
-import WebAuthEmbeddedProvider
+import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthTokenStore
@@ -37,19 +37,26 @@ struct DemoCommand: AsyncParsableCommand {
         try SecondsOption.validate(timeout, option: "--timeout")
     }
 
+    /// The options as arguments again, for `webauth-demo`.
+    var arguments: [String] {
+        (noBrowser ? ["--no-browser"] : []) + ["--timeout", String(timeout)] + (json ? ["--json"] : [])
+    }
+
     func run() async throws {
+        guard let providerType = DemoProgram.providerType else {
+            DemoProgram.runDemoProgram(arguments: arguments)
+        }
         let terminal = TerminalOutput()
         let steps = DemoSteps(terminal: terminal)
-        let user = EmbeddedProvider.User.demo
-        var providerConfiguration = EmbeddedProvider.Configuration()
-        providerConfiguration.displayName = "webauth demo provider"
-        providerConfiguration.loginPageNote =
-            "This provider runs inside `webauth demo`. Sign in as \(user.username), password \(user.password)."
-        let provider: EmbeddedProvider
+        let user = providerType.user
+        let provider: any DemoProvider
         do {
-            provider = try await EmbeddedProvider.start(providerConfiguration)
+            provider = try await providerType.start(
+                displayName: "webauth demo provider",
+                loginPageNote:
+                    "This provider runs inside `webauth demo`. Sign in as \(user.username), password \(user.password).")
         } catch {
-            terminal.error("the demo provider could not start: \(error.message)")
+            terminal.error("the demo provider could not start: \((error as? any WebAuthError)?.message ?? "\(error)")")
             throw ExitCode(ExitStatus.failure)
         }
         steps.done("provider", "Started an OpenID Connect provider at \(provider.issuer.absoluteString)")
@@ -95,8 +102,8 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// One run of the demo: the client side of a sign-in against an ``EmbeddedProvider``, using
-/// the package's public API the way an application would, with each step reported.
+/// One run of the demo: the client side of a sign-in against the demo's provider, using the
+/// package's public API the way an application would, with each step reported.
 struct DemoRun: Sendable {
     /// What the demo ends with.
     struct Outcome: Sendable {
@@ -118,14 +125,14 @@ struct DemoRun: Sendable {
         steps.map { ["step": $0.name, "milliseconds": $0.duration.milliseconds] }
     }
 
-    let provider: EmbeddedProvider
+    let provider: any DemoProvider
     let steps: DemoSteps
     let timeout: Double
-    let user: EmbeddedProvider.User
+    let user: DemoUser
     let client: OAuthClient
     private let tokenRequests: TokenRequestObserver
 
-    init(provider: EmbeddedProvider, steps: DemoSteps, timeout: Double, user: EmbeddedProvider.User) throws {
+    init(provider: any DemoProvider, steps: DemoSteps, timeout: Double, user: DemoUser) throws {
         self.provider = provider
         self.steps = steps
         self.timeout = timeout
@@ -134,7 +141,7 @@ struct DemoRun: Sendable {
         self.tokenRequests = tokenRequests
         client = try OAuthClient(
             configuration: ClientConfiguration(
-                issuer: provider.issuer, clientID: EmbeddedProvider.Client.demo.id,
+                issuer: provider.issuer, clientID: provider.clientID,
                 scopes: ["openid", "profile", "email", "offline_access"]),
             transport: tokenRequests)
     }
@@ -154,15 +161,8 @@ struct DemoRun: Sendable {
             scriptedOnly
                 ? "Using the built-in scripted browser (--no-browser); it signs in as \(user.username)."
                 : "No display or browser found here: the built-in scripted browser signs in as \(user.username).")
-        var agent = ScriptedUserAgent(username: user.username, password: user.password)
         let steps = self.steps
-        agent.onStep = { step in
-            switch step {
-            case .filledLoginForm, .answeredConsent, .reachedCallback: steps.note("scripted browser: \(step)")
-            default: break
-            }
-        }
-        return agent
+        return provider.scriptedBrowser { step in steps.note("scripted browser: \(step)") }
     }
 
     func signInAndOut(browser: any Browser, cancel: CancelSwitch) async throws -> Outcome {
@@ -194,7 +194,7 @@ struct DemoRun: Sendable {
                     steps.note("Listening for the callback at \(progress.redirectURI?.absoluteString ?? "?")")
                 case .opening:
                     steps.note(
-                        browser is ScriptedUserAgent
+                        browser.name == provider.scriptedBrowserName
                             ? "Opening the sign-in page in the built-in scripted browser, which signs in as "
                                 + "\(user.username)"
                             : "Opening the sign-in page with \(progress.browserName ?? "the browser")")

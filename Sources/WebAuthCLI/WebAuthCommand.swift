@@ -31,7 +31,13 @@ package struct WebAuthCommand: AsyncParsableCommand {
     /// Runs the command with this process's arguments, normalising `--loopback` without a
     /// value first (see ``CommandLineArguments/normalized(_:)``).
     package static func runFromCommandLine() async {
-        let arguments = CommandLineArguments.normalized(Array(CommandLine.arguments.dropFirst()))
+        await runFromCommandLine(arguments: Array(CommandLine.arguments.dropFirst()))
+    }
+
+    /// Runs the command with `arguments` (the program name left out), as
+    /// ``runFromCommandLine()`` does with this process's.
+    static func runFromCommandLine(arguments: [String]) async {
+        let arguments = CommandLineArguments.normalized(arguments)
         if arguments.first == "help", let mistake = CommandLineMistakes.unknownCommand(in: arguments) {
             reportMistake(mistake, usage: "  See 'webauth --help' for more information.")
         }

@@ -251,6 +251,43 @@ struct OpenCommandProcessTests {
         #expect(steps.allSatisfy { ($0["milliseconds"] as? Double).map { $0 >= 0 } == true })
     }
 
+    @Test func theSignInProgramCarriesNoProviderCodeAndTheDemoProgramDoes() async throws {
+        let directory = CLIProcess.executable.deletingLastPathComponent()
+        // Swift symbols name their module, mangled as its length and name.
+        let provider = "23WebAuthEmbeddedProvider"
+        let full = try await Self.symbols(of: directory.appendingPathComponent("webauth-full").path)
+        let demo = try await Self.symbols(of: directory.appendingPathComponent("webauth-demo").path)
+        #expect(!full.isEmpty && !demo.isEmpty)
+        #expect(full.filter { $0.contains(provider) }.isEmpty, "webauth-full links the embedded provider")
+        #expect(demo.contains { $0.contains(provider) }, "the check would not see the provider's symbols")
+    }
+
+    @Test func theDemoWithoutItsProgramSaysWhereItIsMissing() async throws {
+        // Only the sign-in program, as a hand-made installation might have it.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let full = directory.appendingPathComponent("webauth-full").path
+        try FileManager.default.copyItem(
+            atPath: CLIProcess.executable.deletingLastPathComponent().appendingPathComponent("webauth-full").path,
+            toPath: full)
+        let process = try CLIProcess(["demo", "--no-browser"], executable: full)
+        let status = try await process.waitForExit()
+        #expect(status == ExitStatus.failure)
+        #expect(
+            process.standardError
+                == "error: the demo runs in webauth-demo, which is not in \(directory.path): `swift build` builds it, "
+                + "and the packages install it beside webauth\n")
+    }
+
+    /// The symbols `nm` lists in `executable`, one per line.
+    private static func symbols(of executable: String) async throws -> [Substring] {
+        let nm = try CLIProcess([executable], executable: "/usr/bin/nm")
+        let status = try await nm.waitForExit()
+        try #require(status == 0, "nm: \(nm.standardError)")
+        return nm.standardOutput.split(separator: "\n")
+    }
+
     @Test(TestFixture.chromium.required)
     func theDemoOpensThePersonsBrowserAndCtrlCEndsIt() async throws {
         try await BrowserTurns.withTurn {

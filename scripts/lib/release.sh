@@ -104,10 +104,15 @@ release_build() {
     commit=$(release_commit)
     release_say "building webauth $(release_version) (commit ${commit:-unknown}) in release mode"
     local build=(swift build -c release --static-swift-stdlib --scratch-path "$release_scratch")
-    for product in webauth-full webauth webauth-scheme-handler; do
+    for product in webauth-full webauth webauth-scheme-handler webauth-demo; do
         WEBAUTH_BUILD_COMMIT="$commit" "${build[@]}" --product "$product"
     done
     release_bin=$(WEBAUTH_BUILD_COMMIT="$commit" "${build[@]}" --show-bin-path)
+    # What signs people in carries no provider: the embedded one is webauth-demo's alone.
+    if nm "$release_bin/webauth-full" | grep -q 23WebAuthEmbeddedProvider; then
+        release_say "webauth-full links the embedded provider (WebAuthEmbeddedProvider); only webauth-demo may"
+        return 1
+    fi
 }
 
 # Builds swift-argument-parser's generate-manual tool (what `swift package plugin
@@ -124,15 +129,16 @@ release_build_manual_tool() {
 }
 
 # Installs the programs built by release_build under the prefix "$1": bin/webauth,
-# bin/webauth-full, bin/webauth-scheme-handler; their manual pages in share/man/man1 (webauth.1,
-# generated; webauth-full.1, a link to it; webauth-scheme-handler.1, from packaging/man); and the completions
+# bin/webauth-full, bin/webauth-scheme-handler, bin/webauth-demo (what `webauth demo` runs); their
+# manual pages in share/man/man1 (webauth.1, generated; webauth-full.1 and webauth-demo.1, links to
+# it; webauth-scheme-handler.1, from packaging/man); and the completions
 # for bash, zsh and fish where each shell looks below a prefix. The manual page and the
 # completions describe the command people type, `webauth` (which runs webauth-full).
 release_install_prefix() {
     local prefix="$1" program
     install -d -m 0755 "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
         "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
-    for program in webauth webauth-full webauth-scheme-handler; do
+    for program in webauth webauth-full webauth-scheme-handler webauth-demo; do
         install -m 0755 "$release_bin/$program" "$prefix/bin/$program"
     done
     local full="$release_bin/webauth-full"
@@ -150,6 +156,7 @@ release_install_prefix() {
     install -m 0644 "$pages/webauth.1" "$prefix/share/man/man1/webauth.1"
     rm -rf "$pages"
     ln -sfn webauth.1 "$prefix/share/man/man1/webauth-full.1"
+    ln -sfn webauth.1 "$prefix/share/man/man1/webauth-demo.1"
     install -m 0644 packaging/man/webauth-scheme-handler.1 "$prefix/share/man/man1/webauth-scheme-handler.1"
     "$full" --generate-completion-script bash >"$prefix/share/bash-completion/completions/webauth"
     "$full" --generate-completion-script zsh >"$prefix/share/zsh/site-functions/_webauth"
