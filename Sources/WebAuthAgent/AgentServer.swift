@@ -83,7 +83,7 @@ package final class AgentServer: Sendable {
             do {
                 try CallbackSocketDirectory(environment: DesktopEnvironment(variables: environment)).prepare()
             } catch {
-                throw StartFailure(description: error.description)
+                throw StartFailure(description: error.message)
             }
         }
         var servers: [(door: AgentDoor, server: UnixSocketServer)] = []

@@ -8,6 +8,10 @@
 ///
 /// Switch on ``code``. ``description`` is safe to print: it names the problem and, at most, an
 /// attribute's key or a line number, never a value (values can be passwords or tokens).
+///
+/// It has the shape of every webauth error — a stable ``code`` and a ``message`` — but does not
+/// conform to `WebAuthError`: this module is what `webauth` reads git's and client-go's input
+/// with before it loads anything else, so it depends on no other module, the core included.
 public struct CredentialHelperError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a number that stays stable across releases.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {

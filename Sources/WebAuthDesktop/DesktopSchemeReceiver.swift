@@ -135,7 +135,7 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         do {
             try socketDirectory.prepare()
         } catch {
-            throw failure(error.description)
+            throw failure(error.message)
         }
 
         let lockPath = socketDirectory.lockPath(forScheme: scheme)

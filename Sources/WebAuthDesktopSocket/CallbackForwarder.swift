@@ -47,7 +47,7 @@ public struct CallbackForwarder: Sendable {
             try socketDirectory.check()
         } catch {
             if error.isMissing { throw .noWaitingSession(dropped) }
-            throw .failed("cannot forward \(shown): \(error)")
+            throw .failed("cannot forward \(shown): \(error.message)")
         }
         let deadline = ContinuousClock.now + timeout
         let connection: Int32

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthPlatform
 
 /// The private directory where waiting sessions listen for their scheme's callbacks, one Unix
@@ -88,15 +89,30 @@ public struct CallbackSocketDirectory: Sendable, Hashable {
     }
 
     /// Something wrong with the socket directory, in a sentence that names the path.
-    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The sentence.
-        public let description: String
-        /// Whether the directory does not exist (as opposed to existing but being unsafe).
-        public let isMissing: Bool
+    public struct Problem: WebAuthError {
+        /// What is wrong, as a value that stays stable across releases.
+        public struct Code: WebAuthErrorCode {
+            /// The code's name, such as `missing`.
+            public let rawValue: String
+            /// Creates a code from its name.
+            public init(rawValue: String) { self.rawValue = rawValue }
 
-        init(_ description: String, isMissing: Bool = false) {
-            self.description = description
-            self.isMissing = isMissing
+            /// The directory (or `XDG_RUNTIME_DIR`) does not exist.
+            public static let missing = Code(rawValue: "missing")
+            /// It exists but is not a private directory of this user's, or cannot be made one.
+            public static let unsafe = Code(rawValue: "unsafe")
+        }
+
+        /// What is wrong.
+        public let code: Code
+        /// The sentence, naming the path.
+        public let message: String
+        /// Whether the directory does not exist (as opposed to existing but being unsafe).
+        public var isMissing: Bool { code == .missing }
+
+        init(_ message: String, isMissing: Bool = false) {
+            self.code = isMissing ? .missing : .unsafe
+            self.message = message
         }
     }
 

@@ -73,9 +73,9 @@ public struct AgentClient: Sendable, Hashable {
     }
 
     /// Why the agent refused, or failed, a request.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Failure: WebAuthError {
         /// What kind of refusal.
-        public enum Code: String, Sendable, Hashable {
+        public enum Code: String, Sendable, Hashable, CustomStringConvertible {
             /// The person refused the confirmation.
             case confirmationRefused
             /// The provider refused the profile's refresh: sign in again.
@@ -91,6 +91,9 @@ public struct AgentClient: Sendable, Hashable {
             case exchangeFailed
             /// Another failure.
             case failed
+
+            /// The code's name, such as `notSignedIn`.
+            public var description: String { rawValue }
         }
 
         /// What kind.
@@ -113,9 +116,6 @@ public struct AgentClient: Sendable, Hashable {
             self.message = message
             self.oauthError = oauthError
         }
-
-        /// The message.
-        public var description: String { message }
     }
 
     /// A token of `profile` valid for at least `minimumValidity`, from the agent.

@@ -21,11 +21,28 @@ public enum TokenFreshness: Equatable, Sendable {
     case cannotRefresh(CannotRefresh)
 
     /// Why an entry cannot be refreshed.
-    public enum CannotRefresh: Error, Equatable, Sendable {
+    public enum CannotRefresh: WebAuthError {
         /// There is no refresh token.
         case noRefreshToken
         /// The entry does not say which client and provider to refresh with.
         case noConfiguration
+
+        /// The store's code for it: ``TokenStoreError/Code/noRefreshToken`` or
+        /// ``TokenStoreError/Code/noConfiguration``.
+        public var code: TokenStoreError.Code {
+            switch self {
+            case .noRefreshToken: .noRefreshToken
+            case .noConfiguration: .noConfiguration
+            }
+        }
+
+        /// Why, without naming a profile (``error(profile:)`` names it).
+        public var message: String {
+            switch self {
+            case .noRefreshToken: "the access token has expired and there is no refresh token"
+            case .noConfiguration: "the entry was saved without its client configuration, so it cannot be refreshed"
+            }
+        }
 
         /// The error that says so for `profile`: ``TokenStoreError/Code/noRefreshToken`` or
         /// ``TokenStoreError/Code/noConfiguration``.

@@ -116,6 +116,30 @@
                         "/webauth-\(getuid())"))
             }
 
+            @Test func aMissingOrUnsafeSocketDirectoryIsAWebAuthError() throws {
+                let runtime = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "webauth-runtime-\(UUID().uuidString)"
+                ).path
+                try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false)
+                defer { try? FileManager.default.removeItem(atPath: runtime) }
+                chmod(runtime, 0o700)
+                let directory = CallbackSocketDirectory(
+                    environment: DesktopEnvironment(variables: ["XDG_RUNTIME_DIR": runtime]))
+                let missing = #expect(throws: CallbackSocketDirectory.Problem.self) { try directory.check() }
+                #expect(missing?.code == .missing)
+                #expect(missing?.isMissing == true)
+                #expect(missing?.description == "missing: \(runtime)/webauth does not exist")
+
+                try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: false)
+                chmod(directory.path, 0o755)
+                let unsafe = #expect(throws: CallbackSocketDirectory.Problem.self) { try directory.check() }
+                #expect(unsafe?.code == .unsafe)
+                #expect(unsafe?.isMissing == false)
+                #expect(unsafe?.message.hasPrefix("\(directory.path) has mode 755 but must be 0700") == true)
+                let reported: any WebAuthError = try #require(unsafe)
+                #expect(reported.description.hasPrefix("unsafe: "))
+            }
+
             @Test func xdgDirectoriesFollowTheBaseDirectorySpecification() {
                 let desktop = DesktopEnvironment(variables: [
                     "HOME": "/home/ada", "XDG_DATA_HOME": "relative/ignored", "XDG_CONFIG_HOME": "/cfg/",

@@ -47,6 +47,20 @@ import WebAuthTokenStore
         #expect(error.message.contains(#"profile "work""#))
     }
 
+    @Test func theStoresPublicErrorsTakeTheOneErrorForm() {
+        // Reported alike by code that catches `any WebAuthError`: `code: message`.
+        let errors: [any WebAuthError] = [
+            TokenFreshness.CannotRefresh.noConfiguration,
+            AgentClient.Failure(code: .notSignedIn, message: "profile \"work\" is no longer signed in"),
+        ]
+        #expect(
+            errors.map(\.description) == [
+                "noConfiguration: the entry was saved without its client configuration, so it cannot be refreshed",
+                #"notSignedIn: profile "work" is no longer signed in"#,
+            ])
+        #expect(TokenFreshness.CannotRefresh.noRefreshToken.code == TokenStoreError.Code.noRefreshToken)
+    }
+
     @Test func entriesWrittenBeforeTheConfigurationFieldStillDecode() throws {
         let old = #"""
             {"clientID":"client-1","issuer":"https://issuer.example","savedAt":"2027-01-15T08:00:00Z",
