@@ -39,11 +39,8 @@ struct URLSessionTransportTests {
     }
 
     @Test(arguments: Kind.allCases) func onlyTheRequestsOwnFieldsAndHTTPsGoOnTheWire(_ kind: Kind) async throws {
-        // A plain HTTP server takes the TLS greeting for the start of a request head, and
-        // closes the connection when no head comes.
-        let plainHTTP = LoopbackHTTPServer.Limits(connectionLifetime: .milliseconds(300))
         let answer: LoopbackHTTPServer.Handler = { _ in .json("{}") }
-        try await LoopbackHTTPServer.withServer(limits: plainHTTP, handler: answer) { server in
+        try await LoopbackHTTPServer.withServer(handler: answer) { server in
             let request = HTTPTransportRequest(
                 method: "POST", url: server.url("/token"),
                 headerFields: [HTTPField.Name("X-Custom")!: "1", .contentType: "text/plain"],
