@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "WebAuth", targets: ["WebAuth"]),
         .library(name: "WebAuthCompat", targets: ["WebAuthCompat"]),
         .library(name: "WebAuthOAuth", targets: ["WebAuthOAuth"]),
+        .library(name: "WebAuthSignIn", targets: ["WebAuthSignIn"]),
         .library(name: "WebAuthEmbeddedProvider", targets: ["WebAuthEmbeddedProvider"]),
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
@@ -124,12 +125,15 @@ let package = Package(
         ),
         // Apple's AuthenticationServices names and signatures, on Linux.
         .target(name: "WebAuthCompat", dependencies: ["WebAuth", "WebAuthPlatform"]),
-        // OAuth 2.0, OpenID Connect and OAuth 1.0a on top of the session: PKCE, discovery, ID token
-        // validation, refresh, revocation, the device flow. HTTP through a transport protocol.
+        // The OAuth 2.0 / OpenID Connect protocol without the I/O stack: discovery, PKCE, the token
+        // endpoint, refresh, the device flow, client credentials, token exchange, JWT client
+        // authentication, DPoP, JWKS and ID tokens, registration, OAuth 1.0a signing; HTTP
+        // through a transport protocol. On the core's values only: no session is run here, and
+        // no browser, listener or SwiftNIO is linked.
         .target(
             name: "WebAuthOAuth",
             dependencies: [
-                "WebAuth", "WebAuthTokenFiles", "WebAuthPlatform", "WebAuthCurl",
+                "WebAuthCore", "WebAuthTokenFiles", "WebAuthPlatform", "WebAuthCurl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA for private_key_jwt client assertions (already linked through JWTKit).
@@ -138,12 +142,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Signing a person in: the protocol layer's authorization code, RP-initiated logout and
+        // OAuth 1.0a flows run on a WebAuthSession with the package's browsers and receivers.
+        .target(name: "WebAuthSignIn", dependencies: ["WebAuthOAuth", "WebAuth", "WebAuthPlatform"]),
         // Where signed-in tokens live between runs: the desktop keyring (Secret Service, through
         // secret-tool) or 0600 files in a 0700 directory, locked across processes.
         .target(
             name: "WebAuthTokenStore",
             dependencies: [
-                "WebAuthOAuth", "WebAuthProcess", "WebAuthTokenFiles", "WebAuthPlatform", "WebAuthAgentProtocol",
+                "WebAuthOAuth", "WebAuthCore", "WebAuthProcess", "WebAuthTokenFiles", "WebAuthPlatform",
+                "WebAuthAgentProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -163,7 +171,8 @@ let package = Package(
         .target(
             name: "WebAuthAgent",
             dependencies: [
-                "WebAuthAgentProtocol", "WebAuthSocketServer", "WebAuthTokenStore", "WebAuthOAuth", "WebAuthProcess",
+                "WebAuthAgentProtocol", "WebAuthSocketServer", "WebAuthTokenStore", "WebAuthOAuth", "WebAuthCore",
+                "WebAuthProcess",
                 "WebAuthPlatform", "WebAuthDesktopSocket",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -214,6 +223,7 @@ let package = Package(
                 "WebAuthProcess",
                 "WebAuthPlatform",
                 "WebAuthOAuth",
+                "WebAuthSignIn",
                 "WebAuthTokenStore",
                 "WebAuthCredentialHelpers",
                 "WebAuthFastPath",
@@ -259,7 +269,8 @@ let package = Package(
         .executableTarget(
             name: "webauth-benchmarks",
             dependencies: [
-                "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthTokenStore", "WebAuthTokenFiles",
+                "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthSignIn", "WebAuthTokenStore",
+                "WebAuthTokenFiles",
                 "WebAuthProcess", "WebAuthPlatform", "WebAuthLoopback",
                 // Only for the head-parsing figure: the listener's parser against SwiftNIO's.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -320,7 +331,7 @@ let package = Package(
                 "WebAuthProcess",
                 "WebAuthTesting",
                 "WebAuthControlledBrowsers",
-                "WebAuthOAuth",
+                "WebAuthOAuth", "WebAuthSignIn",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -352,14 +363,15 @@ let package = Package(
         .testTarget(
             name: "WebAuthCompatTests",
             dependencies: [
-                "WebAuthCompat", "WebAuthTestSupport", "WebAuthOAuth",
+                "WebAuthCompat", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthSignIn",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
         .testTarget(
             name: "WebAuthOAuthTests",
             dependencies: [
-                "WebAuthOAuth", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess", "WebAuthPlatform",
+                "WebAuthOAuth", "WebAuthSignIn", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess",
+                "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -369,12 +381,15 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAuthTokenStoreTests",
-            dependencies: ["WebAuthTokenStore", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform"]
+            dependencies: [
+                "WebAuthTokenStore", "WebAuthSignIn", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform",
+            ]
         ),
         .testTarget(
             name: "WebAuthTestingTests",
             dependencies: [
-                "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuth", "WebAuthPlatform",
+                "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuthSignIn", "WebAuth",
+                "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
@@ -383,7 +398,7 @@ let package = Package(
             name: "WebAuthCLITests",
             dependencies: [
                 "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform", "WebAuthFastPath",
-                "WebAuthTokenFiles",
+                "WebAuthTokenFiles", "WebAuthSignIn",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -394,7 +409,7 @@ let package = Package(
             name: "WebAuthAgentTests",
             dependencies: [
                 "WebAuthAgent", "WebAuthAgentProtocol", "WebAuthTestSupport", "WebAuthProcess", "WebAuthTokenStore",
-                "WebAuthOAuth", "WebAuthPlatform", "WebAuthTokenFiles", "WebAuthCore",
+                "WebAuthOAuth", "WebAuthSignIn", "WebAuthPlatform", "WebAuthTokenFiles", "WebAuthCore",
             ]
         ),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),

@@ -1,4 +1,4 @@
-import WebAuthOAuth
+import WebAuthSignIn
 
 func signIn(with client: OAuthClient) async throws -> TokenSet {
     let authorization = try await client.startDeviceAuthorization()

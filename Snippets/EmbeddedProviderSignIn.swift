@@ -1,5 +1,5 @@
 import WebAuthEmbeddedProvider
-import WebAuthOAuth
+import WebAuthSignIn
 
 func signInToTheEmbeddedProvider() async throws -> TokenSet {
     let provider = try await EmbeddedProvider.start()

@@ -1,5 +1,5 @@
 import Foundation
-import WebAuthOAuth
+import WebAuthSignIn
 
 func signIn() async throws -> String {
     let client = try OAuthClient(

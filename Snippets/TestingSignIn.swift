@@ -1,5 +1,5 @@
 import Testing
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTesting
 
 @Test func signInWorksAgainstTheEmbeddedProvider() async throws {

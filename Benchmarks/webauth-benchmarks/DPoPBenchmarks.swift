@@ -1,5 +1,5 @@
 import Foundation
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 
 /// What DPoP (RFC 9449) and pushed authorization requests (RFC 9126) add: the cost of one proof,

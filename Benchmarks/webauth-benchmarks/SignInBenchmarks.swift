@@ -5,7 +5,7 @@
 // swift run -c release webauth-benchmarks signed-in
 import Foundation
 import WebAuth
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 
 enum SignInBenchmarks {

@@ -1,8 +1,8 @@
 import Foundation
 import WebAuth
-import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

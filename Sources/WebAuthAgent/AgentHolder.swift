@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthAgentProtocol
+import WebAuthCore
 import WebAuthOAuth
 import WebAuthTokenFiles
 import WebAuthTokenStore

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import WebAuth
 import WebAuthFastPath
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// `webauth demo`: a complete OpenID Connect sign-in against the provider embedded in this

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import WebAuthCredentialHelpers
 import WebAuthFastPath
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// `webauth exec-credential`: the client-go exec credential plugin (kubectl, the Kubernetes

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import WebAuthCredentialHelpers
 import WebAuthFastPath
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// `webauth git-credential`: git's credential helper (gitcredentials(7)), answering with a

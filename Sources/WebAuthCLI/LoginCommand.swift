@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import WebAuth
-import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// `webauth login`: signs a profile in with OAuth 2.0 / OpenID Connect and stores the tokens.

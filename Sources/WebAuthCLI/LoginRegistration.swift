@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WebAuth
 import WebAuthCore
 import WebAuthOAuth
 import WebAuthPlatform

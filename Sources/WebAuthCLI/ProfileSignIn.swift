@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import WebAuth
-import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// Signs a profile in and stores the tokens with their client configuration: what `webauth

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import WebAuth
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// The first step of `webauth logout --end-session`: signs the person out of the provider

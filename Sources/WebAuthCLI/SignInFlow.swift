@@ -1,7 +1,7 @@
 import Foundation
 import WebAuth
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 import WebAuthTokenStore
 
 /// The interactive part of `webauth login`: a browser session or the device flow, with

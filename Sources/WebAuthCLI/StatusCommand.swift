@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebAuthCore
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore

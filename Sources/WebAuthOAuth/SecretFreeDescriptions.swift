@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import WebAuthCore
 
 // Printing, interpolating, `String(reflecting:)` or `dump` of the types that hold a secret
 // shows everything but the secret. Each type's own file says which of its properties are secret.

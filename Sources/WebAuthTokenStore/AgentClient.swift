@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import WebAuthAgentProtocol
+import WebAuthCore
 import WebAuthOAuth
 import WebAuthTokenFiles
 

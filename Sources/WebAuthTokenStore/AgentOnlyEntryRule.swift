@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthOAuth
 
 /// What a sign-in handed to an agent over its socket (`webauth login --agent-only`) may carry.

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthOAuth
 
 /// One signed-in profile of ``TokenStores``, as the `TokenPersistence` of an

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthOAuth
 
 /// What a stored entry's access token needs before it is handed out, decided from the entry and

@@ -1,3 +1,4 @@
+import WebAuthCore
 import WebAuthOAuth
 
 extension TokenStores {

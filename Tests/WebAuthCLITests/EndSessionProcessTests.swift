@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import WebAuth
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import WebAuth
-import WebAuthOAuth
 import WebAuthProcess
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuthCredentialHelpers
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebAuthOAuth
 import WebAuthProcess
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

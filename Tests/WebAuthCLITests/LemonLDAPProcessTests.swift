@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

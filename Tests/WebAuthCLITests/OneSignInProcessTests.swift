@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import WebAuth
 import WebAuthCredentialHelpers
-import WebAuthOAuth
 import WebAuthProcess
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore
 

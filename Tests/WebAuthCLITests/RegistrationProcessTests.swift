@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuth
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenFiles
 import WebAuthTokenStore

@@ -4,7 +4,7 @@
     import Testing
     import WebAuth
     import WebAuthCompat
-    import WebAuthOAuth
+    import WebAuthSignIn
     import WebAuthTestSupport
 
     /// A SwiftUI view as it is written on Apple platforms, less `View` and `body`: the

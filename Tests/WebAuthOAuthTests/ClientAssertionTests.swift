@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuthCore
 
 @testable import WebAuthOAuth
 

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import Testing
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 import WebAuthTestSupport
 
 /// The lines of `SECURITY.md` under "Authorization request and response" and "ID token", each

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuthCore
 import WebAuthPlatform
 
 @testable import WebAuthOAuth

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuth
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 
 /// The embedded provider's pages are real HTML a real browser fills in: headless Chromium,

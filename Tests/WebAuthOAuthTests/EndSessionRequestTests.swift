@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthCore
+import WebAuthSignIn
 
 @testable import WebAuthOAuth
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthSignIn
 import WebAuthTestSupport
 
 @testable import WebAuthOAuth

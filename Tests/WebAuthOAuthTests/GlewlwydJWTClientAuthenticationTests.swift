@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import WebAuthSignIn
 import WebAuthTestSupport
 
 @testable import WebAuthOAuth

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 import WebAuthTestSupport
 
 /// `OAuthClient` against an independently written provider (django-oauth-toolkit, run on

@@ -3,7 +3,7 @@ import Foundation
 import JWTKit
 import Testing
 import WebAuthControlledBrowsers
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 
 #if canImport(FoundationNetworking)

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import Testing
+import WebAuthSignIn
 import WebAuthTestSupport
 
 @testable import WebAuthOAuth

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuthSignIn
 
 @testable import WebAuthOAuth
 

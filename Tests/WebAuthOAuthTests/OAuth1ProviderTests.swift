@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 import WebAuthTestSupport
 
 /// OAuth 1.0a end to end: our client against an independently written provider (oauthlib's

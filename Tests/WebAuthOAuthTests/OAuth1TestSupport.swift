@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import WebAuthCore
 import WebAuthOAuth
 import WebAuthPlatform
 

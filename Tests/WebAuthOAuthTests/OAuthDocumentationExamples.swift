@@ -1,5 +1,5 @@
 import Foundation
-import WebAuthOAuth
+import WebAuthSignIn
 
 /// The OAuth examples of README.md and the WebAuthOAuth DocC catalog, compiled so that the
 /// documentation cannot drift from the API. Building the test target is the check; running

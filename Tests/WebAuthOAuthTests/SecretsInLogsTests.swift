@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTestSupport
 
 /// No token, code, verifier or secret in any log line or error message: whole flows against the

@@ -10,15 +10,16 @@ import WebAuthProcess
 /// Runs a program to its end within a time limit: standard input from a string (or nothing),
 /// standard output and error collected in files under a directory of the caller's, the exit
 /// status. What ``SSHServer`` and ``IsolatedContainer`` run their commands through.
-enum CapturedRun {
+public enum CapturedRun {
     /// Why a run produced no exit status: its input could not be made, or a signal ended it.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let description: String
     }
 
     /// Runs `executable` with `arguments` and `environment`, ended after `timeout`; the files
     /// it needs go in `directory` and are removed afterwards.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String], input: String?,
         directory: String, timeout: Duration
     ) async throws -> (status: Int32, stdout: String, stderr: String) {

@@ -1,7 +1,7 @@
 import Foundation
-import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthSignIn
 
 /// glewlwyd — Debian's single sign-on server, a C implementation independent of this package —
 /// for end-to-end tests of pushed authorization requests (RFC 9126; glewlwyd follows draft 05)

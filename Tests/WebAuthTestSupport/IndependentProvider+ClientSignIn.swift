@@ -1,5 +1,5 @@
 import Foundation
-import WebAuthOAuth
+import WebAuthSignIn
 
 extension ChromiumPageDriver {
     /// Signs in with `client` in a fresh headless Chromium: `person` plays the person on the

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuth
 import WebAuthCore
 import WebAuthOAuth
 

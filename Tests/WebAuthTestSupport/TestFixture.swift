@@ -187,6 +187,21 @@ public struct TestFixture: Sendable, CustomStringConvertible {
     public static let oauth1Provider = pythonFixture(
         name: "the OAuth 1.0a provider (oauthlib)", check: "import oauthlib")
 
+    /// The package in `Tests/Fixtures/protocol-consumer`, which depends on the `WebAuthOAuth`
+    /// product alone, built into ``protocolConsumerBuild`` (`scripts/test` builds it).
+    public static let protocolConsumer = TestFixture(
+        name: "the protocol layer's consumer package",
+        installation:
+            "swift build --package-path Tests/Fixtures/protocol-consumer --scratch-path .build/protocol-consumer "
+            + "--product protocol-consumer"
+    ) {
+        let program = protocolConsumerBuild + "/debug/protocol-consumer"
+        return FileManager.default.isExecutableFile(atPath: program) ? nil : "no \(program)"
+    }
+
+    /// Where `scripts/test` builds the protocol layer's consumer package.
+    public static let protocolConsumerBuild = packageRoot.appendingPathComponent(".build/protocol-consumer").path
+
     // MARK: - Python
 
     /// The virtual environment `scripts/test` makes for the fixtures.

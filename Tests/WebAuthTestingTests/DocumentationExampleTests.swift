@@ -1,5 +1,5 @@
 import Testing
-import WebAuthOAuth
+import WebAuthSignIn
 import WebAuthTesting
 
 // The examples of README.md ("Testing your own sign-in code") and of the WebAuthTesting

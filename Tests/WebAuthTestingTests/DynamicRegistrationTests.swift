@@ -3,7 +3,7 @@ import HTTPTypes
 import Testing
 import WebAuth
 import WebAuthEmbeddedProvider
-import WebAuthOAuth
+import WebAuthSignIn
 
 /// Dynamic client registration (RFC 7591, RFC 7592) end to end: the library's registrar and
 /// client against the embedded provider, the strict reference.

@@ -1,8 +1,8 @@
 import Foundation
 import JWTKit
 import Testing
-import WebAuthOAuth
 import WebAuthPlatform
+import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting

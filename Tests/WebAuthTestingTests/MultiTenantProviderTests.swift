@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthOAuth
+import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting

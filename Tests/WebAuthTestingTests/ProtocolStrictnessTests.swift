@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
-import WebAuthOAuth
+import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting

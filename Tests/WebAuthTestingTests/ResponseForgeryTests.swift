@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuthCore
-import WebAuthOAuth
+import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider
 @testable import WebAuthTesting

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// The one-time values of one authorization request: `state`, the PKCE verifier and, for
 /// OpenID Connect, the `nonce`. Made fresh for every sign-in; never reused.

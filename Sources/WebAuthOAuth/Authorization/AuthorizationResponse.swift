@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// What a valid authorization response carries.
 public enum AuthorizationGrant: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebAuthCore
 
 /// Proof Key for Code Exchange (RFC 7636) with the `S256` method — the only one this layer
 /// sends: `plain` would hand the verifier to anyone who sees the authorization request.

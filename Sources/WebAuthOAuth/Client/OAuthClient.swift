@@ -3,12 +3,16 @@ import Logging
 import WebAuthCore
 import WebAuthPlatform
 
-/// An OAuth 2.0 / OpenID Connect client: sign-in in the browser with the authorization code
-/// flow and PKCE, token refresh, revocation, UserInfo and the device flow, with every check
-/// of RFC 9700, RFC 9207 and OpenID Connect Core §3.1.3.7 done for you.
+/// An OAuth 2.0 / OpenID Connect client: the authorization code flow with PKCE, token refresh,
+/// revocation, UserInfo, the device flow, client credentials and token exchange, with every
+/// check of RFC 9700, RFC 9207 and OpenID Connect Core §3.1.3.7 done for you.
+///
+/// Signing a person in through a browser, `signIn()`, comes with the `WebAuthSignIn` module,
+/// which runs ``prepareAuthorization()`` and ``completeAuthorization(_:received:)`` around a
+/// `WebAuthSession`:
 ///
 /// ```swift
-/// import WebAuthOAuth
+/// import WebAuthSignIn
 ///
 /// let client = try OAuthClient(configuration: ClientConfiguration(
 ///     issuer: URL(string: "https://accounts.example.com")!,
@@ -39,7 +43,7 @@ public final class OAuthClient: Sendable {
     /// or the one read from ``ClientConfiguration/clientKeyFile`` when the client was made.
     let clientKey: ClientAssertionKey?
     let endpoints: EndpointClient
-    let logger: Logger
+    package let logger: Logger
     /// The servers' DPoP nonces.
     let dpopNonces = DPoPNonces()
     private let state: ClientState
@@ -149,53 +153,12 @@ public final class OAuthClient: Sendable {
 
     // MARK: - Sign-in
 
-    /// Signs the person in: opens the authorization page in a browser session, waits for the
-    /// redirect, checks it and exchanges the code for tokens (validating the ID token for
-    /// OpenID Connect).
-    ///
-    /// A forged callback (wrong `state`) does not end the session: the session keeps waiting
-    /// for the real one.
-    ///
-    /// - Parameters:
-    ///   - environment: Where the browser session runs. Default `SessionEnvironment.standard`.
-    ///   - configureSession: Adjusts the session before it starts (timeout, ephemeral browser,
-    ///     progress handler, logger…).
-    /// - Returns: The validated tokens.
-    /// - Throws: ``OAuthError`` — ``OAuthError/Code/session`` when the browser session ends
-    ///   without a callback (cancelled, timed out…), or any check's code.
-    public func signIn(
-        environment: SessionEnvironment = .standard,
-        configureSession: (WebAuthSession) -> Void = { _ in }
-    ) async throws(OAuthError) -> TokenSet {
-        let authorization = try await prepareAuthorization()
-        // The keys that will check the ID token are fetched while the person signs in, not
-        // after the callback; a prefetch still under way when the sign-in ends is cancelled.
-        let keysAhead = await prefetchKeys()
-        defer { keysAhead?.cancel() }
-        // A push that fails ends the session; its own error is the one reported.
-        let pushFailure = PushFailure()
-        let session = WebAuthSession(
-            callback: authorization.callback, environment: environment,
-            pushingAuthorizationURL: { (redirectURI) throws(WebAuthenticationSessionError) in
-                do throws(OAuthError) {
-                    return try await authorization.authorizationURL(redirectURI: redirectURI)
-                } catch {
-                    pushFailure.error.withLock { $0 = error }
-                    throw .invalidAuthorizationURL("the authorization request could not be pushed: \(error.code)")
-                }
-            })
-        let validator = authorization.validator
-        session.acceptsReceivedCallback = { received in validator.answersRequest(received.parameters) }
-        session.logger = logger
-        configureSession(session)
-        let received: ReceivedCallback
-        do throws(WebAuthenticationSessionError) {
-            received = try await session.authenticate()
-        } catch {
-            if let pushed = pushFailure.error.withLock({ $0 }) { throw pushed }
-            throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
-        }
-        return try await completeAuthorization(authorization, received: received)
+    /// Starts fetching the keys that will check the ID token while the person signs in, and
+    /// returns what cancels the fetch when it is no longer wanted; `nil` when there is nothing
+    /// to fetch.
+    package func prefetchKeysWhileSigningIn() async -> (@Sendable () -> Void)? {
+        guard let fetch = await prefetchKeys() else { return nil }
+        return { fetch.cancel() }
     }
 
     /// The parts of a sign-in before the browser: metadata, fresh `state`/`nonce`/PKCE, and
@@ -452,11 +415,6 @@ public final class OAuthClient: Sendable {
             throw error
         }
     }
-}
-
-/// The error of a push that failed during a session, kept for ``OAuthClient/signIn(environment:configureSession:)``.
-private final class PushFailure: Sendable {
-    let error = Locked<OAuthError?>(nil)
 }
 
 /// What a client caches: the provider's metadata and its key set.

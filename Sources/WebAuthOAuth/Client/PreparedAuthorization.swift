@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthPlatform
 
 /// A sign-in's authorization step, ready for a browser: the one-time request values, the

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Claims from the UserInfo endpoint (OpenID Connect Core §5.3).
 public struct UserInfo: Sendable, Hashable, Decodable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebAuthCore
 
 /// One client assertion (RFC 7523 §2.2 and §3, OpenID Connect Core §9): a short-lived JWT
 /// that proves the client's identity at the token, pushed authorization, revocation and device

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import WebAuthCore
 import WebAuthPlatform
 
 /// The private key a client signs its `private_key_jwt` assertions with (RFC 7523 §2.2,

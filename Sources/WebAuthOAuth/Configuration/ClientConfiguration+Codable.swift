@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthTokenFiles
 
 extension ClientConfiguration: Codable {

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Ready-made configurations for well-known providers, with their quirks handled or written
 /// down. Register your own app with the provider first; these need only your client ID (and

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthPlatform
 
 /// Everything the OAuth layer needs to know about a client and its provider: where the

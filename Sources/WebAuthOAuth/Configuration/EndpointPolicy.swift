@@ -1,9 +1,12 @@
 import Foundation
+import WebAuthCore
 
 /// Which endpoint URLs the OAuth layer talks to: `https`, or `http` to a loopback address (a
 /// provider on this machine, as in tests). Anything else would send codes and secrets in clear.
-enum EndpointPolicy {
-    static func check(_ url: URL, role: String) throws(OAuthError) {
+package enum EndpointPolicy {
+    /// Throws ``OAuthError/Code/insecureEndpoint`` unless `url` is `https`, or `http` to a
+    /// loopback address; `role` names the URL in the message.
+    package static func check(_ url: URL, role: String) throws(OAuthError) {
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw OAuthError(
                 code: .insecureEndpoint, message: "the \(role) \(url.redactedForLogs) is not an absolute URL")
@@ -25,7 +28,7 @@ enum EndpointPolicy {
 extension Callback {
     /// The callback a configured redirect URI (or OAuth 1.0a callback URL) describes, by
     /// ``Callback/init(redirectURI:)``, failing as a configuration error.
-    static func configured(_ redirectURI: URL) throws(OAuthError) -> Callback {
+    package static func configured(_ redirectURI: URL) throws(OAuthError) -> Callback {
         do {
             return try Callback(redirectURI: redirectURI)
         } catch {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebAuthCore
 
 /// The key pair that binds DPoP tokens (RFC 9449) to this client: an ES256 (P-256) key made
 /// with swift-crypto.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import WebAuthCore
 import WebAuthPlatform
 
 /// The latest `DPoP-Nonce` each server gave (RFC 9449 §8, §9), by origin: the authorization

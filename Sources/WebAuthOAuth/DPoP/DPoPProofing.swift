@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import WebAuthCore
 
 /// Puts a fresh DPoP proof on each request for one key, keeps the servers' nonces, and says
 /// when a server asks for a nonce (RFC 9449 §8, §9) — so that a request is sent again exactly

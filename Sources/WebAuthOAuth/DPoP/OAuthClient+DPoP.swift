@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 extension OAuthClient {
     /// The proofs for a token-endpoint request: with the key `tokens` are bound to, else — when

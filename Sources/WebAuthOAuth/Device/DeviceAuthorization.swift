@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// A device authorization in progress (RFC 8628 §3.2): what to show the person, and the
 /// device code to poll with.

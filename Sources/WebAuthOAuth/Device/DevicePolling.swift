@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// The polling rules of RFC 8628 §3.4–3.5 as a pure state machine: what to do after each
 /// token-endpoint answer, given the time.

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 extension OAuthClient {
     /// The longest `expires_in` taken from a device authorization response (a day); a larger

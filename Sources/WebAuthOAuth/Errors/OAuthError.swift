@@ -8,7 +8,7 @@ import WebAuthCore
 ///
 /// ```swift
 /// do {
-///     let tokens = try await client.signIn()
+///     let tokens = try await client.signIn()  // WebAuthSignIn
 /// } catch let error where error.code == .server && error.serverError?.code == .accessDenied {
 ///     print("You declined; nothing was changed.")
 /// } catch let error where error.code == .session && error.sessionError?.code == .canceledLogin {

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// An error response from an authorization server (RFC 6749 §4.1.2.1 and §5.2, RFC 8628 §3.5):
 /// the `error` code, and the optional `error_description` and `error_uri`.

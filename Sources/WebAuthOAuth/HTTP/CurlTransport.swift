@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Synchronization
+import WebAuthCore
 import WebAuthCurl
 import WebAuthPlatform
 

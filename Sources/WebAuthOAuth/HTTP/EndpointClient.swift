@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import WebAuthCore
 
 /// Talks to the provider's endpoints: builds form and JSON requests, adds client
 /// authentication, and turns every outcome into a value or an ``OAuthError``. Logs the endpoint

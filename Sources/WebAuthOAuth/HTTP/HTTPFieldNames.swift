@@ -1,4 +1,5 @@
 import HTTPTypes
+import WebAuthCore
 
 extension HTTPField.Name {
     /// `DPoP` (RFC 9449 §4.1): the proof a request carries.

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Sends HTTP requests for the OAuth layer: the seam between the protocol logic and the network.
 ///

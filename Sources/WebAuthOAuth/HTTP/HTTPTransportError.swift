@@ -38,7 +38,7 @@ public struct HTTPTransportError: WebAuthError {
 
 extension HTTPTransportError {
     /// The ``OAuthError`` code this failure is reported under.
-    var oauthCode: OAuthError.Code {
+    package var oauthCode: OAuthError.Code {
         switch code {
         case .timedOut: .timedOut
         case .responseTooLarge: .responseTooLarge

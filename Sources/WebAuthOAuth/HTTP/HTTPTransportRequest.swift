@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import WebAuthCore
 
 /// An HTTP request to an OAuth endpoint.
 public struct HTTPTransportRequest: Sendable, Hashable {

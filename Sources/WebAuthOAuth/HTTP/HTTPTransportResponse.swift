@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import WebAuthCore
 
 /// An HTTP response from an OAuth endpoint.
 public struct HTTPTransportResponse: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import WebAuthCore
 import WebAuthPlatform
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Foundation
+import WebAuthCore
 
-/// Everything ``OAuth1Client`` needs to know about an OAuth 1.0a provider and the client's
+/// Everything `OAuth1Client` (in `WebAuthSignIn`) needs to know about an OAuth 1.0a provider and the client's
 /// registration with it.
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// A token and its shared secret (RFC 5849 §1.1): the token credentials an OAuth 1.0a sign-in
 /// ends with, or the temporary credentials it uses on the way.
@@ -8,7 +9,7 @@ import Foundation
 /// or the secret, and show only the names of the ``additionalParameters``.
 ///
 /// ```swift
-/// let credentials = try await client.signIn()
+/// let credentials = try await client.signIn()  // an OAuth1Client, in WebAuthSignIn
 /// print(credentials)                               // OAuth1Credentials(token: <redacted>, …)
 /// let name = credentials.additionalParameters["screen_name"]
 /// let signed = client.sign(request, with: credentials)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import WebAuthCore
 
 /// An OAuth 1.0 signature method (RFC 5849 §3.4): how `oauth_signature` is computed.
 ///

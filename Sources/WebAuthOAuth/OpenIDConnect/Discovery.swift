@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Finds a provider's metadata from its issuer: OpenID Connect Discovery
 /// (`{issuer}/.well-known/openid-configuration`), then RFC 8414

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import WebAuthCore
 import WebAuthTokenFiles
 
 /// The claims of a validated ID token (OpenID Connect Core §2) that programs use.

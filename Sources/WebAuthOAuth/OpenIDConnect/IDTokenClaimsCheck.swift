@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// The claim checks of OpenID Connect Core §3.1.3.7 (and §12.2 for refreshed tokens), as a
 /// pure function of the payload, the expectations and the time.

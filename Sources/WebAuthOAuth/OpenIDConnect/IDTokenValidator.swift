@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import WebAuthCore
 
 /// Validates ID tokens (OpenID Connect Core §3.1.3.7): the JOSE header's algorithm against the
 /// accepted ones, the signature against the provider's JWKS (re-fetched once for an unknown

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Which `iss` values a provider's tokens and responses may carry: its issuer exactly, or — for a
 /// multi-tenant provider such as Microsoft's `common`, `organizations` and `consumers` — the

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import WebAuthCore
 
 /// The provider's JSON Web Key Set, fetched on first use and kept for a day at most; fetched
 /// again once when a token names a key it does not have (the provider rotated its keys).

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Time for the OAuth layer: the wall-clock date (token expiry, ID token `exp`/`iat`) and
 /// sleeping (device-flow polling). Tests inject a clock they control.

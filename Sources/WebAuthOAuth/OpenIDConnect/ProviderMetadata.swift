@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// An authorization server's metadata: OpenID Connect Discovery 1.0 or RFC 8414, as far as this
 /// layer uses it. Unknown members are ignored.

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 extension OAuthClient {
     /// Whether and where this sign-in pushes its authorization request, from the

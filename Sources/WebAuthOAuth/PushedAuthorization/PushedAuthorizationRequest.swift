@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Pushes one sign-in's authorization request to the provider (RFC 9126) and makes the URL
 /// the browser opens from the answer: the authorization endpoint with `client_id` and

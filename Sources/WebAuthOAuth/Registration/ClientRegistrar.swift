@@ -13,7 +13,7 @@ import WebAuthCore
 ///     ClientRegistrationRequest(redirectURIs: [URL(string: "http://127.0.0.1/callback")!], clientName: "my-cli"))
 /// let client = try OAuthClient(configuration: registration.configuration(from: ClientConfiguration(
 ///     issuer: registrar.issuer, clientID: "", scopes: ["openid"])))
-/// let tokens = try await client.signIn()
+/// let tokens = try await client.signIn()  // WebAuthSignIn
 /// // … later, when the client is no longer wanted:
 /// try await registrar.delete(registration)
 /// ```

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// The client metadata a dynamic registration asks for (RFC 7591 §2): by default a native
 /// public client, as RFC 8252 describes one — `application_type` `native`, loopback redirect

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// Hands out a fresh access token: the current one while it has more than ``refreshMargin``
 /// left, otherwise a refreshed one. Concurrent callers share one refresh — there are never two

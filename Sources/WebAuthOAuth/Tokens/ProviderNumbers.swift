@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// The one place a number from a provider becomes a duration or a date: each is checked for
 /// finiteness and bounded before use, so no later arithmetic or conversion can trap and nothing

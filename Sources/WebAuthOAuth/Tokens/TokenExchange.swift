@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 
 /// A token type identifier of OAuth 2.0 Token Exchange (RFC 8693 §3), such as
 /// `urn:ietf:params:oauth:token-type:access_token`.

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthCore
 import WebAuthTokenFiles
 
 /// The tokens a sign-in or refresh produced, typed: the access token, the refresh token, the

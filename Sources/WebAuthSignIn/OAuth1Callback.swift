@@ -1,4 +1,5 @@
 import Foundation
+import WebAuth
 import WebAuthPlatform
 
 /// Decides which callback URLs end an OAuth 1.0a session: those whose `oauth_token` (or
@@ -38,7 +39,7 @@ final class OAuth1CallbackGate: Sendable {
 /// gives it that same listener. The port is never released in between, so no other program can
 /// take it.
 struct PreboundLoopbackReceiver: CallbackReceiver {
-    /// The listener, bound with ``OAuth1CallbackGate/accepts(_:)`` as its acceptance rule.
+    /// The listener, bound with `OAuth1CallbackGate.accepts(_:)` as its acceptance rule.
     let listener: any CallbackListener
 
     func canReceive(_ callback: Callback) -> Bool { callback.isLoopback }

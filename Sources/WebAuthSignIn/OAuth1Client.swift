@@ -1,14 +1,15 @@
 import Foundation
 import HTTPTypes
 import Logging
-import WebAuthCore
+import WebAuth
+import WebAuthOAuth
 
 /// Signs a person in with OAuth 1.0a (RFC 5849's redirection-based authorization, the
 /// "three-legged" flow) in a `WebAuthSession`, and signs API requests with the
 /// token credentials it obtains.
 ///
 /// ```swift
-/// import WebAuthOAuth
+/// import WebAuthSignIn
 ///
 /// let client = OAuth1Client(
 ///     configuration: OAuth1Configuration(
@@ -51,13 +52,13 @@ import WebAuthCore
 ///
 /// ## Errors and logs
 ///
-/// Every failure is an ``OAuthError``: ``OAuthError/Code/unexpectedStatus`` for a non-2xx
+/// Every failure is an `OAuthError`: `OAuthError.Code.unexpectedStatus` for a non-2xx
 /// answer (with the status and a short, sanitized excerpt of a text body),
-/// ``OAuthError/Code/invalidResponse`` for a response without the credentials,
-/// ``OAuthError/Code/invalidCallback`` for a callback without a verifier or with another token,
-/// ``OAuthError/Code/session`` when the browser session fails, and the transport codes
-/// (``OAuthError/Code/transportFailed``, ``OAuthError/Code/timedOut``,
-/// ``OAuthError/Code/responseTooLarge``). No token, secret or verifier ever appears in an error
+/// `OAuthError.Code.invalidResponse` for a response without the credentials,
+/// `OAuthError.Code.invalidCallback` for a callback without a verifier or with another token,
+/// `OAuthError.Code.session` when the browser session fails, and the transport codes
+/// (`OAuthError.Code.transportFailed`, `OAuthError.Code.timedOut`,
+/// `OAuthError.Code.responseTooLarge`). No token, secret or verifier ever appears in an error
 /// message or a log line; URLs are logged without their query.
 public struct OAuth1Client: Sendable {
     /// The provider and the client's registration.
@@ -71,18 +72,18 @@ public struct OAuth1Client: Sendable {
     /// The signer for the configuration's consumer credentials.
     public let signer: OAuth1Signer
 
-    /// How long a request to an endpoint may take. Default ``HTTPTransportRequest/defaultTimeout``.
+    /// How long a request to an endpoint may take. Default `HTTPTransportRequest.defaultTimeout`.
     public var requestTimeout: Duration = HTTPTransportRequest.defaultTimeout
 
     /// Creates a client.
     ///
     /// - Parameters:
     ///   - configuration: The provider and the client's registration.
-    ///   - transport: How requests are sent. Default a new ``CurlTransport``.
+    ///   - transport: How requests are sent. Default a new `CurlTransport`.
     ///   - environment: The browser and callback receivers for the sign-in session. Default
     ///     `SessionEnvironment.standard`.
     ///   - logger: Where to log. Default: nowhere.
-    ///   - nonce: Makes each request's `oauth_nonce`. Default ``OAuth1Signer/randomNonce()``.
+    ///   - nonce: Makes each request's `oauth_nonce`. Default `OAuth1Signer.randomNonce()`.
     ///   - timestamp: Makes each request's `oauth_timestamp`. Default the clock.
     public init(
         configuration: OAuth1Configuration,
@@ -112,7 +113,7 @@ public struct OAuth1Client: Sendable {
     ///   - prefersEphemeralWebBrowserSession: Whether to ask the browser for a private session
     ///     (see `WebAuthSession.prefersEphemeralWebBrowserSession`). Default `false`.
     /// - Returns: The token credentials and the response's other parameters.
-    /// - Throws: ``OAuthError``; see the type's documentation.
+    /// - Throws: `OAuthError`; see the type's documentation.
     public func signIn(
         sessionTimeout: Duration? = .seconds(600), prefersEphemeralWebBrowserSession: Bool = false
     ) async throws(OAuthError) -> OAuth1Credentials {
@@ -141,8 +142,8 @@ public struct OAuth1Client: Sendable {
     /// - Parameter callback: The `oauth_callback`: an absolute URI, or `oob` when the person
     ///   will copy the verifier by hand.
     /// - Returns: The temporary credentials; any further response parameters are in
-    ///   ``OAuth1Credentials/additionalParameters``.
-    /// - Throws: ``OAuthError/Code/invalidResponse`` when the response lacks `oauth_token` or
+    ///   `OAuth1Credentials.additionalParameters`.
+    /// - Throws: `OAuthError.Code.invalidResponse` when the response lacks `oauth_token` or
     ///   `oauth_token_secret`, or `oauth_callback_confirmed` is not `true`; the HTTP and
     ///   transport errors described on the type.
     public func requestTemporaryCredentials(callback: String) async throws(OAuthError) -> OAuth1Credentials {
@@ -173,9 +174,9 @@ public struct OAuth1Client: Sendable {
 
     /// Reads the verifier from a callback URL, checking it is for `temporary` (RFC 5849 §2.2).
     ///
-    /// - Throws: ``OAuthError/Code/invalidCallback`` when the callback's `oauth_token` is not
-    ///   the temporary token or it has no `oauth_verifier`; ``OAuthError/Code/server`` with
-    ///   ``OAuthServerError/Code/accessDenied`` when it carries `denied` (as Twitter's does when
+    /// - Throws: `OAuthError.Code.invalidCallback` when the callback's `oauth_token` is not
+    ///   the temporary token or it has no `oauth_verifier`; `OAuthError.Code.server` with
+    ///   `OAuthServerError.Code.accessDenied` when it carries `denied` (as Twitter's does when
     ///   the person declines).
     public func verifier(fromCallback url: URL, temporary: OAuth1Credentials) throws(OAuthError) -> String {
         let parameters = OAuth1CallbackGate.queryParameters(of: url)
@@ -199,8 +200,8 @@ public struct OAuth1Client: Sendable {
     /// the access token URL (RFC 5849 §2.3).
     ///
     /// - Returns: The token credentials; the response's other parameters (`user_id`,
-    ///   `screen_name`, …) are in ``OAuth1Credentials/additionalParameters``.
-    /// - Throws: ``OAuthError/Code/invalidResponse`` when the response lacks `oauth_token` or
+    ///   `screen_name`, …) are in `OAuth1Credentials.additionalParameters`.
+    /// - Throws: `OAuthError.Code.invalidResponse` when the response lacks `oauth_token` or
     ///   `oauth_token_secret`; the HTTP and transport errors described on the type.
     public func requestTokenCredentials(temporary: OAuth1Credentials, verifier: String) async throws(OAuthError)
         -> OAuth1Credentials

@@ -5,12 +5,12 @@ import WebAuth
 /// The browser an end-session request is shown in: the session's own browser, given no address
 /// that carries the ID token unless it receives addresses on no command line.
 ///
-/// A browser with ``BrowserCapabilities/callbackInterception`` is one the session controls
+/// A browser with `BrowserCapabilities.callbackInterception` is one the session controls
 /// (Chromium over its DevTools pipe, Firefox over WebDriver BiDi, a registered authentication
 /// browser over its private socket): it opens the end-session URL as the session built it. Any
 /// other — `xdg-open`, `$BROWSER`, a browser program, the terminal — puts what it opens on a
-/// command line or a screen, so it gets what ``EndSessionRequest/HintDelivery`` says: a one-use
-/// ``LoopbackFormPage`` that posts the request, or the URL without the hint.
+/// command line or a screen, so it gets what `EndSessionRequest.HintDelivery` says: a one-use
+/// `LoopbackFormPage` that posts the request, or the URL without the hint.
 struct EndSessionBrowser: Browser {
     /// The browser that presents.
     let browser: any Browser

@@ -1,0 +1,18 @@
+// swift-tools-version: 6.0
+// A program that uses webauth's protocol layer alone, as a service that signs in as itself
+// would: it depends on the WebAuthOAuth product and nothing else. Its build shows what that
+// product brings (no SwiftNIO, no browsers, no listener); the tests run it against the embedded
+// provider. Built by scripts/test into .build/protocol-consumer.
+import PackageDescription
+
+let package = Package(
+    name: "protocol-consumer",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "webauth", path: "../../..")],
+    targets: [
+        .executableTarget(
+            name: "protocol-consumer",
+            dependencies: [.product(name: "WebAuthOAuth", package: "webauth")]
+        )
+    ]
+)
