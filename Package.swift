@@ -266,6 +266,12 @@ let package = Package(
         .executableTarget(
             name: "webauth-example-browser", dependencies: ["WebAuth", "WebAuthCompat"],
             path: "Examples/webauth-example-browser"),
+        // A command-line program that shows on which thread Apple's sessions call their
+        // completion handlers (dispatchMain() or a blocked main thread); the compatibility
+        // tests run it as a separate process. Not a product.
+        .executableTarget(
+            name: "webauth-example-main-thread", dependencies: ["WebAuth", "WebAuthCompat"],
+            path: "Examples/webauth-example-main-thread"),
         .executableTarget(
             name: "webauth-benchmarks",
             dependencies: [

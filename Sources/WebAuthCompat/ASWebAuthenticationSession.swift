@@ -39,8 +39,10 @@
     ///   `DesktopSchemeRegistry`), as `nil` means the `Info.plist` scheme on Apple platforms.
     /// - A custom scheme reaches the session through the desktop (the scheme must be registered)
     ///   or through a browser the session controls, which sees every redirect.
-    /// - The completion handler is called once, on an arbitrary thread (Apple uses the main
-    ///   thread); hop to your actor if you need one.
+    /// - The completion handler is called once, on the main thread whenever something drains the
+    ///   main dispatch queue (`dispatchMain()`, an `async` `@main`, a GLib main loop with the
+    ///   drain installed), as Apple calls it on the main thread; in a program whose main thread
+    ///   is busy or blocked, on the thread the result arrives on. See ``MainThreadDelivery``.
     /// - Errors have Apple's domain and codes; the detailed Linux error is kept (see
     ///   ``ASWebAuthenticationSessionError/webAuthenticationError``).
     open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
@@ -91,6 +93,8 @@
         private var headerFields: [String: String]?
         private var phase = Phase.idle
         private var completionHandler: CompletionHandler?
+        /// The main-queue probe sent when the session started, which decides the handler's thread.
+        private var mainQueueProbe: MainQueueProbe?
 
         /// Creates a session for the authentication page at `url` whose service calls back with
         /// `callbackURLScheme`.
@@ -201,6 +205,7 @@
             let starting: StartingSettings? = withLock {
                 guard case .idle = phase else { return nil }
                 phase = .starting(cancelRequested: false)
+                mainQueueProbe = MainQueueProbe()
                 return StartingSettings(provider: provider, prefersEphemeral: ephemeral, headerFields: headerFields)
             }
             guard let starting else { return false }
@@ -307,18 +312,24 @@
             Task { self.deliver(.failure(error)) }
         }
 
-        /// Calls the completion handler, once.
+        /// Calls the completion handler, once, on the thread ``MainThreadDelivery`` describes.
         private func deliver(_ result: Result<URL, WebAuthenticationSessionError>) {
-            let handler = withLock {
+            let (handler, probe) = withLock {
                 phase = .finished
-                defer { completionHandler = nil }
-                return completionHandler
+                defer {
+                    completionHandler = nil
+                    mainQueueProbe = nil
+                }
+                return (completionHandler, mainQueueProbe)
             }
             guard let handler else { return }
-            switch result {
-            case .success(let url): handler(url, nil)
-            case .failure(let error): handler(nil, ASWebAuthenticationSessionError(error))
+            let call = {
+                switch result {
+                case .success(let url): handler(url, nil)
+                case .failure(let error): handler(nil, ASWebAuthenticationSessionError(error))
+                }
             }
+            if let probe { probe.deliver(call) } else { call() }
         }
 
         private func withLock<Value>(_ body: () throws -> Value) rethrows -> Value {
