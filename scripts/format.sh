@@ -30,8 +30,11 @@ else
     exit 2
 fi
 
+# The examples by their sources only: Examples/gtk-app is a package of its own, whose .build/
+# holds other packages' checkouts.
 paths=()
-for path in Sources Tests Benchmarks Fuzz Snippets Package.swift; do
+for path in Sources Tests Benchmarks Fuzz Snippets Package.swift Examples/webauth-example-browser \
+    Examples/webauth-example-main-thread Examples/gtk-app/Sources Examples/gtk-app/Package.swift; do
     if [[ -e "$path" ]]; then paths+=("$path"); fi
 done
 
@@ -52,7 +55,7 @@ lint_status=0
 # 2. Belt and braces: format a copy and compare, so "passed" also means format.sh would change
 #    nothing.
 mkdir "$scratch/copy"
-cp -R "${paths[@]}" .swift-format "$scratch/copy/"
+cp -R --parents "${paths[@]}" .swift-format "$scratch/copy/"
 (cd "$scratch/copy" && "${swift_format[@]}" format --in-place --parallel --recursive \
     --configuration .swift-format "${paths[@]}") >>"$scratch/findings" 2>&1 || lint_status=$?
 while IFS= read -r -d '' file; do
