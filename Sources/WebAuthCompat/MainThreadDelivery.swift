@@ -23,8 +23,11 @@
     /// What drains the main queue: `dispatchMain()`, an `async` `@main` (or top-level code with
     /// `await`), Foundation's `RunLoop.main`, and a GLib main loop with a drain installed (the
     /// GTK example under `Examples/gtk-app` installs one; see the article "A desktop app" in the
-    /// WebAuth documentation). A program that never drains it keeps one empty block per session
-    /// queued there, which costs a few bytes.
+    /// WebAuth documentation). A GLib loop or a run loop drains it on the main thread itself.
+    /// `dispatchMain()` ends the process's first thread and libdispatch serves the main queue
+    /// (and the main actor) from another one: the handler then runs on the main queue,
+    /// serialized with all main-actor work, where `Thread.isMainThread` is `false`. A program
+    /// that never drains the queue keeps one empty block per session there, a few bytes.
     ///
     /// A drain that is installed before any session starts should say so, so that a result
     /// ready before the main loop's next turn (a session that fails at once) goes to the main
