@@ -85,11 +85,16 @@ final class ExampleApp {
         if !browser.closeByPerson() { say("no sign-in to cancel") }
     }
 
-    /// "Sign out": forgets the tokens.
+    /// "Sign out": revokes the tokens where the provider can (RFC 7009), and forgets them.
     func signOut() {
+        guard let tokens = viewModel.tokens else { return }
         viewModel.tokens = nil
-        example_app_show_signed_out("Signed out")
-        say("signed out")
+        example_app_show_signed_out("Signing out…")
+        Task { @MainActor in
+            let revoked = (try? await client.revoke(tokens)) != nil
+            example_app_show_signed_out(revoked ? "Signed out" : "Signed out (the provider did not revoke the tokens)")
+            say(revoked ? "signed out" : "signed out; the tokens were not revoked")
+        }
     }
 
     /// The desktop opened the app with `uri`: the callback, handed to the waiting session.
