@@ -39,10 +39,11 @@
     ///   `DesktopSchemeRegistry`), as `nil` means the `Info.plist` scheme on Apple platforms.
     /// - A custom scheme reaches the session through the desktop (the scheme must be registered)
     ///   or through a browser the session controls, which sees every redirect.
-    /// - The completion handler is called once, on the main thread whenever something drains the
-    ///   main dispatch queue (`dispatchMain()`, an `async` `@main`, a GLib main loop with the
-    ///   drain installed), as Apple calls it on the main thread; in a program whose main thread
-    ///   is busy or blocked, on the thread the result arrives on. See ``MainThreadDelivery``.
+    /// - The completion handler is called once, on the main queue whenever something drains it,
+    ///   as Apple calls it on the main thread: on the main thread itself under a GLib main loop
+    ///   with the drain installed or a run loop, on the thread `dispatchMain()` serves the queue
+    ///   from. In a program whose main thread is busy or blocked, on the thread the result
+    ///   arrives on. See ``MainThreadDelivery``.
     /// - Errors have Apple's domain and codes; the detailed Linux error is kept (see
     ///   ``ASWebAuthenticationSessionError/webAuthenticationError``).
     open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {

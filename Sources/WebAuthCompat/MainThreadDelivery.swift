@@ -3,9 +3,9 @@
     import Foundation
     import WebAuthPlatform
 
-    /// The thread Apple's sessions call their completion handlers on, on Linux: the main thread
-    /// whenever something drains the main dispatch queue, as on Apple platforms; otherwise the
-    /// thread the result arrives on.
+    /// The thread Apple's sessions call their completion handlers on, on Linux: the main queue
+    /// whenever something drains it (in a GTK app, the main thread), as on Apple platforms;
+    /// otherwise the thread the result arrives on.
     ///
     /// On Apple platforms the main run loop always runs, so ``ASWebAuthenticationSession``,
     /// ``SFAuthenticationSession`` and ``WebAuthenticationSession`` deliver on the main thread
@@ -16,7 +16,7 @@
     /// 1. When a session starts, it sends one empty block to `DispatchQueue.main`.
     /// 2. When its result is ready on the main thread, the handler is called there, at once.
     /// 3. Otherwise, if that block has run by then — or ``declareMainQueueDrained()`` was
-    ///    called — the handler is sent to `DispatchQueue.main`, and runs on the main thread.
+    ///    called — the handler is sent to `DispatchQueue.main`, and runs with the main queue.
     /// 4. Otherwise the handler is called on the thread the result arrives on, as it always was
     ///    on Linux: a program that blocks its main thread waiting for the result still gets it.
     ///

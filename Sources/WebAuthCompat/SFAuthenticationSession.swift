@@ -80,9 +80,9 @@
     ///
     /// A `nil` `callbackURLScheme` means the scheme registered for this program (on Apple
     /// platforms, the one in `Info.plist`): see ``ASWebAuthenticationSession``. The session keeps
-    /// itself alive until its completion handler has run, which it calls on the main thread
-    /// whenever something drains the main dispatch queue (see ``MainThreadDelivery``). Errors
-    /// are ``SFAuthenticationError``.
+    /// itself alive until its completion handler has run, which it calls on the main queue
+    /// whenever something drains it (see ``MainThreadDelivery``). Errors are
+    /// ``SFAuthenticationError``.
     @available(*, deprecated, message: "Use ASWebAuthenticationSession instead")
     open class SFAuthenticationSession: NSObject, @unchecked Sendable {
         // @unchecked Sendable: the stored properties are immutable; `session` is Sendable (see

@@ -33,9 +33,9 @@
     /// Apple's domain and codes. Cancelling the calling task cancels the session, which then
     /// throws ``ASWebAuthenticationSessionError/Code/canceledLogin``.
     ///
-    /// The result is handed back on the main thread whenever something drains the main
-    /// dispatch queue (see ``MainThreadDelivery``); the caller, isolated to the main actor,
-    /// resumes there in any case.
+    /// The result is handed back on the main queue whenever something drains it (see
+    /// ``MainThreadDelivery``); the caller, isolated to the main actor, resumes there in any
+    /// case.
     ///
     /// The package's own session class is `WebAuthSession` (module WebAuthCore); its former
     /// name is this type's, which is why a file may import both WebAuth and WebAuthCompat.
