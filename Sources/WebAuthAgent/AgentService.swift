@@ -338,7 +338,20 @@ package actor AgentService {
         agentOnlyList.write(agentOnlyList.names().subtracting([profile]))
     }
 
+    /// Forgets the profiles whose lifetime or idle time is over at `time`, saying so, and the
+    /// tokens exchanged for them.
+    private func forgetDue(at time: Date) {
+        for name in holder.withLock({ $0.forgetExpired(now: time) }) {
+            logger.info("forgot profile \"\(name)\"")
+            retryAheadAt[name] = nil
+        }
+        forgetExchangesOfProfilesNotHeld()
+    }
+
+    /// What the agent holds now: a profile whose time is over is forgotten first, as a token
+    /// request would find it gone, whether or not the ticker has come round yet.
     private func status() -> AgentAnswer.Status {
+        forgetDue(at: now())
         let held = holder.withLock { $0.profiles }
         let profiles = held.keys.sorted().compactMap { name -> AgentAnswer.Status.Profile? in
             guard let held = held[name] else { return nil }
@@ -497,11 +510,7 @@ package actor AgentService {
     /// keeps the held token, to be tried again shortly) — and returns when to come back.
     package func tick() async -> Date? {
         let time = now()
-        for name in holder.withLock({ $0.forgetExpired(now: time) }) {
-            logger.info("forgot profile \"\(name)\"")
-            retryAheadAt[name] = nil
-        }
-        forgetExchangesOfProfilesNotHeld()
+        forgetDue(at: time)
         for name in holder.withLock({ $0.profilesToRefreshAhead(now: time) }) {
             if let retry = retryAheadAt[name], retry > time { continue }
             do {

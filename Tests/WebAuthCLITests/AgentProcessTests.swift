@@ -328,9 +328,10 @@ extension AgentProcessTests {
     @Test func aProfileIsForgottenAfterTheLifetimeAndAfterTheIdleTime() async throws {
         // How lifetime and idle time combine (a use within the idle time does not outlast the
         // lifetime) is AgentHolderTests' to show, with a clock of their own. Here real processes
-        // show each limit at work, with no step whose timing a loaded machine could upset: a
-        // loop that asked for the profile every two seconds once went eight seconds without
-        // asking, and its idle time ran out.
+        // show each limit at work. Each wait ends at a time the agent itself reported (its
+        // status gives whole seconds, hence the second added), and its status forgets what is
+        // due before answering, so neither a slow start of a command nor a late tick of the
+        // agent's timer can upset it.
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
@@ -338,11 +339,11 @@ extension AgentProcessTests {
 
             // The lifetime, with no idle time.
             let lifetimeAgent = try await Self.startAgent(sandbox)
-            let added = ContinuousClock.now
             #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "15s"]).status == 0)
-            let held = try await sandbox.run(["agent", "status"])
-            #expect(held.stdout.contains("default (store)"), "\(ContinuousClock.now - added) after it was added")
-            try await Task.sleep(until: added.advanced(by: .milliseconds(15500)), clock: .continuous)
+            let held = try await sandbox.run(["agent", "status", "--json"])
+            let forgetAt = try Self.time("forget_at", of: "default", in: held)
+            #expect(forgetAt.timeIntervalSinceNow > 10, "a lifetime of 15 s ends at \(forgetAt)")
+            try await Self.sleep(untilAfter: forgetAt)
             #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
             #expect(lifetimeAgent.standardError.contains("forgot profile"))
             lifetimeAgent.send(SIGTERM)
@@ -353,24 +354,37 @@ extension AgentProcessTests {
             defer { idleAgent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
             let addedUse = try Self.lastUse(of: "default", in: try await sandbox.run(["agent", "status", "--json"]))
-            try await Task.sleep(for: .milliseconds(1100))  // the status gives whole seconds
+            try await Self.sleep(untilAfter: addedUse)  // the next use falls in a later second
             #expect(try await sandbox.run(["token"]).status == 0)
-            let asked = ContinuousClock.now
             let tokenUse = try Self.lastUse(of: "default", in: try await sandbox.run(["agent", "status", "--json"]))
             #expect(tokenUse > addedUse, "the token asked for through the agent is a use")
-            try await Task.sleep(until: asked.advanced(by: .milliseconds(10500)), clock: .continuous)
+            try await Self.sleep(untilAfter: tokenUse.addingTimeInterval(10))
             #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
             #expect(idleAgent.standardError.contains("forgot profile"))
         }
     }
 
-    /// When the agent last handed out `profile`'s token, from `agent status --json`.
-    static func lastUse(of profile: String, in status: (status: Int32, stdout: String, stderr: String)) throws -> Date {
+    /// Sleeps until a whole second after `time`, as `agent status` gives it: past the moment
+    /// it names, whatever fraction of a second it dropped.
+    static func sleep(untilAfter time: Date) async throws {
+        try await Task.sleep(for: .milliseconds(Int((time.timeIntervalSinceNow + 1) * 1000)))
+    }
+
+    /// A time `agent status --json` gives for `profile`, such as `forget_at`.
+    static func time(
+        _ key: String, of profile: String, in status: (status: Int32, stdout: String, stderr: String)
+    ) throws -> Date {
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         let profiles = object?["profiles"] as? [[String: Any]] ?? []
-        guard let lastUse = profiles.first(where: { $0["name"] as? String == profile })?["last_used_at"] as? String
-        else { throw CLITestError("no last use of \(profile) in \(status.stdout)") }
-        return try Date(lastUse, strategy: .iso8601)
+        guard let value = profiles.first(where: { $0["name"] as? String == profile })?[key] as? String else {
+            throw CLITestError("no \(key) of \(profile) in \(status.stdout)")
+        }
+        return try Date(value, strategy: .iso8601)
+    }
+
+    /// When the agent last handed out `profile`'s token, from `agent status --json`.
+    static func lastUse(of profile: String, in status: (status: Int32, stdout: String, stderr: String)) throws -> Date {
+        try time("last_used_at", of: profile, in: status)
     }
 
     @Test func withConfirmEachTokenIsAskedForAndARefusalIsExitNine() async throws {
