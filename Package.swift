@@ -347,7 +347,9 @@ let package = Package(
         ),
         .testTarget(name: "WebAuthCoreTests", dependencies: ["WebAuthCore"]),
         .testTarget(name: "WebAuthPlatformTests", dependencies: ["WebAuthPlatform"]),
-        .testTarget(name: "WebAuthSystemBrowserTests", dependencies: ["WebAuthSystemBrowser", "WebAuthCore"]),
+        .testTarget(
+            name: "WebAuthSystemBrowserTests",
+            dependencies: ["WebAuthSystemBrowser", "WebAuthCore", "WebAuthTestSupport"]),
         .testTarget(
             name: "WebAuthLoopbackTests",
             dependencies: [

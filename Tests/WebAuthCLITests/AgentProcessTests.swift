@@ -137,11 +137,7 @@ struct AgentProcessTests {
         #expect(status.stdout.contains("no profiles"))
         let stopped = try await sandbox.run(["agent", "stop"])
         #expect(stopped.status == 0)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while FileManager.default.fileExists(atPath: sandbox.agentSocket), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(!FileManager.default.fileExists(atPath: sandbox.agentSocket))
+        #expect(await eventually(within: .seconds(10)) { !FileManager.default.fileExists(atPath: sandbox.agentSocket) })
         let after = try await sandbox.run(["agent", "status"])
         #expect(after.status == 1)
         #expect(after.stderr.contains("no agent listens"))
@@ -270,10 +266,9 @@ extension AgentProcessTests {
             defer { agent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
             // The last fifth of 10 s starts at 8 s: wait past it.
-            let deadline = ContinuousClock.now + .seconds(20)
-            while provider.refreshRequests.isEmpty, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
+            try #require(await eventually(within: .seconds(20)) { !provider.refreshRequests.isEmpty })
+            // Real time is the point here: a second refresh, which would be a bug, would come
+            // right after the first.
             try await Task.sleep(for: .milliseconds(500))
             #expect(provider.refreshRequests.count == 1)
             #expect(provider.refreshRequests.allSatisfy { $0.error == nil })
@@ -476,10 +471,7 @@ struct AgentAnotherUserTests {
         let agent = try sandbox.start(["agent", "run"])
         defer { agent.send(SIGTERM) }
         let client = AgentClient(socketPath: shared + "/agent.sock")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (try? await client.status()) == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(within: .seconds(30)) { (try? await client.status()) != nil }
         // As if the socket's mode were wrong: only the peer check is left to refuse.
         chmod(shared + "/agent.sock", 0o666)
         let script = """
@@ -576,10 +568,7 @@ extension AgentProcessTests {
         let agent = try CLIProcess(
             ["-I", "-c", script, path, full], environment: sandbox.environment, executable: "/usr/bin/python3")
         let client = AgentClient(socketPath: path)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (try? await client.status()) == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(within: .seconds(30)) { (try? await client.status()) != nil }
         let status = try await client.status()
         #expect(status.processID == agent.pid)
         agent.send(SIGTERM)

@@ -136,11 +136,7 @@ struct FaultProcessTests {
             provider.setFault(.delay(.seconds(600)).times(1), for: .token)
             let refreshing = try sandbox.start(Self.refreshArguments)
             defer { refreshing.send(SIGKILL) }  // if the test stops early
-            let deadline = ContinuousClock.now + .seconds(60)
-            while provider.fault(for: .token) != nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            try #require(provider.fault(for: .token) == nil, "the refresh request arrived")
+            try #require(await eventually { provider.fault(for: .token) == nil }, "the refresh request arrived")
             let lockPath = sandbox.tokenDirectory + "/.default.lock"
             #expect(!Self.lockIsFree(lockPath), "webauth holds the profile's lock mid-refresh")
 
@@ -171,10 +167,7 @@ struct FaultProcessTests {
                 // The daemon dies while the refresh is at the provider: the rotated tokens
                 // cannot go to the keyring, so (with the automatic store) they go to files.
                 let refreshing = try sandbox.start(Self.refreshArguments)
-                let deadline = ContinuousClock.now + .seconds(60)
-                while provider.fault(for: .token) != nil, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                try #require(await eventually { provider.fault(for: .token) == nil }, "the refresh request arrived")
                 try await keyring.killDaemon()
                 time.advance(by: .seconds(2))
                 let status = try await refreshing.waitForExit(timeout: .seconds(120))

@@ -45,13 +45,10 @@ struct OneSignInProcessTests {
     static func browserRun(_ count: Int, in sandbox: ProfileSandbox, timeout: Duration = .seconds(60)) async throws
         -> URL
     {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let runs = browserRuns(sandbox)
-            if runs.count >= count { return try #require(URL(string: runs[count - 1])) }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await eventually(within: timeout, { browserRuns(sandbox).count >= count }) else {
+            throw CLITestError("the browser did not run \(count) time(s); runs: \(browserRuns(sandbox))")
         }
-        throw CLITestError("the browser did not run \(count) time(s); runs: \(browserRuns(sandbox))")
+        return try #require(URL(string: browserRuns(sandbox)[count - 1]))
     }
 
     /// Plays the person at the embedded provider's authorization `url`: signs in, approves,
@@ -71,12 +68,10 @@ struct OneSignInProcessTests {
     static func waitUntilWaiting(_ count: Int, of transcripts: () -> [String], timeout: Duration = .seconds(60))
         async throws
     {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if transcripts().filter({ $0.contains("waiting for it to finish") }).count >= count { return }
-            try await Task.sleep(for: .milliseconds(20))
+        let waiting = await eventually(within: timeout) {
+            transcripts().filter { $0.contains("waiting for it to finish") }.count >= count
         }
-        throw CLITestError("fewer than \(count) processes said they wait: \(transcripts())")
+        guard waiting else { throw CLITestError("fewer than \(count) processes said they wait: \(transcripts())") }
     }
 
     /// Waits for every process, noting when each exit was seen: `(status, seen)` in order.
@@ -408,11 +403,12 @@ struct OneSignInProcessTests {
 extension ProfileSandbox {
     /// Waits until `profile` is stored, and returns its entry.
     func waitForEntry(_ profile: String, timeout: Duration = .seconds(60)) async throws -> StoredTokens {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let entry = try? storedEntry(profile) { return entry }
-            try await Task.sleep(for: .milliseconds(20))
+        var entry: StoredTokens?
+        _ = await eventually(within: timeout) {
+            entry = try? storedEntry(profile)
+            return entry != nil
         }
-        throw CLITestError("profile \(profile) was never stored")
+        guard let entry else { throw CLITestError("profile \(profile) was never stored") }
+        return entry
     }
 }

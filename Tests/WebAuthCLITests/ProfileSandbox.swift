@@ -166,16 +166,6 @@ extension EmbeddedProvider {
     }
 }
 
-/// The text of the file at `path` once it exists and is not empty, waiting up to `timeout`.
-func waitForFile(_ path: String, timeout: Duration = .seconds(60)) async throws -> String {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty { return text }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    throw CLITestError("\(path) never appeared")
-}
-
 /// Whether `text` contains any of the entry's secrets.
 func containsSecret(_ text: String, of entry: StoredTokens) -> Bool {
     let secrets = [entry.tokens.accessToken, entry.tokens.refreshToken, entry.tokens.idToken].compactMap { $0 }

@@ -168,11 +168,9 @@ struct TokenCommandsProcessTests {
             ],
             environment: environment, standardInput: .descriptor(secondary), standardError: .file(errorLog))
         var settings = termios()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
+        _ = await eventually {
             let prompted = (try? String(contentsOfFile: errorLog, encoding: .utf8))?.contains("Client secret") == true
-            if prompted, tcgetattr(secondary, &settings) == 0, settings.c_lflag & tcflag_t(ECHO) == 0 { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return prompted && tcgetattr(secondary, &settings) == 0 && settings.c_lflag & tcflag_t(ECHO) == 0
         }
         #expect(settings.c_lflag & tcflag_t(ECHO) == 0, "echo is off while the secret is typed")
         process.send(SIGINT)

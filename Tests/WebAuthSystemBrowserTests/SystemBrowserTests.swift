@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthCore
 import WebAuthPlatform
+import WebAuthTestSupport
 
 @testable import WebAuthSystemBrowser
 
@@ -67,12 +68,9 @@ struct SystemBrowserLaunchTests {
         return (SystemBrowser(command: BrowserCommand(executable: script)), record)
     }
 
+    /// The browser's record once it is whole (the script ends it with a newline).
     private func waitForFile(_ url: URL) async throws -> String {
-        for _ in 0..<200 {
-            if let text = try? String(contentsOf: url, encoding: .utf8), text.hasSuffix("\n") { return text }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        throw CancellationError()
+        try await WebAuthTestSupport.waitForFile(url.path, timeout: .seconds(10)) { $0.hasSuffix("\n") }
     }
 
     @Test func passesTheURLVerbatimAsOneArgumentWithoutAShell() async throws {
@@ -231,27 +229,4 @@ struct TerminalPresenterTests {
         #expect(printed.withLock { $0.count } == 1)
         await presentation.dismiss()
     }
-}
-
-/// A temporary directory removed when the value goes away.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-    var path: String { url.path }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func writeScript(named name: String, body: String) throws -> String {
-        let path = url.appendingPathComponent(name).path
-        let contents = "#!/bin/sh\n\(body)\n"
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data(contents.utf8), attributes: [.posixPermissions: 0o700])
-        else { throw CocoaError(.fileWriteUnknown) }
-        return path
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

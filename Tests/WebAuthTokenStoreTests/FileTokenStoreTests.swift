@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthOAuth
+import WebAuthTestSupport
 import WebAuthTokenStore
 
 #if canImport(Glibc)

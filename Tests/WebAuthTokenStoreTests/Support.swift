@@ -11,19 +11,6 @@ import WebAuthTokenStore
     import Musl
 #endif
 
-/// A fresh directory under the system's temporary directory, removed by ``remove()``.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/webauth-tokenstore-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        path = String(cString: made)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// The permission bits and owner of `path` (not following links).
 func permissions(of path: String) -> (mode: mode_t, owner: uid_t)? {
     var info = stat()

@@ -57,13 +57,10 @@ extension ChromiumTests {
             let version = try await chromium.connection.send("Browser.getVersion", timeout: .seconds(30))
             #expect(version["product"]?.stringValue?.hasPrefix("Chrome/") == true)
             try await chromium.connection.send("Target.setDiscoverTargets", ["discover": true], timeout: .seconds(10))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !chromium.record.events.withLock({ $0.contains("Target.targetCreated") })
-                && ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(chromium.record.events.withLock { $0.contains("Target.targetCreated") })
+            #expect(
+                await eventually(within: .seconds(10)) {
+                    chromium.record.events.withLock { $0.contains("Target.targetCreated") }
+                })
 
             // A protocol error comes back as one, not as a hang.
             await #expect(throws: DevToolsError.self) {
@@ -79,11 +76,9 @@ extension ChromiumTests {
             let chromium = try BareChromium()
             _ = try await chromium.connection.send("Browser.getVersion", timeout: .seconds(30))
             chromium.connection.close()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !chromium.process.hasExited && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(chromium.process.hasExited, "no signal was sent; the browser left by itself")
+            #expect(
+                await eventually(within: .seconds(10)) { chromium.process.hasExited },
+                "no signal was sent; the browser left by itself")
             await chromium.stop()
             #expect(BrowserProcessGroup.liveMembers(of: chromium.process.pid).isEmpty)
         }
@@ -92,10 +87,7 @@ extension ChromiumTests {
             let chromium = try BareChromium()
             _ = try await chromium.connection.send("Browser.getVersion", timeout: .seconds(30))
             kill(chromium.process.pid, SIGKILL)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while chromium.record.closedReason.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = await eventually(within: .seconds(10)) { chromium.record.closedReason.withLock { $0 } != nil }
             #expect(chromium.record.closedReason.withLock { $0 } == "the browser closed its end")
             await #expect(throws: DevToolsError.self) { try await chromium.connection.send("Browser.getVersion") }
             await chromium.stop()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthProcess
+import WebAuthTestSupport
 
 @testable import WebAuthControlledBrowsers
 
@@ -26,11 +27,7 @@ struct ProcessGroupWatchdogTests {
 
         let status = await browser.exitStatus()
         #expect(Subprocess.describe(status: status) == "signal \(SIGTERM)")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while FileManager.default.fileExists(atPath: directory.path) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        #expect(await eventually(within: .seconds(10)) { !FileManager.default.fileExists(atPath: directory.path) })
         await watchdog.disarm()
     }
 
