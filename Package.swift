@@ -51,7 +51,10 @@ let package = Package(
         // The system calls, behind small typed functions: descriptors, paths, locks, pipes, Unix
         // and netlink sockets, signals, terminals, process identity. No Foundation (the fast path
         // links it); the only place that imports the C library, with WebAuthProcess.
-        .target(name: "WebAuthPlatform"),
+        .target(name: "WebAuthPlatform", dependencies: ["WebAuthSystemCalls"]),
+        // The GNU and Linux calls Swift's Glibc module does not export (memfd_create, pipe2,
+        // prctl), in C: called directly, since a static program cannot look them up (dlsym).
+        .target(name: "WebAuthSystemCalls"),
         // Starting programs safely: posix_spawn, no shell, no inherited descriptors. Internal.
         .target(name: "WebAuthProcess", dependencies: ["WebAuthPlatform"]),
         // Browsers the session can present in: the system's default browser and "no display".

@@ -1,3 +1,5 @@
+import WebAuthSystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -327,14 +329,8 @@ package enum FileSystem {
     /// system has one, else a file made in `directory` with `mkstemp` and unlinked at once.
     /// Close-on-exec either way; `dup2` onto a standard descriptor keeps it across `exec`.
     package static func anonymousFile(name: String, directory: String) throws(SystemError) -> Int32 {
-        #if os(Linux)
-            typealias MemoryFileCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
-            if let symbol = dlsym(nil, "memfd_create") {
-                let create = unsafeBitCast(symbol, to: MemoryFileCreate.self)
-                let descriptor = create(name, 1)  // MFD_CLOEXEC
-                if descriptor >= 0 { return descriptor }
-            }
-        #endif
+        let memoryFile = webauth_memfd_create_cloexec(name)
+        if memoryFile >= 0 { return memoryFile }
         var template = Array((directory + "/\(name)-XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
         guard descriptor >= 0 else { throw .last }
@@ -382,16 +378,12 @@ package enum FileLock {
 /// Pipes and socket pairs made close-on-exec from the start, so that a child another thread
 /// spawns at the same moment cannot inherit them.
 package enum Pipe {
-    /// A pipe: `(read, write)`. `pipe2(O_CLOEXEC)` where the C library has it (Swift's Glibc
-    /// module does not export the GNU function, so it is looked up), else `pipe` then
-    /// `FD_CLOEXEC`.
+    /// A pipe: `(read, write)`. `pipe2(O_CLOEXEC)` where the system has it (Linux), else
+    /// `pipe` then `FD_CLOEXEC`.
     package static func make() throws(SystemError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
-        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
-        if let symbol = UnsafeRawPointer(bitPattern: pipe2Address) {
-            let pipe2 = unsafeBitCast(symbol, to: Pipe2.self)
-            guard ends.withUnsafeMutableBufferPointer({ pipe2($0.baseAddress, O_CLOEXEC) }) == 0 else { throw .last }
-        } else {
+        if webauth_pipe_cloexec(&ends) != 0 {
+            guard errno == ENOSYS else { throw .last }
             guard pipe(&ends) == 0 else { throw .last }
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         }
@@ -413,16 +405,6 @@ package enum Pipe {
         return (ends[0], ends[1])
     }
 }
-
-/// The address of the C library's `pipe2`, or 0. (An address as an integer is `Sendable`; the
-/// global is initialised once, thread-safely, and never changes.)
-private let pipe2Address: Int = {
-    #if os(Linux)
-        return Int(bitPattern: dlsym(dlopen(nil, RTLD_NOW), "pipe2"))
-    #else
-        return 0
-    #endif
-}()
 
 // The C library's functions, under names the methods above do not shadow.
 private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }

@@ -1,4 +1,5 @@
 import Synchronization
+import WebAuthSystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -216,7 +217,7 @@ package enum SecretMemory {
     @discardableResult
     package static func forbidDumps() -> Bool {
         #if os(Linux)
-            prctlCall.map { $0(setDumpable, 0, 0, 0, 0) == 0 } ?? false
+            webauth_set_dumpable(0) == 0
         #else
             false
         #endif
@@ -225,25 +226,13 @@ package enum SecretMemory {
     /// Whether this process is dumpable (`prctl(PR_GET_DUMPABLE)`); `nil` where it cannot say.
     package static var isDumpable: Bool? {
         #if os(Linux)
-            guard let value = prctlCall.map({ $0(getDumpable, 0, 0, 0, 0) }), value >= 0 else { return nil }
+            let value = webauth_get_dumpable()
+            guard value >= 0 else { return nil }
             return value != 0
         #else
             return nil
         #endif
     }
-
-    #if os(Linux)
-        /// The C library's `prctl`, which Swift does not import (it is variadic): looked up once,
-        /// and called with its five arguments.
-        private typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        /// `PR_SET_DUMPABLE` and `PR_GET_DUMPABLE`.
-        private static let setDumpable: Int32 = 4
-        private static let getDumpable: Int32 = 3
-        private static let prctlCall: Prctl? = {
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return nil }
-            return unsafeBitCast(symbol, to: Prctl.self)
-        }()
-    #endif
 
     /// Locks the pages of `buffer` in memory (`mlock`) so that they are not swapped out, best
     /// effort: whether it worked (the system may limit locked memory).
