@@ -35,9 +35,12 @@ package struct CachedTokenLookup: Sendable {
     package static let maximumEntrySize = 1024 * 1024
 
     /// A lookup in `environment`'s stores: `XDG_STATE_HOME` and `HOME` place the files, `PATH`
-    /// and `DBUS_SESSION_BUS_ADDRESS` reach the keyring.
-    package init(environment: [String: String]) {
-        self.layout = TokenFileLayout(environment: environment)
+    /// and `DBUS_SESSION_BUS_ADDRESS` reach the keyring. `nil` when neither `XDG_STATE_HOME`
+    /// nor `HOME` is an absolute path: the store would then ask the user database, which the
+    /// fast path never does (``TokenFileLayout/init(environmentOnly:)``).
+    package init?(environment: [String: String]) {
+        guard let layout = TokenFileLayout(environmentOnly: environment) else { return nil }
+        self.layout = layout
         self.environment = environment
     }
 

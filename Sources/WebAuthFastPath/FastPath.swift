@@ -47,10 +47,9 @@ package enum FastPath {
     package static func answer(
         _ arguments: [String], environment: [String: String], now: Date, standardInput: () -> [UInt8]?
     ) -> [UInt8]? {
-        guard environment[switchVariable] != "0", let command = FastPathCommand(arguments: arguments) else {
-            return nil
-        }
-        let lookup = CachedTokenLookup(environment: environment)
+        guard environment[switchVariable] != "0", let command = FastPathCommand(arguments: arguments),
+            let lookup = CachedTokenLookup(environment: environment)
+        else { return nil }
         let agent = AgentSocketPath(environment: environment)
         // The agent first, as the full program asks it; `nil` leaves the decision to the full
         // program, which asks again and reports.

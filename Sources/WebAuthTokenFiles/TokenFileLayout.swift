@@ -34,14 +34,30 @@ package struct TokenFileLayout: Sendable, Hashable {
         stateDirectory = Self.stateDirectory(environment: environment)
     }
 
+    /// The layout for `environment` alone, without asking the user database: `nil` when
+    /// neither `XDG_STATE_HOME` nor `HOME` is an absolute path. The fast path's: a statically
+    /// linked program must not look users up (glibc would load its NSS modules at run time).
+    package init?(environmentOnly environment: [String: String]) {
+        guard let directory = Self.stateDirectory(environment: environment, userDatabaseHome: { nil }) else {
+            return nil
+        }
+        stateDirectory = directory
+    }
+
     /// `$XDG_STATE_HOME` if absolute, else `$HOME/.local/state`.
     package static func stateDirectory(environment: [String: String]) -> String {
+        stateDirectory(environment: environment, userDatabaseHome: { CurrentProcess.userDatabaseHomeDirectory })
+            ?? (environment["HOME"] ?? "") + "/.local/state"
+    }
+
+    /// `$XDG_STATE_HOME` if absolute, else `$HOME/.local/state`, with `userDatabaseHome()` for
+    /// `HOME` when that is not absolute; `nil` when neither gives an absolute path.
+    private static func stateDirectory(
+        environment: [String: String], userDatabaseHome: () -> String?
+    ) -> String? {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
-        var home = environment["HOME"] ?? ""
-        if !home.hasPrefix("/"), let directory = CurrentProcess.userDatabaseHomeDirectory {
-            home = directory
-        }
-        return home + "/.local/state"
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state" }
+        return userDatabaseHome().map { $0 + "/.local/state" }
     }
 
     /// The directory holding the token directory, the lock directory and the index:
