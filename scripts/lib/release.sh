@@ -95,19 +95,30 @@ release_require() {
 }
 
 # Builds the three programs in release mode with the Swift runtime inside them
-# (--static-swift-stdlib), naming the commit for `webauth --version`, and sets release_bin to
-# the directory they are in. FoundationNetworking's static archive links libcurl: Debian's
-# libcurl4-openssl-dev provides the library to link with.
+# (--static-swift-stdlib; `webauth`, the fast path, is a static executable: see Package.swift),
+# naming the commit for `webauth --version`, and sets release_bin to the directory they are in.
+# FoundationNetworking's static archive links libcurl: Debian's libcurl4-openssl-dev provides the
+# library to link with. `webauth` is linked afresh each time, with lld's report of what it took
+# from each archive, for scripts/check-static-fast-path, which must pass.
 release_build() {
     release_require libcurl4-openssl-dev:'/usr/lib/*/libcurl.so'
     local commit product
     commit=$(release_commit)
     release_say "building webauth $(release_version) (commit ${commit:-unknown}) in release mode"
     local build=(swift build -c release --static-swift-stdlib --scratch-path "$release_scratch")
-    for product in webauth-full webauth webauth-scheme-handler webauth-demo; do
-        WEBAUTH_BUILD_COMMIT="$commit" "${build[@]}" --product "$product"
-    done
     release_bin=$(WEBAUTH_BUILD_COMMIT="$commit" "${build[@]}" --show-bin-path)
+    local why_extract="$release_scratch/webauth-why-extract.tsv" link_log="$release_scratch/webauth-link.log"
+    for product in webauth-full webauth webauth-scheme-handler webauth-demo; do
+        if [[ $product == webauth ]]; then
+            rm -f "$release_bin/webauth" "$why_extract"
+            WEBAUTH_BUILD_COMMIT="$commit" "${build[@]}" --product webauth \
+                -Xlinker "--why-extract=$PWD/$why_extract" 2>&1 | tee "$link_log"
+            [[ ${PIPESTATUS[0]} -eq 0 ]] || return 1
+        else
+            WEBAUTH_BUILD_COMMIT="$commit" "${build[@]}" --product "$product"
+        fi
+    done
+    scripts/check-static-fast-path "$release_bin/webauth" --why-extract "$why_extract" --link-log "$link_log"
     # What signs people in carries no provider: the embedded one is webauth-demo's alone.
     if nm "$release_bin/webauth-full" | grep -q 23WebAuthEmbeddedProvider; then
         release_say "webauth-full links the embedded provider (WebAuthEmbeddedProvider); only webauth-demo may"
