@@ -326,6 +326,9 @@ let package = Package(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
             path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
+            name: "FuzzCachedEntryReader", dependencies: ["FuzzHarness", "WebAuthTokenFiles"],
+            path: "Fuzz/FuzzCachedEntryReader"),
+        .executableTarget(
             name: "FuzzSecretServiceReply", dependencies: ["FuzzHarness", "WebAuthFastPath", "WebAuthTokenFiles"],
             path: "Fuzz/FuzzSecretServiceReply"),
         .executableTarget(

@@ -66,8 +66,29 @@ package struct CachedEntry: Sendable, Hashable {
         self.configurationTokenEndpoint = tokenEndpointHost.flatMap { URL(string: "https://\($0)/") }
     }
 
+    /// An entry of `tokens`, with the configuration's name and token endpoint as read.
+    package init(tokens: Tokens, configurationName: String?, configurationTokenEndpoint: URL?) {
+        self.tokens = tokens
+        self.configurationName = configurationName
+        self.configurationTokenEndpoint = configurationTokenEndpoint
+    }
+
     /// Decodes `data`; `nil` unless it is an entry of exactly the shape described above.
+    ///
+    /// ``CachedEntryReader`` reads it first, without `JSONDecoder`, and answers for the entries
+    /// the store writes; whatever it leaves goes to ``init(decodingWithFoundation:)``, so the
+    /// result is that reading's either way.
     package init?(decoding data: Data) {
+        if let entry = data.withUnsafeBytes({ CachedEntryReader.entry($0) }) {
+            self = entry
+            return
+        }
+        self.init(decodingWithFoundation: data)
+    }
+
+    /// Decodes `data` with `JSONDecoder` (``TokenEntryFormat/decoder()``): the reading that
+    /// defines which entries are taken and what they hold.
+    package init?(decodingWithFoundation data: Data) {
         guard let entry = try? TokenEntryFormat.decoder().decode(Entry.self, from: data), entry.version == Self.version,
             TokenCharacters.areAllowed(
                 accessToken: entry.tokens.accessToken, tokenType: entry.tokens.tokenType, idToken: entry.tokens.idToken)

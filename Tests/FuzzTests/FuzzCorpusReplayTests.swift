@@ -8,7 +8,7 @@ import WebAuthTestSupport
     static let targets = [
         "FuzzLoopbackRequest", "FuzzAuthorizationResponse", "FuzzEndpointResponse", "FuzzIDToken", "FuzzDevTools",
         "FuzzBiDiMessage", "FuzzSchemeSocket", "FuzzBrowserSocket", "FuzzTokenEntry",
-        "FuzzProfileIndex", "FuzzSecretServiceReply",
+        "FuzzProfileIndex", "FuzzSecretServiceReply", "FuzzCachedEntryReader",
     ]
 
     static let corpusRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import WebAuthTokenFiles
+
+@Suite("The fast path's first reader of a stored entry")
+struct CachedEntryReaderTests {
+    /// What the small reader answers for `text`.
+    static func read(_ text: String) -> CachedEntry? {
+        Array(text.utf8).withUnsafeBytes { CachedEntryReader.entry($0) }
+    }
+
+    /// What `JSONDecoder` reads from `text`.
+    static func foundation(_ text: String) -> CachedEntry? {
+        CachedEntry(decodingWithFoundation: Data(text.utf8))
+    }
+
+    static let tokens =
+        #""tokens":{"accessToken":"at-1","expiresAt":"2026-01-01T01:00:00Z","idToken":"h.p.s","#
+        + #""idTokenClaims":{"audience":["cli"],"expiresAt":"2026-01-01T02:00:00Z","issuedAt":"2026-01-01T00:00:00Z","#
+        + #""issuer":"https:\/\/id.example.com","subject":"ada"},"receivedAt":"2026-01-01T00:00:00Z","#
+        + #""refreshToken":"rt","scopes":["openid","profile"],"tokenType":"Bearer"}"#
+
+    static let configuration =
+        #""configuration":{"additionalAuthorizationParameters":{"prompt":"login"},"#
+        + #""authorizationEndpoint":"https:\/\/id.example.com\/authorize","clientID":"cli","#
+        + #""idTokenSigningAlgorithms":["RS256"],"issuer":"https:\/\/id.example.com","name":"Z\u00f6e \ud83d\ude00","#
+        + #""redirectURI":"http:\/\/127.0.0.1\/callback","responseType":"code","scopes":["openid"],"#
+        + #""tokenEndpoint":"https:\/\/id.example.com\/token"}"#
+
+    /// Entries as the store writes them (escaped slashes, sorted keys), and with the optional
+    /// parts the format has.
+    static let written: [String] = [
+        #"{"clientID":"cli","savedAt":"2026-01-01T00:00:00Z",\#(tokens),"version":1}"#,
+        #"{"clientID":"cli",\#(configuration),"issuer":"https:\/\/id.example.com","savedAt":"2026-01-01T00:00:00Z","#
+            + #""tokenEndpoint":"https:\/\/id.example.com\/token",\#(tokens),"version":1}"#,
+        #"{"clientID":"cli","exchangedTokens":[{"audience":"api","issuedTokenType":"urn:x","scopes":[],"#
+            + #""tokens":{"accessToken":"x","receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"}}],"#
+            + #""registration":{"client_id":"cli","client_id_issued_at":1767225600,"secret":null,"n":[-1.5e3,true]},"#
+            + #""savedAt":"2026-01-01T00:00:00Z",\#(tokens),"version":1}"#,
+        " \n{ \"clientID\" : \"cli\" , \"savedAt\" : \"2026-01-01T00:00:00Z\" , \(tokens) , \"version\" : 1 } \r\n",
+        #"{"clientID":"cli","configuration":null,"issuer":null,"savedAt":"2026-01-01T00:00:00Z","#
+            + #""tokens":{"accessToken":"at","expiresAt":null,"idToken":null,"idTokenClaims":null,"receivedAt":"#
+            + #""2026-01-01T00:00:00Z","refreshToken":null,"scopes":[],"tokenType":"Bearer"},"version":1}"#,
+    ]
+
+    @Test(arguments: written)
+    func entriesAsTheStoreWritesThemAreReadAsJSONDecoderReadsThem(text: String) throws {
+        let entry = try #require(Self.read(text), "left to JSONDecoder")
+        #expect(entry == Self.foundation(text))
+    }
+
+    @Test func theFieldsAreTheEntrysOwn() throws {
+        let entry = try #require(Self.read(Self.written[1]))
+        #expect(entry.tokens.accessToken == "at-1")
+        #expect(entry.tokens.tokenType == "Bearer")
+        #expect(entry.tokens.hasRefreshToken)
+        #expect(entry.tokens.idToken == "h.p.s")
+        #expect(entry.tokens.expiresAt == Date(timeIntervalSince1970: 1_767_229_200))
+        #expect(entry.tokens.idTokenExpiresAt == Date(timeIntervalSince1970: 1_767_232_800))
+        #expect(entry.configurationName == "Zöe 😀")
+        #expect(entry.configurationTokenEndpoint == URL(string: "https://id.example.com/token"))
+    }
+
+    @Test func anEntryTheStoreWroteThroughItsEncoderIsRead() throws {
+        // Through the format's own encoder, with its escaping, as the store writes it.
+        struct Tokens: Encodable {
+            var accessToken = "at/+="
+            var tokenType = "Bearer"
+            var scopes = ["openid"]
+            var receivedAt = Date(timeIntervalSince1970: 1_767_225_600)
+            var expiresAt = Date(timeIntervalSince1970: 1_767_229_200)
+        }
+        struct Entry: Encodable {
+            var version = 1
+            var tokens = Tokens()
+            var clientID = "cli \"quoted\" \\ \u{1}"
+            var savedAt = Date(timeIntervalSince1970: 1_767_225_600)
+            var issuer = "https://id.example.com/"
+        }
+        let text = String(decoding: try TokenEntryFormat.encoder().encode(Entry()), as: UTF8.self)
+        let entry = try #require(Self.read(text), "left to JSONDecoder: \(text)")
+        #expect(entry == Self.foundation(text))
+        #expect(entry.tokens.accessToken == "at/+=")
+    }
+
+    /// Entries the small reader leaves to `JSONDecoder`, which reads some and refuses others.
+    @Test(arguments: [
+        // A proof-of-possession key, the short configuration form, an unknown key.
+        #"{"clientID":"c","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","dpopKey":{},"#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        #"{"clientID":"c","configuration":{"id":"c","redirectURL":"http:\/\/x\/","secret":"s"},"#
+            + #""savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","receivedAt":"2026-01-01T00:00:00Z","#
+            + #""scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        #"{"clientID":"c","other":1,"savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        // A key twice, a date in another form, a version written otherwise, another version.
+        #"{"clientID":"c","clientID":"d","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        #"{"clientID":"c","savedAt":"2026-01-01T00:00:00.5Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        #"{"clientID":"c","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1.0}"#,
+        #"{"clientID":"c","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":2}"#,
+        // A missing field, a token with a character the fast path does not hand out, not JSON.
+        #"{"savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        #"{"clientID":"c","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a\nb","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        #"{"clientID":"c","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1} x"#,
+        #"{"clientID":"c\ud800","savedAt":"2026-01-01T00:00:00Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#,
+        "", "{", "[]", "null", "{}",
+    ])
+    func anythingElseIsLeftToJSONDecoder(text: String) {
+        #expect(Self.read(text) == nil)
+    }
+
+    @Test func theEntryPointGivesJSONDecodersReadingForWhatTheSmallReaderLeaves() throws {
+        // A date with a fraction of a second: JSONDecoder's ISO 8601 reading takes it.
+        let text =
+            #"{"clientID":"c","savedAt":"2026-01-01T00:00:00.250Z","tokens":{"accessToken":"a","#
+            + #""receivedAt":"2026-01-01T00:00:00Z","scopes":[],"tokenType":"Bearer"},"version":1}"#
+        #expect(Self.read(text) == nil)
+        let entry = try #require(CachedEntry(decoding: Data(text.utf8)))
+        #expect(entry == Self.foundation(text))
+    }
+}
