@@ -13,9 +13,42 @@ enum AgentBenchmarks {
     static let oidcAgentClient = "oidc-agent-benchmark"
     static let oidcAgentSecret = "oidc-agent-benchmark-secret"
 
+    /// The ways to a valid token this file measures, all set up at once against one embedded
+    /// provider: `webauth token` from a file store, through `webauth agent` (from a home with no
+    /// store), the same with the fast path off, and oidc-agent's `oidc-token` (`nil` when
+    /// oidc-agent is not installed).
+    struct TokenSetup {
+        var file: CLIBenchmarks.TimedCommand
+        var agent: CLIBenchmarks.TimedCommand
+        var agentFastPathOff: CLIBenchmarks.TimedCommand
+        var oidcToken: CLIBenchmarks.TimedCommand?
+        /// The agents' process IDs, for their CPU time (`webauth agent`, oidc-agent).
+        var agentProcess: pid_t
+        var oidcAgentProcess: pid_t?
+    }
+
     /// The figures, each labelled; a `nil` figure is printed as "not installed".
     static func tokenCommands(webauth: String) async throws -> [(label: String, figures: CLIBenchmarks.ProcessFigures?)]
     {
+        try await withTokenSetup(webauth: webauth) { setup in
+            [
+                ("webauth token, file store (no agent)", try CLIBenchmarks.measure(setup.file)),
+                ("oidc-token (oidc-agent)", try setup.oidcToken.map { try CLIBenchmarks.measure($0) }),
+                ("webauth token, through the agent (no store)", try CLIBenchmarks.measure(setup.agent)),
+                (
+                    "webauth token, fast path off, through the agent",
+                    try CLIBenchmarks.measure(setup.agentFastPathOff, runs: 30)
+                ),
+            ]
+        }
+    }
+
+    /// Signs in to an embedded provider with `webauth` (file store) and with oidc-agent, starts
+    /// both agents holding their sign-in, runs `body` with the commands that ask for a token,
+    /// then stops the agents and the provider.
+    static func withTokenSetup<Result>(
+        webauth: String, isolation: isolated (any Actor)? = #isolation, _ body: (TokenSetup) async throws -> Result
+    ) async throws -> Result {
         let home = try CLIBenchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let configuration = EmbeddedProvider.Configuration(
@@ -29,13 +62,14 @@ enum AgentBenchmarks {
             ], accessTokenLifetime: .seconds(3600), devicePollingInterval: .seconds(1))
         return try await EmbeddedProvider.withProvider(configuration) { provider in
             provider.approveDeviceAuthorizations(as: .demo)
-            return try await measure(webauth: webauth, provider: provider, home: home)
+            return try await withSignIns(webauth: webauth, provider: provider, home: home, body)
         }
     }
 
-    private static func measure(
-        webauth: String, provider: EmbeddedProvider, home: String
-    ) async throws -> [(label: String, figures: CLIBenchmarks.ProcessFigures?)] {
+    private static func withSignIns<Result>(
+        webauth: String, provider: EmbeddedProvider, home: String, isolation: isolated (any Actor)? = #isolation,
+        _ body: (TokenSetup) async throws -> Result
+    ) async throws -> Result {
         let path = "/usr/bin:/bin"
         // The machine that signed in: a file store, and the agent socket beside it.
         let signedIn = home + "/signed-in"
@@ -55,95 +89,74 @@ enum AgentBenchmarks {
         guard Subprocess.exitCode(of: login.status) == 0 else {
             throw BenchmarkFailure("webauth login --device failed: \(login.standardError)")
         }
+        @Sendable func isToken(_ output: String) -> Bool { output.count > 8 && output.hasSuffix("\n") }
+        let file = CLIBenchmarks.TimedCommand(
+            label: "webauth token, file store", executable: webauth, arguments: ["token"],
+            environment: signedInEnvironment, input: nil, expectedOutput: isToken)
 
-        var results: [(label: String, figures: CLIBenchmarks.ProcessFigures?)] = []
-        func isToken(_ output: String) -> Bool { output.count > 8 && output.hasSuffix("\n") }
-
-        // The file store, no agent running.
-        results.append(
-            (
-                "webauth token, file store (no agent)",
-                try CLIBenchmarks.measure(
-                    .init(
-                        label: "webauth token, file store", executable: webauth, arguments: ["token"],
-                        environment: signedInEnvironment, input: nil, expectedOutput: isToken))
-            ))
-
-        // oidc-agent's figure, from the same provider (before the agent starts, so the two
-        // agents never run at once).
-        results.append(
-            ("oidc-token (oidc-agent)", try await oidcToken(webauth: webauth, provider: provider, home: home)))
-
-        // The agent, holding the stored profile; asked from a home with no store at all.
-        let agent = try Subprocess(
-            executable: webauth, arguments: ["agent", "run"],
-            environment: signedInEnvironment.merging(["WEBAUTH_AGENT_SOCK": agentSocket]) { $1 },
-            standardError: .file(home + "/agent.log"), newProcessGroup: true)
-        return try await stopping(agent) {
-            try await measureAgent(
-                webauth: webauth, provider: provider, home: home, agent: agent, agentSocket: agentSocket,
-                signedInEnvironment: signedInEnvironment, results: results)
+        // oidc-agent holding an account for the same provider, when it is installed.
+        return try await withOIDCAgent(webauth: webauth, provider: provider, home: home) { oidcToken, oidcAgent in
+            // The agent, holding the stored profile; asked from a home with no store at all.
+            let agent = try Subprocess(
+                executable: webauth, arguments: ["agent", "run"],
+                environment: signedInEnvironment.merging(["WEBAUTH_AGENT_SOCK": agentSocket]) { $1 },
+                standardError: .file(home + "/agent.log"), newProcessGroup: true)
+            return try await stopping(agent) {
+                try await waitForSocket(agentSocket, of: agent, log: home + "/agent.log", name: "webauth agent run")
+                let added = try Subprocess.runToCompletion(
+                    webauth, ["agent", "add", "default"],
+                    environment: signedInEnvironment.merging(["WEBAUTH_AGENT_SOCK": agentSocket]) { $1 })
+                guard Subprocess.exitCode(of: added.status) == 0 else {
+                    throw BenchmarkFailure("webauth agent add failed: \(added.standardError)")
+                }
+                let remote = home + "/no-store"
+                try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+                let remoteEnvironment = [
+                    "HOME": remote, "XDG_STATE_HOME": remote + "/state", "XDG_CONFIG_HOME": remote + "/config",
+                    "XDG_RUNTIME_DIR": remote + "/run", "PATH": path, "NO_COLOR": "1",
+                    "WEBAUTH_AGENT_SOCK": agentSocket,
+                ]
+                let setup = TokenSetup(
+                    file: file,
+                    agent: CLIBenchmarks.TimedCommand(
+                        label: "webauth token, through the agent", executable: webauth, arguments: ["token"],
+                        environment: remoteEnvironment, input: nil, expectedOutput: isToken),
+                    agentFastPathOff: CLIBenchmarks.TimedCommand(
+                        label: "webauth token, fast path off, through the agent", executable: webauth,
+                        arguments: ["token"],
+                        environment: remoteEnvironment.merging(["WEBAUTH_FAST_PATH": "0"]) { $1 }, input: nil,
+                        expectedOutput: isToken),
+                    oidcToken: oidcToken, agentProcess: agent.pid, oidcAgentProcess: oidcAgent)
+                return try await body(setup)
+            }
         }
     }
 
-    private static func measureAgent(
-        webauth: String, provider: EmbeddedProvider, home: String, agent: Subprocess, agentSocket: String,
-        signedInEnvironment: [String: String], results: [(label: String, figures: CLIBenchmarks.ProcessFigures?)]
-    ) async throws -> [(label: String, figures: CLIBenchmarks.ProcessFigures?)] {
-        var results = results
-        func isToken(_ output: String) -> Bool { output.count > 8 && output.hasSuffix("\n") }
-        let path = "/usr/bin:/bin"
+    /// Waits until `socket` accepts connections, or fails when `process` exits or 30 seconds pass.
+    private static func waitForSocket(_ socket: String, of process: Subprocess, log: String?, name: String)
+        async throws
+    {
         let deadline = ContinuousClock.now + .seconds(30)
-        while !unixSocketAccepts(agentSocket) {
-            guard ContinuousClock.now < deadline, !agent.hasExited else {
-                let log = (try? String(contentsOfFile: home + "/agent.log", encoding: .utf8)) ?? ""
-                throw BenchmarkFailure("webauth agent run did not start: \(log)")
+        while !unixSocketAccepts(socket) {
+            guard ContinuousClock.now < deadline, !process.hasExited else {
+                let text = log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+                throw BenchmarkFailure("\(name) did not start: \(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        let added = try Subprocess.runToCompletion(
-            webauth, ["agent", "add", "default"],
-            environment: signedInEnvironment.merging(["WEBAUTH_AGENT_SOCK": agentSocket]) { $1 })
-        guard Subprocess.exitCode(of: added.status) == 0 else {
-            throw BenchmarkFailure("webauth agent add failed: \(added.standardError)")
-        }
-        let remote = home + "/no-store"
-        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
-        let remoteEnvironment = [
-            "HOME": remote, "XDG_STATE_HOME": remote + "/state", "XDG_CONFIG_HOME": remote + "/config",
-            "XDG_RUNTIME_DIR": remote + "/run", "PATH": path, "NO_COLOR": "1", "WEBAUTH_AGENT_SOCK": agentSocket,
-        ]
-        results.append(
-            (
-                "webauth token, through the agent (no store)",
-                try CLIBenchmarks.measure(
-                    .init(
-                        label: "webauth token, through the agent", executable: webauth, arguments: ["token"],
-                        environment: remoteEnvironment, input: nil, expectedOutput: isToken))
-            ))
-        results.append(
-            (
-                "webauth token, fast path off, through the agent",
-                try CLIBenchmarks.measure(
-                    .init(
-                        label: "webauth token, fast path off, through the agent", executable: webauth,
-                        arguments: ["token"], environment: remoteEnvironment.merging(["WEBAUTH_FAST_PATH": "0"]) { $1 },
-                        input: nil, expectedOutput: isToken), runs: 30)
-            ))
-
-        return results
     }
 
-    /// `oidc-token NAME` against oidc-agent holding an account for the same provider; `nil`
-    /// when oidc-agent is not installed.
-    private static func oidcToken(
-        webauth: String, provider: EmbeddedProvider, home: String
-    ) async throws -> CLIBenchmarks.ProcessFigures? {
+    /// Runs `body` with `oidc-token NAME` for an account oidc-agent holds for the same provider
+    /// and oidc-agent's process ID, then stops oidc-agent; with `nil`s when it is not installed.
+    private static func withOIDCAgent<Result>(
+        webauth: String, provider: EmbeddedProvider, home: String, isolation: isolated (any Actor)? = #isolation,
+        _ body: (CLIBenchmarks.TimedCommand?, pid_t?) async throws -> Result
+    ) async throws -> Result {
         let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         guard let oidcAgent = CLIBenchmarks.executable(named: "oidc-agent", in: searchPath),
             let oidcGen = CLIBenchmarks.executable(named: "oidc-gen", in: searchPath),
             let oidcTokenProgram = CLIBenchmarks.executable(named: "oidc-token", in: searchPath)
-        else { return nil }
+        else { return try await body(nil, nil) }
 
         // A refresh token for oidc-agent's client: signed in once with webauth (device grant),
         // then handed to oidc-gen's refresh flow, so no browser or prompt is involved.
@@ -177,40 +190,25 @@ enum AgentBenchmarks {
             executable: oidcAgent, arguments: ["-d", "--no-autoload", "--socket-path=\(socket)"],
             environment: environment, standardError: .file(home + "/oidc-agent.log"), newProcessGroup: true)
         return try await stopping(agent) {
-            try await measureOIDCToken(
-                oidcGen: oidcGen, oidcToken: oidcTokenProgram, agent: agent, socket: socket, environment: environment,
-                provider: provider, refreshToken: refreshToken)
-        }
-    }
-
-    private static func measureOIDCToken(
-        oidcGen: String, oidcToken oidcTokenProgram: String, agent: Subprocess, socket: String,
-        environment: [String: String], provider: EmbeddedProvider, refreshToken: String
-    ) async throws -> CLIBenchmarks.ProcessFigures {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !unixSocketAccepts(socket) {
-            guard ContinuousClock.now < deadline, !agent.hasExited else {
-                throw BenchmarkFailure("oidc-agent did not start")
+            try await waitForSocket(socket, of: agent, log: home + "/oidc-agent.log", name: "oidc-agent")
+            let generated = try Subprocess.runToCompletion(
+                oidcGen,
+                [
+                    "benchmark", "--iss=\(provider.issuer.absoluteString)", "--client-id=\(oidcAgentClient)",
+                    "--client-secret=\(oidcAgentSecret)", "--rt-env", "--pw-env", "--scope=openid offline_access",
+                    "--redirect-uri=http://localhost:4242/", "--confirm-default", "--prompt=none", "--no-url-call",
+                ],
+                environment: environment.merging([
+                    "OIDC_REFRESH_TOKEN": refreshToken, "OIDC_ENCRYPTION_PW": "benchmark-encryption-password",
+                ]) { $1 })
+            guard Subprocess.exitCode(of: generated.status) == 0 else {
+                throw BenchmarkFailure("oidc-gen failed: \(generated.standardError)")
             }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let generated = try Subprocess.runToCompletion(
-            oidcGen,
-            [
-                "benchmark", "--iss=\(provider.issuer.absoluteString)", "--client-id=\(oidcAgentClient)",
-                "--client-secret=\(oidcAgentSecret)", "--rt-env", "--pw-env", "--scope=openid offline_access",
-                "--redirect-uri=http://localhost:4242/", "--confirm-default", "--prompt=none", "--no-url-call",
-            ],
-            environment: environment.merging([
-                "OIDC_REFRESH_TOKEN": refreshToken, "OIDC_ENCRYPTION_PW": "benchmark-encryption-password",
-            ]) { $1 })
-        guard Subprocess.exitCode(of: generated.status) == 0 else {
-            throw BenchmarkFailure("oidc-gen failed: \(generated.standardError)")
-        }
-        return try CLIBenchmarks.measure(
-            .init(
+            let command = CLIBenchmarks.TimedCommand(
                 label: "oidc-token", executable: oidcTokenProgram, arguments: ["benchmark"], environment: environment,
-                input: nil, expectedOutput: { $0.count > 8 }))
+                input: nil, expectedOutput: { $0.count > 8 })
+            return try await body(command, agent.pid)
+        }
     }
 
     /// Runs `body`, then ends `process` (and its group) however `body` ended.

@@ -23,13 +23,13 @@ enum CLIBenchmarks {
     }
 
     /// A command to time: what runs, with which input, and the output that proves it worked.
-    struct TimedCommand {
+    struct TimedCommand: Sendable {
         var label: String
         var executable: String
         var arguments: [String]
         var environment: [String: String]
         var input: String?
-        var expectedOutput: (String) -> Bool
+        var expectedOutput: @Sendable (String) -> Bool
     }
 
     /// Runs `command` `runs` times (after five warm-up runs) for the wall time, then `memoryRuns`

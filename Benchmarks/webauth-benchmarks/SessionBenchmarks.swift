@@ -126,6 +126,12 @@ enum SessionBenchmarks {
                 exit(1)
             }
             try await AgentBenchmarks.printFigures(webauth: webauth)
+        case "floor" where arguments.count == 1:
+            guard let webauth = CLIBenchmarks.webauthExecutable() else {
+                print("build webauth next to this program first (swift build -c release)")
+                exit(1)
+            }
+            try await FloorBenchmarks.printFigures(webauth: webauth)
         case "flood" where arguments.count == 1:
             try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
@@ -154,6 +160,10 @@ enum SessionBenchmarks {
                                              round trip
                webauth-benchmarks agent      only a token through webauth agent, beside the
                                              file store's and oidc-agent's oidc-token
+               webauth-benchmarks floor      only a token at the floor: webauth token (file store,
+                                             agent) beside oidc-token and hello programs in C and
+                                             Swift built here, in turn and eight at once, with
+                                             the targets
                webauth-benchmarks flood      only the loopback listener's: reading a request head
                                              (its parser and SwiftNIO's), who owns a connection's
                                              client end, sign-in to completion, and the callback
@@ -247,6 +257,7 @@ enum SessionBenchmarks {
         print("")
 
         try await AgentBenchmarks.printFigures(webauth: webauth)
+        try await FloorBenchmarks.printFigures(webauth: webauth)
 
         print("the same, keyring store (gnome-keyring-daemon on a private session bus; the index names the keyring)")
         if let keyring = try await CLIBenchmarks.keyringTokenCommands(webauth: webauth) {
