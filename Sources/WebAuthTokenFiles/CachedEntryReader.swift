@@ -374,11 +374,12 @@ package enum CachedEntryReader {
             let start = index
             var value = 0
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                guard index - start < 9 else { return nil }  // a tenth digit: JSONDecoder's to judge
                 value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
                 index += 1
             }
             let count = index - start
-            guard (1...9).contains(count), count == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+            guard count >= 1, count == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
             // Followed by a fraction or an exponent: JSONDecoder's to judge.
             if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
                 return nil

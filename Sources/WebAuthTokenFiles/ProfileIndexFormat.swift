@@ -46,12 +46,20 @@ package enum ProfileIndexFormat {
     }
 
     /// The contents of the index in `data`; `nil` when the bytes are not an index (not JSON of
-    /// that shape, no `version`, or a store kind other than ``storeKinds``).
+    /// that shape, no `version`, or a store kind other than ``storeKinds``). ``ProfileIndexReader``
+    /// reads it first, without `JSONDecoder`; what it leaves goes to ``decodedWithFoundation(_:)``,
+    /// so the result is that reading's either way.
     package static func contents(decoding data: Data) -> Contents? {
-        guard let contents = try? JSONDecoder().decode(Contents.self, from: data),
+        guard let contents = data.withUnsafeBytes({ ProfileIndexReader.contents($0) }) ?? decodedWithFoundation(data),
             contents.profiles.values.allSatisfy(storeKinds.contains)
         else { return nil }
         return contents
+    }
+
+    /// The contents `JSONDecoder` reads from `data`, before the store kinds are checked; `nil`
+    /// when it reads none.
+    package static func decodedWithFoundation(_ data: Data) -> Contents? {
+        try? JSONDecoder().decode(Contents.self, from: data)
     }
 
     /// The store kind of each profile in `data`; `nil` when the bytes are not an index (see

@@ -126,4 +126,52 @@ struct CachedEntryReaderTests {
         let entry = try #require(CachedEntry(decoding: Data(text.utf8)))
         #expect(entry == Self.foundation(text))
     }
+
+    /// What the small index reader answers for `text`.
+    static func index(_ text: String) -> ProfileIndexFormat.Contents? {
+        Array(text.utf8).withUnsafeBytes { ProfileIndexReader.contents($0) }
+    }
+
+    @Test(arguments: [
+        #"{"profiles":{"default":"file"},"version":1}"#,
+        #"{"bindings":{"work":{"gitHosts":["github.com","git.example.com:8443"]}},"#
+            + #""profiles":{"default":"file","work":"keyring"},"version":1}"#,
+        #"{"bindings":null,"later":{"a":[1,2.5e-3,"x\u00e9"]},"profiles":{},"version":1}"#,
+        #"{"bindings":{"w":{"gitHosts":[],"later":true}},"profiles":{"w":"file"},"version":7}"#,
+    ])
+    func indexesAreReadAsJSONDecoderReadsThem(text: String) throws {
+        let contents = try #require(Self.index(text), "left to JSONDecoder")
+        #expect(contents == ProfileIndexFormat.decodedWithFoundation(Data(text.utf8)))
+    }
+
+    @Test func theIndexsFieldsAreItsOwn() throws {
+        let text =
+            #"{"bindings":{"work":{"gitHosts":["github.com"]}},"profiles":{"default":"file","work":"keyring"},"version":1}"#
+        let contents = try #require(Self.index(text))
+        #expect(contents.version == 1)
+        #expect(contents.profiles == ["default": "file", "work": "keyring"])
+        #expect(contents.bindings == ["work": ProfileIndexFormat.Bindings(gitHosts: ["github.com"])])
+        #expect(ProfileIndexFormat.storeKinds(decoding: Data(text.utf8)) == ["default": "file", "work": "keyring"])
+    }
+
+    @Test(arguments: [
+        #"{"profiles":{"a":"file","a":"keyring"},"version":1}"#, #"{"profiles":{"a":null},"version":1}"#,
+        #"{"profiles":{"a":"file"}}"#, #"{"profiles":{"a":"file"},"version":1.0}"#,
+        // Found by FuzzCachedEntryReader: a version of 64 digits overflowed the reader.
+        #"{"profiles":{"a":"file"},"version":"# + String(repeating: "0", count: 40) + "2"
+            + String(repeating: "0", count: 23)
+            + "}",
+        #"{"profiles":{"a":"file"},"version":1234567890}"#,
+        #"{"bindings":{"a":{}},"profiles":{"a":"file"},"version":1}"#, #"{"profiles":{},"version":1} 1"#,
+        "", "[]", "{}",
+    ])
+    func anyOtherIndexIsLeftToJSONDecoder(text: String) {
+        #expect(Self.index(text) == nil)
+    }
+
+    @Test func aStoreKindOtherThanFileOrKeyringStillMakesTheIndexUnreadable() {
+        let text = #"{"profiles":{"a":"vault"},"version":1}"#
+        #expect(Self.index(text) != nil)
+        #expect(ProfileIndexFormat.contents(decoding: Data(text.utf8)) == nil)
+    }
 }
