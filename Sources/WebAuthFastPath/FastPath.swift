@@ -17,8 +17,9 @@ import WebAuthTokenFiles
 /// status comes from one place.
 ///
 /// It reads files, and the keyring over D-Bus, with FoundationEssentials and the C library only:
-/// no argument parser, no networking stack, no other process; in release builds no shared Swift
-/// library either (the C and C++ runtimes only).
+/// no argument parser, no networking stack, no other process; in release builds a static
+/// executable, with no shared library at all and nothing that needs one at run time (NSS, DNS,
+/// iconv, `dlopen`: see `scripts/check-static-fast-path`).
 ///
 /// ```swift
 /// if let output = FastPath.answer(arguments, environment: environment, now: Date(), standardInput: readInput) {
