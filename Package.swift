@@ -168,7 +168,7 @@ let package = Package(
             dependencies: ["WebAuthTokenFiles", "WebAuthCredentialHelpers", "WebAuthPlatform", "WebAuthAgentProtocol"]),
         // The token agent's wire protocol (versioned JSON lines, bounded), its socket's path and
         // a blocking client, on FoundationEssentials, so that the fast path speaks it too.
-        .target(name: "WebAuthAgentProtocol", dependencies: ["WebAuthPlatform"]),
+        .target(name: "WebAuthAgentProtocol", dependencies: ["WebAuthPlatform", "WebAuthTokenFiles"]),
         // `webauth agent`: one process that holds sign-ins in memory, refreshes them ahead of
         // expiry and serves tokens over a Unix socket, on SwiftNIO.
         .target(
@@ -326,7 +326,7 @@ let package = Package(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
             path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
-            name: "FuzzCachedEntryReader", dependencies: ["FuzzHarness", "WebAuthTokenFiles"],
+            name: "FuzzCachedEntryReader", dependencies: ["FuzzHarness", "WebAuthTokenFiles", "WebAuthAgentProtocol"],
             path: "Fuzz/FuzzCachedEntryReader"),
         .executableTarget(
             name: "FuzzSecretServiceReply", dependencies: ["FuzzHarness", "WebAuthFastPath", "WebAuthTokenFiles"],

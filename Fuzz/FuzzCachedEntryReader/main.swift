@@ -1,14 +1,15 @@
 import Foundation
 import FuzzHarness
+import WebAuthAgentProtocol
 import WebAuthTokenFiles
 
-/// A stored token entry and the profile index as the fast path's small readers
-/// (`CachedEntryReader`, `ProfileIndexReader`) read them, against the `JSONDecoder` readings
-/// they stand in for.
+/// A stored token entry, the profile index and an agent's answer as the fast path's small
+/// readers (`CachedEntryReader`, `ProfileIndexReader`, `AgentAnswerReader`) read them, against
+/// the `JSONDecoder` readings they stand in for.
 ///
-/// Input: the file's bytes, read as both. Check: whatever a small reader answers, `JSONDecoder`
+/// Input: the bytes, read as all three. Check: whatever a small reader answers, `JSONDecoder`
 /// reads too, to the same value (an entry's tokens, expiries, configuration name and token
-/// endpoint; an index's version, profiles and bindings); what it leaves (`nil`) goes to
+/// endpoint; an index's version, profiles and bindings; an answer whole); what it leaves (`nil`) goes to
 /// `JSONDecoder`, so the fast path's result is always that reading's.
 @main
 enum FuzzCachedEntryReader {
@@ -23,6 +24,11 @@ enum FuzzCachedEntryReader {
                 let decoded = ProfileIndexFormat.decodedWithFoundation(Data(bytes))
                 FuzzHarness.require(decoded != nil, "an index the small reader reads but JSONDecoder refuses")
                 FuzzHarness.require(decoded == read, "an index the small reader reads differently from JSONDecoder")
+            }
+            if let read = bytes.withUnsafeBytes({ AgentAnswerReader.answer($0) }) {
+                let decoded = AgentAnswer(decodingWithFoundation: bytes)
+                FuzzHarness.require(decoded != nil, "an answer the small reader reads but JSONDecoder refuses")
+                FuzzHarness.require(decoded == read, "an answer the small reader reads differently from JSONDecoder")
             }
         }
     }

@@ -114,10 +114,46 @@ package struct AgentRequest: Codable, Sendable, Hashable {
 
     /// The request as one line, `\n` included.
     package func line() -> [UInt8] {
+        if let line = plainLine() { return line }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data()
         return Array(data) + [UInt8(ascii: "\n")]
+    }
+
+    /// The line of a request with nothing but an operation, a profile and a finite minimum
+    /// validity (the fast path's), written directly in the encoder's form: `JSONEncoder`'s first
+    /// use in a process costs runtime type and conformance lookups that the fast path avoids.
+    /// `nil` for any other request.
+    package func plainLine() -> [UInt8]? {
+        guard scopes == nil, audience == nil, resource == nil, store == nil, entry == nil, lifetime == nil,
+            forward == nil, minimumValidity?.isFinite ?? true
+        else { return nil }
+        var line = "{"
+        if let minimumValidity {
+            let isWhole = minimumValidity.rounded() == minimumValidity && abs(minimumValidity) < 9_007_199_254_740_992
+            line += #""min_validity":"# + (isWhole ? String(Int64(minimumValidity)) : "\(minimumValidity)") + ","
+        }
+        line += #""op":""# + operation.rawValue + #"","#
+        if let profile { line += #""profile":"# + Self.quoted(profile) + "," }
+        line += #""v":"# + String(version) + "}\n"
+        return Array(line.utf8)
+    }
+
+    /// `text` as a JSON string: quoted, with `"`, `\` and the control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\u{0}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 
     /// Reads a request line (without its `\n`); `nil` when it is not one.
@@ -405,12 +441,21 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
     }
 
     /// Reads an answer line (without its `\n`); `nil` when it is not one of this version.
+    /// ``AgentAnswerReader`` reads it first, without `JSONDecoder`; what it leaves goes to
+    /// ``init(decodingWithFoundation:)``, so the result is that reading's either way.
     package init?(line: [UInt8]) {
         guard line.count <= AgentProtocol.maximumAnswerLength,
-            let answer = try? JSONDecoder().decode(Self.self, from: Data(line)),
+            let answer = line.withUnsafeBytes({ AgentAnswerReader.answer($0) }) ?? Self(decodingWithFoundation: line),
             answer.version == AgentProtocol.version,
             answer.ok || answer.error != nil
         else { return nil }
+        self = answer
+    }
+
+    /// The answer `JSONDecoder` reads from `line`, before its version and outcome are checked;
+    /// `nil` when it reads none.
+    package init?(decodingWithFoundation line: [UInt8]) {
+        guard let answer = try? JSONDecoder().decode(Self.self, from: Data(line)) else { return nil }
         self = answer
     }
 }

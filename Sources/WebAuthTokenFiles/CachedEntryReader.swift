@@ -36,21 +36,24 @@ package enum CachedEntryReader {
         return entry
     }
 
-    /// A cursor over the bytes; each method consumes what it reads and answers `nil` (or
-    /// `false`) for anything it does not accept, after which the reader is not used again.
-    struct Reader {
+    /// A cursor over the bytes, a strict JSON reader: each method consumes what it reads and
+    /// answers `nil` (or `false`) for anything it does not accept, after which the reader is not
+    /// used again. The agent protocol's answer reader uses it too.
+    package struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
-        var index = 0
+        /// Where the next byte is.
+        package var index = 0
 
         /// The deepest nesting of arrays and objects read.
-        static let maximumDepth = 32
+        package static let maximumDepth = 32
 
-        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        /// A reader at the start of `bytes`.
+        package init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         // MARK: The entry's levels
 
         /// The entry: version 1, with tokens, a client ID and a save date.
-        mutating func entry() -> CachedEntry? {
+        package mutating func entry() -> CachedEntry? {
             var version: Int?
             var tokens: CachedEntry.Tokens?
             var clientID = false
@@ -92,7 +95,7 @@ package enum CachedEntryReader {
         }
 
         /// A token set (`TokenSet`), without a proof-of-possession key.
-        mutating func tokens(depth: Int) -> CachedEntry.Tokens? {
+        package mutating func tokens(depth: Int) -> CachedEntry.Tokens? {
             var accessToken: String?
             var tokenType: String?
             var refreshToken: String??
@@ -143,7 +146,7 @@ package enum CachedEntryReader {
         }
 
         /// The ID token's claims (`IDTokenClaims`): their expiry.
-        mutating func claimsExpiry(depth: Int) -> Date? {
+        package mutating func claimsExpiry(depth: Int) -> Date? {
             var issuer = false
             var subject = false
             var audience = false
@@ -183,7 +186,7 @@ package enum CachedEntryReader {
         }
 
         /// A client configuration in its full form, without DPoP: its name and token endpoint.
-        mutating func configuration(depth: Int) -> (name: String?, tokenEndpoint: URL?)? {
+        package mutating func configuration(depth: Int) -> (name: String?, tokenEndpoint: URL?)? {
             var name: String??
             var tokenEndpoint: URL??
             var clientID = false
@@ -233,7 +236,7 @@ package enum CachedEntryReader {
         }
 
         /// One of `exchangedTokens` (`StoredExchange`).
-        mutating func exchange(depth: Int) -> Bool {
+        package mutating func exchange(depth: Int) -> Bool {
             var scopes = false
             var tokens = false
             var issuedTokenType = false
@@ -260,12 +263,13 @@ package enum CachedEntryReader {
         // MARK: JSON
 
         /// Whether only whitespace is left.
-        mutating func atEnd() -> Bool {
+        package mutating func atEnd() -> Bool {
             skipWhitespace()
             return index == bytes.count
         }
 
-        mutating func skipWhitespace() {
+        /// Consumes JSON whitespace: spaces, tabs, line feeds and carriage returns.
+        package mutating func skipWhitespace() {
             while index < bytes.count {
                 switch bytes[index] {
                 case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): index += 1
@@ -275,7 +279,7 @@ package enum CachedEntryReader {
         }
 
         /// Consumes `byte` (after whitespace) if it is next.
-        mutating func take(_ byte: UInt8) -> Bool {
+        package mutating func take(_ byte: UInt8) -> Bool {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == byte else { return false }
             index += 1
@@ -283,7 +287,7 @@ package enum CachedEntryReader {
         }
 
         /// Consumes `literal` (after whitespace) if it is next.
-        mutating func take(literal: StaticString) -> Bool {
+        package mutating func take(literal: StaticString) -> Bool {
             skipWhitespace()
             let count = literal.utf8CodeUnitCount
             guard bytes.count - index >= count else { return false }
@@ -293,11 +297,11 @@ package enum CachedEntryReader {
         }
 
         /// Consumes `null` if it is next.
-        mutating func null() -> Bool { take(literal: "null") }
+        package mutating func null() -> Bool { take(literal: "null") }
 
         /// An object, each member handed to `member` with its key (which must read the value);
         /// `false` for a key given twice, or when `member` answers `false`.
-        mutating func object(_ member: (inout Reader, String) -> Bool) -> Bool {
+        package mutating func object(_ member: (inout Reader, String) -> Bool) -> Bool {
             guard take(UInt8(ascii: "{")) else { return false }
             if take(UInt8(ascii: "}")) { return true }
             var seen: [String] = []
@@ -311,7 +315,7 @@ package enum CachedEntryReader {
         }
 
         /// An array, each element read by `element` at `depth + 1`.
-        mutating func array(depth: Int, _ element: (inout Reader, Int) -> Bool) -> Bool {
+        package mutating func array(depth: Int, _ element: (inout Reader, Int) -> Bool) -> Bool {
             guard depth < Self.maximumDepth, take(UInt8(ascii: "[")) else { return false }
             if take(UInt8(ascii: "]")) { return true }
             repeat {
@@ -321,7 +325,7 @@ package enum CachedEntryReader {
         }
 
         /// An array of strings.
-        mutating func strings(depth: Int) -> [String]? {
+        package mutating func strings(depth: Int) -> [String]? {
             var values: [String] = []
             let read = array(depth: depth) { reader, _ in
                 guard let value = reader.string() else { return false }
@@ -332,44 +336,44 @@ package enum CachedEntryReader {
         }
 
         /// An object whose values are strings, each key once.
-        mutating func stringDictionary(depth: Int) -> Bool {
+        package mutating func stringDictionary(depth: Int) -> Bool {
             guard depth < Self.maximumDepth else { return false }
             return object { reader, _ in reader.string() != nil }
         }
 
         /// A string or `null`: `.some(nil)` for `null`, `nil` when neither is next.
-        mutating func optionalString() -> String?? {
+        package mutating func optionalString() -> String?? {
             if null() { return .some(nil) }
             return string().map { .some($0) }
         }
 
         /// A date in the store's form, or `null`.
-        mutating func optionalDate() -> Date?? {
+        package mutating func optionalDate() -> Date?? {
             if null() { return .some(nil) }
             return date().map { .some($0) }
         }
 
         /// A date in the form `2026-11-26T12:00:00Z` (``TokenEntryFormat/utcDate(_:)``).
-        mutating func date() -> Date? { string().flatMap(TokenEntryFormat.utcDate) }
+        package mutating func date() -> Date? { string().flatMap(TokenEntryFormat.utcDate) }
 
         /// A URL, as `JSONDecoder` reads one: a string `URL(string:)` takes.
-        mutating func url() -> URL? { string().flatMap { URL(string: $0) } }
+        package mutating func url() -> URL? { string().flatMap { URL(string: $0) } }
 
         /// A URL or `null`.
-        mutating func optionalURL() -> URL?? {
+        package mutating func optionalURL() -> URL?? {
             if null() { return .some(nil) }
             return url().map { .some($0) }
         }
 
         /// `true` or `false`.
-        mutating func bool() -> Bool? {
+        package mutating func bool() -> Bool? {
             if take(literal: "true") { return true }
             if take(literal: "false") { return false }
             return nil
         }
 
         /// A non-negative integer written as plain digits, without a leading zero, at most 9 of them.
-        mutating func integer() -> Int? {
+        package mutating func integer() -> Int? {
             skipWhitespace()
             let start = index
             var value = 0
@@ -388,7 +392,7 @@ package enum CachedEntryReader {
         }
 
         /// A JSON string: its escapes resolved, its bytes valid UTF-8.
-        mutating func string() -> String? {
+        package mutating func string() -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             var scalars = String.UnicodeScalarView()
             var raw: [UInt8] = []
@@ -425,7 +429,7 @@ package enum CachedEntryReader {
         }
 
         /// The character an escape names, after its backslash.
-        mutating func escape() -> Unicode.Scalar? {
+        package mutating func escape() -> Unicode.Scalar? {
             guard index < bytes.count else { return nil }
             let byte = bytes[index]
             index += 1
@@ -458,7 +462,7 @@ package enum CachedEntryReader {
         }
 
         /// Four hexadecimal digits.
-        mutating func hexUnit() -> UInt32? {
+        package mutating func hexUnit() -> UInt32? {
             guard bytes.count - index >= 4 else { return nil }
             var value: UInt32 = 0
             for _ in 0..<4 {
@@ -478,7 +482,7 @@ package enum CachedEntryReader {
 
         /// Any JSON value, read and dropped: `false` unless it is well formed as RFC 8259 says
         /// (numbers of at most 32 characters).
-        mutating func skipValue(depth: Int) -> Bool {
+        package mutating func skipValue(depth: Int) -> Bool {
             guard depth < Self.maximumDepth else { return false }
             skipWhitespace()
             guard index < bytes.count else { return false }
@@ -492,8 +496,19 @@ package enum CachedEntryReader {
             }
         }
 
+        /// A number as RFC 8259 writes one, as a finite `Double` (what `JSONDecoder` reads it as:
+        /// the nearest, through the same correctly rounded conversion).
+        package mutating func double() -> Double? {
+            skipWhitespace()
+            let start = index
+            guard number() else { return nil }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { return nil }
+            return value
+        }
+
         /// A number as RFC 8259 writes one: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-        mutating func number() -> Bool {
+        package mutating func number() -> Bool {
             let start = index
             func digits(_ reader: inout Reader) -> Int {
                 let from = reader.index

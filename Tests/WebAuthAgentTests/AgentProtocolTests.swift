@@ -15,6 +15,49 @@ struct AgentProtocolTests {
         #expect(AgentRequest(line: Array(line.dropLast())) == request)
     }
 
+    @Test(arguments: [
+        AgentRequest(.token, profile: "default", minimumValidity: 60), AgentRequest(.token, profile: "w"),
+        AgentRequest(.token, profile: "a\"b\\c\u{1}é😀", minimumValidity: 0.5),
+        AgentRequest(.token, profile: "p", minimumValidity: 1e-5), AgentRequest(.token, minimumValidity: 1e300),
+        AgentRequest(.status), AgentRequest(.token, profile: "p", minimumValidity: -0.0),
+    ])
+    func theFastPathsRequestLineIsWrittenDirectlyAndReadsBackAsItself(request: AgentRequest) throws {
+        let line = try #require(request.plainLine())
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(AgentRequest(line: Array(line.dropLast())) == request)
+        #expect(line == request.line())
+    }
+
+    @Test func aRequestWithMoreThanTheFastPathsFieldsGoesThroughTheEncoder() {
+        #expect(AgentRequest(.token, profile: "p", audience: "api").plainLine() == nil)
+        #expect(AgentRequest(.token, profile: "p", minimumValidity: .infinity).plainLine() == nil)
+        #expect(AgentRequest(.add, profile: "p", lifetime: 60).plainLine() == nil)
+    }
+
+    @Test(arguments: [
+        #"{"ok":true,"token":{"access_token":"at","client_id":"cli","expires_at":1767229200.5,"id_token":"h.p.s","#
+            + #""id_token_claims":{"aud":["cli"],"iat":1767225600,"iss":"http://127.0.0.1:8080","sub":"ada"},"#
+            + #""id_token_expires_at":1767229200,"issuer":"http://127.0.0.1:8080","provider_name":"demo","#
+            + #""scopes":["openid"],"token_endpoint_host":"127.0.0.1","token_type":"Bearer"},"v":1}"#,
+        #"{"ok":true,"token":{"access_token":"at","expires_at":null,"token_type":"Bearer","later":[1e-5,-0.0]},"v":1}"#,
+        #"{"ok":true,"v":1}"#,
+    ])
+    func anAnswerTheSmallReaderTakesIsReadAsJSONDecoderReadsIt(text: String) throws {
+        let bytes = Array(text.utf8)
+        let read = try #require(bytes.withUnsafeBytes { AgentAnswerReader.answer($0) })
+        #expect(read == AgentAnswer(decodingWithFoundation: bytes))
+        #expect(AgentAnswer(line: bytes) == read)
+    }
+
+    @Test(arguments: [
+        #"{"error":{"code":"notHeld","message":"not held"},"ok":false,"v":1}"#,
+        #"{"ok":true,"status":{"profiles":[]},"v":1}"#, #"{"ok":true,"ok":true,"v":1}"#,
+        #"{"ok":true,"token":{"access_token":"at","expires_at":1e400,"token_type":"Bearer"},"v":1}"#, "", "{}",
+    ])
+    func anyOtherAnswerIsLeftToJSONDecoder(text: String) {
+        #expect(Array(text.utf8).withUnsafeBytes { AgentAnswerReader.answer($0) } == nil)
+    }
+
     @Test func aTokenAnswerCarriesTypeExpiryAndTheHelpersFields() throws {
         let answer = AgentAnswer(
             ok: true,
