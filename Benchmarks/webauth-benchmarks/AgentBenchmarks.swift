@@ -225,7 +225,7 @@ enum AgentBenchmarks {
         }
     }
 
-    /// Prints the figures and the ratios the issue sets targets for.
+    /// Prints the figures and the ratios the targets are set for.
     static func printFigures(webauth: String) async throws {
         let commands = try await tokenCommands(webauth: webauth)
         let medians = CLIBenchmarks.printTable(

@@ -28,7 +28,7 @@ enum FloorBenchmarks {
     static let staticExecutableLabel = "Swift hello, -static-executable"
     static let staticStdlibLabel = "Swift hello, -static-stdlib"
 
-    /// Prints the table of issue "a token at the floor", with the targets beside the figures.
+    /// Prints the token-at-the-floor table, with the targets beside the figures.
     static func printFigures(webauth: String, rounds: Int = 300, concurrentRounds: Int = 40) async throws {
         let directory = try CLIBenchmarks.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
