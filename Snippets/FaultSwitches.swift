@@ -1,3 +1,8 @@
+// snippet.hide
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+// snippet.show
+
 import WebAuthEmbeddedProvider
 
 func misbehave(_ provider: EmbeddedProvider) {

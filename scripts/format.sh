@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Formats the package's Swift code with swift-format and the repository's .swift-format.
+# Formats the package's Swift code with swift-format and the repository's .swift-format, and
+# keeps every source file's licence header (scripts/lib/licence_headers.py).
 #
-#   scripts/format.sh           rewrite files in place
+#   scripts/format.sh           rewrite files in place, adding missing licence headers
 #   scripts/format.sh --check   change nothing; exit 1 and name the files if anything is
-#                               unformatted or breaks a lint rule (what CI runs)
+#                               unformatted, breaks a lint rule or has no licence header (CI)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-    sed -n '2,6s/^# \{0,1\}//p' "$0"
+    sed -n '2,7s/^# \{0,1\}//p' "$0"
 }
 
 mode=format
@@ -39,6 +40,7 @@ for path in Sources Tests Benchmarks Fuzz Snippets Package.swift Examples/webaut
 done
 
 if [[ "$mode" == format ]]; then
+    python3 scripts/lib/licence_headers.py add
     "${swift_format[@]}" format --in-place --parallel --recursive --configuration .swift-format "${paths[@]}"
     exit 0
 fi
@@ -62,15 +64,18 @@ while IFS= read -r -d '' file; do
     cmp -s "$file" "$scratch/copy/$file" || echo "$file: would be reformatted" >>"$scratch/reformat"
 done < <(find "${paths[@]}" -name '*.swift' -type f -print0)
 
-if [[ $lint_status -eq 0 && ! -s "$scratch/findings" && ! -s "$scratch/reformat" ]]; then
+# 3. Every source file's licence header, Swift or not.
+python3 scripts/lib/licence_headers.py check >>"$scratch/headers" || lint_status=$?
+
+if [[ $lint_status -eq 0 && ! -s "$scratch/findings" && ! -s "$scratch/reformat" && ! -s "$scratch/headers" ]]; then
     echo "format check passed: ${paths[*]}"
     exit 0
 fi
 
-touch "$scratch/reformat"
-sort -t: -k1,1 -k2,2n -k3,3n "$scratch/findings" "$scratch/reformat" >&2
-files=$(sed -nE 's/^(.+\.swift):([0-9]+:[0-9]+: | would be reformatted$).*/\1/p' \
-    "$scratch/findings" "$scratch/reformat" | sort -u)
+touch "$scratch/reformat" "$scratch/headers"
+sort -t: -k1,1 -k2,2n -k3,3n "$scratch/findings" "$scratch/reformat" "$scratch/headers" >&2
+files=$( (sed -nE 's/^(.+\.swift):([0-9]+:[0-9]+: | would be reformatted$).*/\1/p' \
+    "$scratch/findings" "$scratch/reformat"; sed -nE 's/^(.+): has no licence header.*/\1/p' "$scratch/headers") | sort -u)
 echo >&2
 if [[ -n "$files" ]]; then
     mapfile -t file_list <<<"$files"

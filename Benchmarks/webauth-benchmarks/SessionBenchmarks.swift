@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Prints how long the session engine takes at the points a person could notice, with the real
 // loopback listener and real HTTP over loopback. Run: swift run -c release webauth-benchmarks
 // With `soak` first (`webauth-benchmarks soak [--sign-ins N] [--refreshes N] [--processes N]

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // "Callback → signed in": what stands between the loopback callback's arrival and the tokens,
 // against the embedded provider with every endpoint answering 40 ms late (a provider across a
 // network). Only the token request should be left there: the metadata and the key set are

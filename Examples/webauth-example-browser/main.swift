@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // An example browser app for Linux, written against Apple's names for "Supporting Single Sign-On
 // in a Web Browser App": it handles other programs' web sign-ins by driving a headless Chromium.
 //

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // A command-line program that signs in with Apple's API the way an app does, to show on which
 // thread the completion handlers run (see `MainThreadDelivery`). The package's tests run it as a
 // separate process, since only a process of its own can give its main thread to dispatchMain().

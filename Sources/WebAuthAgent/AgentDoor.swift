@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Which of the agent's two sockets a request came in on.
 ///
 /// The full door is for this user's programs on this machine; the forwarding door is meant to

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthTokenFiles
 
 /// The first reader of an agent's answer in the fast path, on the terms of the store's small

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthPlatform
 
 /// Where the agent listens: `WEBAUTH_AGENT_SOCK` when set, else `agent.sock` in the private

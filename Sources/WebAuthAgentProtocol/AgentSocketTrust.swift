@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthPlatform
 
 /// The rule a client checks a socket path by before it connects: the socket and its directory

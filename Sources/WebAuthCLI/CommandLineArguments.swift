@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Argument rewriting the parser cannot express.
 package enum CommandLineArguments {
     /// The default loopback callback path, used by a bare `--loopback`.

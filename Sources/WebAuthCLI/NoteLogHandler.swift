@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Logging
 
 /// Shows what the token store logs — a fallback from the keyring to files, a token directory

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// How `webauth login` signs in, decided from the flags and the situation alone.
 struct SignInPlan: Equatable, Sendable {
     /// The ways to sign in.

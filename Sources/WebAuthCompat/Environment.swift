@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 #if !canImport(AuthenticationServices)
     /// A property wrapper that reads a value from ``EnvironmentValues`` — the part of SwiftUI's
     /// `Environment` that web authentication needs, so that the line SwiftUI code uses compiles

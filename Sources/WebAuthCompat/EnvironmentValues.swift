@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 #if !canImport(AuthenticationServices)
     /// The values ``Environment`` reads — on Linux, only SwiftUI's ``webAuthenticationSession``.
     public struct EnvironmentValues: Sendable {

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // On Apple platforms this module is Apple's AuthenticationServices — with SwiftUI, whose
 // `WebAuthenticationSession` and `EnvironmentValues.webAuthenticationSession` live in their
 // cross-import overlay —, nothing else. Elsewhere it provides the same names (see

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// The flow of one web authentication session, with no I/O: events in, one action out.

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Text that did not come from this program — a provider's `error` code or `error_description`,
 /// a granted scope, an ID token's subject, a name from UserInfo, a device verification page —
 /// and the one way it is made safe to show.

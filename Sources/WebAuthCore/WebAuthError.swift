@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The form every webauth error takes: a stable ``code`` to match on and a ``message`` for
 /// people, printed together as `code: message`.
 ///

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Which hosts a profile's token may go to through git's credential helper: the one rule that
 /// `webauth git-credential` and the cached-token fast path both apply.
 ///

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthCore
 
 /// What a program registered as the person's web-authentication browser declares it can do —

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthPlatform
 
 /// The desktop code's system calls, in the words it uses them in: the private socket

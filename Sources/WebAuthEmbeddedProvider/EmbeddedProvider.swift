@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A real OAuth 2.0 and OpenID Connect authorization server that runs inside your process, on

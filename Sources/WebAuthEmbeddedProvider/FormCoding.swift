@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// `application/x-www-form-urlencoded`, as token requests use it.

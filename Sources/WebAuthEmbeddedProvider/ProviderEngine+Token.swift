@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).

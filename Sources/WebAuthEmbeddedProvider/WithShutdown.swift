@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Runs `body` with `resource`, then `shutdown(resource)`, however `body` ends: the shape of
 /// every scoped `with…` function of the servers and providers the tests start.
 ///

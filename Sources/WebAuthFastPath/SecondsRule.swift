@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Durations given on the command line as a number of seconds (`--timeout 90`,
 /// `--min-validity 0.5`): the range both programs take, and the plain spelling the fast path
 /// reads. The full program's parser checks its values with ``isValid(_:allowsZero:)`` too.

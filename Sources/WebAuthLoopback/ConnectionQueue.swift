@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Some of a listener's open connections, in order, as a list threaded through the connections
 /// themselves: adding, removing and taking the first cost the same however many are open, and
 /// cost no allocation.

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthPlatform
 
 /// The kernel's table of TCP sockets: who owns the client's end of a connection to the listener.

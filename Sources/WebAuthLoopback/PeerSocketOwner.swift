@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Who owns the client's end of a connection to the listener, as far as the kernel says.
 package enum PeerSocketOwner: Sendable, Hashable {
     /// A socket on this machine, opened by a process running as this user id.

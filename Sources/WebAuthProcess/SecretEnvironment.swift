@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The environment variables a secret is read from, written down once: ``Subprocess`` removes
 /// every one of them from the environment of every program the package starts — the person's
 /// browser through `xdg-open` or `$BROWSER`, a controlled Chromium or Firefox, `secret-tool`,

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a D-Bus bus listens, read from an address such as `DBUS_SESSION_BUS_ADDRESS`: its first
 /// entry, when that is `unix:path=…` or `unix:abstract=…` (entries are separated by `;`, keys by
 /// `,`, and values percent-escaped), with the bus's `guid=` when the address gives one.

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The rule for profile names: 1–64 characters from `A-Z a-z 0-9 . _ -`, not starting with `.`
 /// or `-`, without `..` — always a safe file name and a safe `secret-tool` attribute value.
 /// `ProfileName` in the token store checks names with it and explains a refusal.

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthPlatform
 
 /// The session bus's socket, opened only as far as the stores trust it: the one check both the

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The characters a token read back from a store may hold before it is printed or handed on to
 /// git, kubectl or a terminal: RFC 6749 Appendix A's `%x20-7E` (what the OAuth layer already
 /// requires of a provider's answer). A store — a file, a keyring item, whatever a session bus

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A store that keeps each profile's entry under its own `flock` lock (``ProfileLock``):
 /// ``FileTokenStore`` and ``SecretServiceTokenStore``. Each says how it reads, writes and removes
 /// one entry; the ``TokenStore`` operations built on those steps — validating the name, taking

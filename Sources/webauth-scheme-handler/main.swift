@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // webauth-scheme-handler URL
 //
 // The program the desktop runs for a URL scheme registered with `webauth scheme register`: it

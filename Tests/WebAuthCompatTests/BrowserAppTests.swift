@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // The Linux implementation's tests; on Apple platforms the module is AuthenticationServices.
 #if !canImport(AuthenticationServices)
     import Foundation

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // The Linux desktop (xdg-utils, XDG directories, SO_PEERCRED) is what these tests exercise.
 #if os(Linux)
     import Foundation

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // SO_PEERCRED and a second local user are what these tests exercise.
 #if os(Linux)
     import Foundation

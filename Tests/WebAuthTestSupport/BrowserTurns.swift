@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Lets one test at a time run a real browser.
 ///
 /// Tests run in parallel, and each headless Chromium keeps a core busy while it starts; several

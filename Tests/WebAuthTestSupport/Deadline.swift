@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What `operation` returns, or `nil` when `limit` passes first (the operation is then
 /// cancelled): the one way a test bounds a wait for something it can await.
 ///

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Whether `condition` holds within `limit`, checked every 20 ms: for waiting on an event a test
 /// can observe but not await (a file appearing, a process ending, a request arriving).
 ///

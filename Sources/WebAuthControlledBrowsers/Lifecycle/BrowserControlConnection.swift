@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The protocol client that steers a launched browser — DevTools over a pipe for Chromium,
 /// WebDriver BiDi over a WebSocket for Firefox — as the shared lifecycle needs it: to ask the
 /// browser to quit, and to hang up.

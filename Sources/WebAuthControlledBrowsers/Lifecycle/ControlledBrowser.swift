@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import WebAuthCore
 
 /// A browser the session launches and steers itself, as the shared lifecycle sees it: where its

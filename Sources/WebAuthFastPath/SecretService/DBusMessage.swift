@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The few D-Bus messages the keyring read needs, in the wire format of the D-Bus
 /// specification: method calls written little-endian, replies read in either byte order.
 ///

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Who the tokens of a configuration are for, and so how they are obtained again when they
 /// expire.
 public enum ClientGrant: String, Sendable, Hashable, Codable, CaseIterable {

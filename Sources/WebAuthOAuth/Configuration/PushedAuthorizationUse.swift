@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// When a sign-in pushes its authorization request to the provider first (RFC 9126), so that
 /// the browser opens only `client_id` and a `request_uri`.
 public enum PushedAuthorizationUse: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where an ``AccessTokenProvider`` keeps its tokens, shared with every other holder of them —
 /// other providers, other processes — and changed by one holder at a time.
 ///

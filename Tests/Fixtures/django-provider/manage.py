@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """Django's command-line utility for the webauth test provider (see README.md)."""
 
 import os

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """A git smart-HTTP server for webauth's tests, whose passwords are OAuth access tokens.
 
 Every request must carry HTTP Basic credentials. The password is checked the way a real forge

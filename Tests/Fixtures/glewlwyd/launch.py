@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """Starts Debian's glewlwyd on 127.0.0.1 for webauth's end-to-end tests, configured through
 its own admin REST API: an OpenID Connect plugin with pushed authorization requests required
 (RFC 9126) and DPoP (draft 07) with nonces, a confidential client and a person who signs in

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """Calls a Kubernetes API server the way a program using the official Python client does: the
 kubeconfig's ``users[].user.exec`` plugin (webauth exec-credential) is the only source of the
 credential. Prints the server's gitVersion and the number of pods in "default", then exits 0; on

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in Kubernetes API server for webauth's tests: it answers only requests whose bearer
 token the provider vouches for, the way an OIDC-configured kube-apiserver does.
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """Starts Debian's LemonLDAP::NG on 127.0.0.1 for webauth's end-to-end tests: its portal as an
 OpenID Connect provider, served by the package's FastCGI server behind nginx, configured
 through LemonLDAP::NG's own files (lemonldap-ng.ini and a File-backend lmConf-1.json).

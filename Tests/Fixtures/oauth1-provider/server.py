@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
 """An OAuth 1.0a provider for webauth's tests, written independently of the Swift client.
 
 Every signature is checked by oauthlib's RFC 5849 server endpoints (RequestTokenEndpoint,

@@ -1,4 +1,7 @@
 // swift-tools-version: 6.0
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // A program that uses webauth's protocol layer alone, as a service that signs in as itself
 // would: it depends on the WebAuthOAuth product and nothing else. Its build shows what that
 // product brings (no SwiftNIO, no browsers, no listener); the tests run it against the embedded

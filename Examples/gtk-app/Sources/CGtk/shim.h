@@ -1,2 +1,5 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 #include <gtk/gtk.h>
 #include <glib-unix.h>

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // The test scenario's other half (scripts/test-desktop-example): an OpenID Connect provider and
 // the person's browser, scripted.
 //

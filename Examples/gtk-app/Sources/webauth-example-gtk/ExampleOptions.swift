@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// The command line: `webauth-example-gtk --issuer URL --client-id ID --scheme SCHEME

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Seed 000, "Using ASWebAuthenticationSession with SwiftUI": the article's view model, unchanged
 // but for the imports (WebAuthCompat for AuthenticationServices, OpenCombine for Combine). Lines
 // marked "app:" complete what the article leaves out, without which it does not compile (the

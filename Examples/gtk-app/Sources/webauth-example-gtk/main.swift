@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 // webauth-example-gtk: a GTK 4 app that signs in with ASWebAuthenticationSession, as seed 000's
 // SwiftUI app does on iOS. See the article "A desktop app" in the WebAuth documentation.
 //

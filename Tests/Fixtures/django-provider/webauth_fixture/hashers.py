@@ -1,3 +1,6 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
+
 """A quick password hasher for the test provider (passwords and client secrets alike)."""
 
 from django.contrib.auth.hashers import PBKDF2PasswordHasher

@@ -1,3 +1,6 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
+
 """Settings of the webauth test provider: django-oauth-toolkit as an OAuth 2.0 / OpenID Connect
 provider on http://127.0.0.1:PORT, for end-to-end tests only (see ../README.md).
 

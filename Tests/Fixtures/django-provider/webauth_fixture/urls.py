@@ -1,3 +1,6 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
+
 """URLs: DOT's endpoints under /o/ (so the issuer is http://127.0.0.1:PORT/o), the sign-in page at
 /accounts/login/, and the discovery documents of views.py in front of DOT's own."""
 

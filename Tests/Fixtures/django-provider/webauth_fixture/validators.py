@@ -1,3 +1,6 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
+
 """The fixture's OAuth2Validator: the standard OpenID Connect claims of the Django user."""
 
 from oauth2_provider.oauth2_validators import OAuth2Validator

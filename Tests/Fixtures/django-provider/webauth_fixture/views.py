@@ -1,3 +1,6 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
+
 """Discovery documents that also name the endpoints DOT serves but does not list.
 
 DOT 3.4.1's OpenID Connect discovery document has no `revocation_endpoint`, and neither discovery

@@ -1,3 +1,6 @@
+// Copyright 2026 the webauth authors
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef WEBAUTH_EXAMPLE_GTK_WINDOW_SHIM_H
 #define WEBAUTH_EXAMPLE_GTK_WINDOW_SHIM_H
 

@@ -1,0 +1,2 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0

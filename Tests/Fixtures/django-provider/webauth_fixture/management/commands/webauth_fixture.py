@@ -1,3 +1,6 @@
+# Copyright 2026 the webauth authors
+# SPDX-License-Identifier: Apache-2.0
+
 """`manage.py webauth_fixture`: makes the test user and the OAuth applications, and prints as JSON
 everything a test needs to use them (the plain client secret included; DOT stores only its hash).
 
