@@ -90,13 +90,7 @@ extension OAuthClient {
         session.acceptsReceivedCallback = { received in request.endsWait(received.parameters) }
         session.logger = logger
         configureSession(session)
-        let received: ReceivedCallback
-        do throws(WebAuthenticationSessionError) {
-            received = try await session.authenticate()
-        } catch {
-            throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
-        }
-        try completeEndSession(request, received: received)
+        try completeEndSession(request, received: try await session.receivedCallback())
     }
 }
 

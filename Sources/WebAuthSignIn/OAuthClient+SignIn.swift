@@ -46,14 +46,22 @@ extension OAuthClient {
         session.acceptsReceivedCallback = { received in validator.answersRequest(received.parameters) }
         session.logger = logger
         configureSession(session)
-        let received: ReceivedCallback
+        let received = try await session.receivedCallback(orFailure: { pushFailure.error.withLock { $0 } })
+        return try await completeAuthorization(authorization, received: received)
+    }
+}
+
+extension WebAuthSession {
+    /// Runs the session and returns the callback it received; when it ends without one, the
+    /// error `failure` gives (the reason it was ended, when the flow ended it itself), else an
+    /// `OAuthError.Code.session` error wrapping the session's.
+    func receivedCallback(orFailure failure: () -> OAuthError? = { nil }) async throws(OAuthError) -> ReceivedCallback {
         do throws(WebAuthenticationSessionError) {
-            received = try await session.authenticate()
+            return try await authenticate()
         } catch {
-            if let pushed = pushFailure.error.withLock({ $0 }) { throw pushed }
+            if let failure = failure() { throw failure }
             throw OAuthError(code: .session, message: "the browser session ended: \(error)", sessionError: error)
         }
-        return try await completeAuthorization(authorization, received: received)
     }
 }
 
