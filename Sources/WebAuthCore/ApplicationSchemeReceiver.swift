@@ -35,11 +35,11 @@ public final class ApplicationSchemeReceiver: CallbackReceiver {
 
     private let waiting = Locked([String: Waiting]())
 
-    /// A session waiting for a scheme: its rule and where accepted URLs go.
+    /// A session waiting for a scheme: its rule and where the callback it accepts goes.
     private struct Waiting {
         let id: UUID
         let deciding: @Sendable (URL) -> CallbackVerdict
-        let continuation: AsyncStream<URL>.Continuation
+        let continuation: AsyncStream<ReceivedCallback>.Continuation
     }
 
     /// Creates a receiver for the custom schemes the application declares, such as
@@ -67,19 +67,8 @@ public final class ApplicationSchemeReceiver: CallbackReceiver {
         return Self.busy(callback.scheme)
     }
 
-    /// Starts waiting for `callback`, accepting what `accepting` accepts.
-    public func listen(
-        for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool
-    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
-        try await listen(for: callback) { url in
-            accepting(url)
-                ? .accepted(ReceivedCallback(url: url, redirectURI: callback.redirectURI))
-                : .refused(.callbackMismatch("the session did not accept the URL"))
-        }
-    }
-
     /// Starts waiting for `callback`, answering each URL handed to ``open(_:)`` by the
-    /// session's verdict.
+    /// session's verdict; the callback an accepted verdict carries goes to the session.
     ///
     /// - Throws: ``WebAuthenticationSessionError/Code/invalidCallback`` for a callback that is
     ///   not one of ``schemes``; ``WebAuthenticationSessionError/Code/callbackListenerFailed``
@@ -91,7 +80,7 @@ public final class ApplicationSchemeReceiver: CallbackReceiver {
             throw .invalidCallback("\(callback) is not one of this application's schemes (\(schemes))")
         }
         let scheme = callback.scheme
-        let (callbacks, continuation) = AsyncStream.makeStream(of: URL.self)
+        let (callbacks, continuation) = AsyncStream.makeStream(of: ReceivedCallback.self)
         let id = UUID()
         let taken = waiting.withLock { waiting in
             guard waiting[scheme] == nil else { return false }
@@ -120,7 +109,7 @@ public final class ApplicationSchemeReceiver: CallbackReceiver {
     public func open(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased() else { return false }
         guard let session = waiting.withLock({ $0[scheme] }) else { return false }
-        guard session.deciding(url).isAccepted else { return false }
+        guard let received = session.deciding(url).accepted else { return false }
         // The first accepted URL ends the wait: a later one finds no session.
         let first = waiting.withLock { waiting in
             guard waiting[scheme]?.id == session.id else { return false }
@@ -128,7 +117,7 @@ public final class ApplicationSchemeReceiver: CallbackReceiver {
             return true
         }
         guard first else { return false }
-        session.continuation.yield(url)
+        session.continuation.yield(received)
         session.continuation.finish()
         return true
     }
@@ -152,12 +141,12 @@ public final class ApplicationSchemeReceiver: CallbackReceiver {
     /// One session's wait.
     private final class Listener: CallbackListener {
         let callback: Callback
-        let callbacks: AsyncStream<URL>
+        let callbacks: AsyncStream<ReceivedCallback>
         private let stop: @Sendable () -> Void
 
         var redirectURI: URL { callback.redirectURI }
 
-        init(callback: Callback, callbacks: AsyncStream<URL>, stop: @escaping @Sendable () -> Void) {
+        init(callback: Callback, callbacks: AsyncStream<ReceivedCallback>, stop: @escaping @Sendable () -> Void) {
             self.callback = callback
             self.callbacks = callbacks
             self.stop = stop

@@ -30,7 +30,7 @@ public enum CallbackVerdict: Sendable, Hashable {
 /// that an OAuth client sets).
 ///
 /// The session's state machine applies it, once per URL: listeners ask the machine
-/// (``SessionStateMachine/decide(_:)``) and the machine keeps what it accepted.
+/// (``SessionStateMachine/decide(_:)``) and hand back the callback an accepted verdict carries.
 package struct CallbackAcceptance: Sendable {
     /// The callback to match; the state machine pins it to the bound port once listening.
     package var callback: Callback

@@ -6,38 +6,29 @@ import Foundation
 /// Something that can receive a callback URL outside the browser: a loopback HTTP listener, a
 /// desktop URL-scheme handler.
 ///
-/// A session asks its receiver to ``listen(for:accepting:)`` before it opens the browser, so that
+/// A session asks its receiver to ``listen(for:deciding:)`` before it opens the browser, so that
 /// the redirect URI is known when the authorization URL is built.
 public protocol CallbackReceiver: Sendable {
     /// Whether this receiver can receive `callback` on this machine.
     func canReceive(_ callback: Callback) -> Bool
 
-    /// Starts listening for `callback`.
+    /// Starts listening for `callback`, answering each URL it receives by the session's verdict.
+    ///
+    /// `deciding` is the session's one rule, pinned to the listener's redirect URI once the
+    /// listener is ready; ask it once per URL. An accepted verdict carries the callback with
+    /// its parameters read (a listener shows an OAuth `error` on its page from them): the
+    /// listener yields that value on ``CallbackListener/callbacks``, and the session takes it
+    /// as its result without reading or deciding the URL again. A URL that is refused (for
+    /// example one whose `state` is wrong) is answered as a failure and does **not** end the
+    /// listening: an attacker's forged request must not consume the session.
     ///
     /// - Parameters:
     ///   - callback: What to listen for.
-    ///   - accepting: The session's acceptance rule. A URL that matches the callback but is not
-    ///     accepted (for example one whose `state` is wrong) is answered as a failure and does
-    ///     **not** end the listening: an attacker's forged request must not consume the session.
-    /// - Returns: A listener that yields the first accepted callback URL.
+    ///   - deciding: The session's verdict on a URL.
+    /// - Returns: A listener that yields the first callback the session accepted.
     /// - Throws: ``WebAuthenticationSessionError/Code/callbackListenerFailed`` when it cannot
     ///   listen (naming the port), ``WebAuthenticationSessionError/Code/invalidCallback`` when
     ///   the callback cannot be listened for (such as a loopback path without a leading `/`).
-    func listen(
-        for callback: Callback,
-        accepting: @escaping @Sendable (URL) -> Bool
-    ) async throws(WebAuthenticationSessionError) -> any CallbackListener
-
-    /// Starts listening for `callback`, answering each request by the session's verdict.
-    ///
-    /// A session listens this way: `deciding` is its one rule, pinned to the listener's
-    /// redirect URI once the listener is ready, and it is asked once per URL. An accepted
-    /// verdict carries the callback with its parameters read, for the answer the receiver
-    /// gives (a listener shows an OAuth `error` on its page). A refused URL does **not** end
-    /// the listening. The default calls ``listen(for:accepting:)`` with whether the verdict
-    /// accepts.
-    ///
-    /// - Throws: As ``listen(for:accepting:)``.
     func listen(
         for callback: Callback,
         deciding: @escaping @Sendable (URL) -> CallbackVerdict
@@ -45,7 +36,7 @@ public protocol CallbackReceiver: Sendable {
 
     /// Why this receiver cannot listen for `callback` now, when it can tell before trying —
     /// such as another session already waiting for the same custom scheme. A session asks
-    /// when it starts, so that it can refuse at once; ``listen(for:accepting:)`` still decides.
+    /// when it starts, so that it can refuse at once; ``listen(for:deciding:)`` still decides.
     /// The default is `nil`.
     func unavailability(for callback: Callback) -> WebAuthenticationSessionError?
 
@@ -59,14 +50,6 @@ public protocol CallbackReceiver: Sendable {
 }
 
 extension CallbackReceiver {
-    /// Listens with ``listen(for:accepting:)``, accepting what the verdict accepts.
-    public func listen(
-        for callback: Callback,
-        deciding: @escaping @Sendable (URL) -> CallbackVerdict
-    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
-        try await listen(for: callback, accepting: { deciding($0).isAccepted })
-    }
-
     /// Knows nothing before trying: `nil`.
     public func unavailability(for callback: Callback) -> WebAuthenticationSessionError? { nil }
 
@@ -81,9 +64,10 @@ public protocol CallbackListener: Sendable {
     var redirectURI: URL { get }
     /// The callback as bound, such as a loopback callback pinned to its port.
     var callback: Callback { get }
-    /// Yields the first accepted callback URL, then finishes. It finishes without a value when
-    /// the listener is closed first.
-    var callbacks: AsyncStream<URL> { get }
+    /// Yields the first callback the session accepted, then finishes: the value the accepted
+    /// ``CallbackVerdict`` carried, which the session takes as it is, never one the listener
+    /// made itself. It finishes without a value when the listener is closed first.
+    var callbacks: AsyncStream<ReceivedCallback> { get }
     /// Stops listening and releases what the listener holds (the port, the socket). Called once
     /// when the session ends, whatever the ending; safe to call more than once.
     func close() async

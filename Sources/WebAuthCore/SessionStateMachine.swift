@@ -34,11 +34,13 @@ import Foundation
 ///   and the owner has reported ``Event/tornDown`` does the machine say
 ///   ``Action/deliver(_:to:)``, once, and become `finished`, which is final.
 /// - **Acceptance.** Every URL is decided once, by the one ``CallbackAcceptance``, pinned to
-///   the redirect URI of the listener once it is ready. A listener asks ``decide(_:)`` and
-///   answers its request by the verdict; the machine keeps what it accepted, so the
-///   ``Event/callbackOffered(_:)`` that follows takes the kept verdict instead of deciding
-///   again. A URL a browser offers is decided when offered. A refused URL is answered with
-///   ``Action/reject(_:)`` and the session keeps waiting.
+///   the redirect URI of the listener once it is ready. A listener asks ``decide(_:)``, answers
+///   its request by the verdict, and hands back the ``ReceivedCallback`` an accepted verdict
+///   carries (``Event/callbackReceived(_:)``): the machine takes that value as the result, so
+///   the URL is neither read nor decided again. A URL a browser offers
+///   (``Event/callbackOffered(_:)``) is decided when offered; a refused one is answered with
+///   ``Action/reject(_:)`` and the session keeps waiting. Whichever callback comes first ends
+///   the session; later ones find it closing.
 package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, Waiter: Sendable>: Sendable {
     /// What the session delivers.
     package typealias Outcome = Result<ReceivedCallback, WebAuthenticationSessionError>
@@ -74,8 +76,11 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
         case presentationReady(Presentation)
         /// The present step failed (a bad authorization URL, a browser that did not start).
         case presentFailed(WebAuthenticationSessionError)
-        /// A URL that may be the callback, from the listener or the browser.
+        /// A URL that may be the callback, from the browser: decided when offered.
         case callbackOffered(URL)
+        /// The callback a listener received, as the accepted verdict of ``decide(_:)`` carried
+        /// it: taken as it is.
+        case callbackReceived(ReceivedCallback)
         /// The browser saw the person close the window.
         case closedByUser
         /// The open page failed.
@@ -109,8 +114,6 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     package private(set) var state: State = .idle(waiters: [])
     /// The rule every offered URL goes through; listeners answer requests by it too.
     package private(set) var acceptance: CallbackAcceptance
-    /// The callback a listener was last told was accepted (``decide(_:)``), until it is offered.
-    private var kept: ReceivedCallback?
 
     package init(callback: Callback) {
         self.acceptance = CallbackAcceptance(callback: callback)
@@ -202,7 +205,7 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
             case .presentFailed(let error):
                 return close(.failure(error), redirectURI: redirectURI, close: listener, waiters: waiters)
             case .callbackOffered(let url):
-                switch verdict(offered: url, redirectURI: redirectURI) {
+                switch acceptance.verdict(url, redirectURI: redirectURI) {
                 case .accepted(let received):
                     return close(
                         .success(received), redirectURI: redirectURI, close: listener, stepUnderWay: true,
@@ -210,6 +213,10 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
                 case .refused(let why):
                     return .reject(why)
                 }
+            case .callbackReceived(let received):
+                return close(
+                    .success(received), redirectURI: redirectURI, close: listener, stepUnderWay: true,
+                    waiters: waiters)
             case .cancel, .timedOut:
                 return close(
                     ending(event), redirectURI: redirectURI, close: listener, stepUnderWay: true, waiters: waiters)
@@ -221,10 +228,12 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
             let outcome: Outcome
             switch event {
             case .callbackOffered(let url):
-                switch verdict(offered: url, redirectURI: redirectURI) {
+                switch acceptance.verdict(url, redirectURI: redirectURI) {
                 case .accepted(let received): outcome = .success(received)
                 case .refused(let why): return .reject(why)
                 }
+            case .callbackReceived(let received):
+                outcome = .success(received)
             case .closedByUser, .browserFailed, .cancel, .timedOut:
                 outcome = ending(event)
             default:
@@ -272,28 +281,16 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     }
 
     /// Decides `url` for a listener that received it, by the rule pinned to the listener's
-    /// redirect URI. The machine keeps an accepted callback: when the listener then offers the
-    /// URL (``Event/callbackOffered(_:)``), that verdict is taken, not made again. Before the
-    /// listener is ready, and once the session has ended, every URL is refused.
-    package mutating func decide(_ url: URL) -> CallbackVerdict {
-        let redirectURI: URL
+    /// redirect URI. The listener hands back the callback an accepted verdict carries
+    /// (``Event/callbackReceived(_:)``), which the machine takes as it is. Before the listener
+    /// is ready, and once the session has ended, every URL is refused.
+    package func decide(_ url: URL) -> CallbackVerdict {
         switch state {
-        case .presenting(_, let uri, _), .waiting(_, _, let uri, _): redirectURI = uri
-        default: return .refused(.callbackMismatch("the session is not waiting for a callback"))
+        case .presenting(_, let redirectURI, _), .waiting(_, _, let redirectURI, _):
+            acceptance.verdict(url, redirectURI: redirectURI)
+        default:
+            .refused(.callbackMismatch("the session is not waiting for a callback"))
         }
-        let verdict = acceptance.verdict(url, redirectURI: redirectURI)
-        if case .accepted(let received) = verdict { kept = received }
-        return verdict
-    }
-
-    /// The verdict on an offered URL: the kept one when a listener was told it is accepted,
-    /// else the rule's.
-    private mutating func verdict(offered url: URL, redirectURI: URL) -> CallbackVerdict {
-        if let kept, kept.url == url {
-            self.kept = nil
-            return .accepted(kept)
-        }
-        return acceptance.verdict(url, redirectURI: redirectURI)
     }
 
     /// The failure an ending event stands for.

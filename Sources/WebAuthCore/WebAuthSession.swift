@@ -418,7 +418,9 @@ public final class WebAuthSession: Sendable {
                 case .present(let redirectURI, let boundCallback, let listener):
                     if let listener {
                         group.addTask {
-                            for await url in listener.callbacks { continuation.yield(.callbackOffered(url)) }
+                            for await received in listener.callbacks {
+                                continuation.yield(.callbackReceived(received))
+                            }
                         }
                         logger.debug("listening", metadata: ["redirect_uri": "\(redirectURI.redactedForLogs)"])
                         report(SessionProgress(phase: .listening, redirectURI: redirectURI))

@@ -86,7 +86,7 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
     /// Whether a session — in this process or another one of this user — is waiting for
     /// `scheme` right now: whether its socket answers.
     ///
-    /// A session starting at the same moment may not be seen yet; ``listen(for:accepting:)``
+    /// A session starting at the same moment may not be seen yet; ``listen(for:deciding:)``
     /// is what decides, this only tells early.
     public func isWaiting(forScheme scheme: String) -> Bool {
         guard (try? socketDirectory.check()) != nil,
@@ -118,14 +118,15 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         }
     }
 
-    /// Starts listening on the scheme's socket.
+    /// Starts listening on the scheme's socket, answering each URL a handler sends by the
+    /// session's verdict; the callback an accepted verdict carries goes to the session.
     ///
     /// - Throws: `WebAuthenticationSessionError.Code.callbackListenerFailed` when another session
     ///   waits for the same scheme or the socket directory is missing, not private, or unusable;
     ///   `.invalidCallback` for a callback that is not a custom scheme.
     public func listen(
         for callback: Callback,
-        accepting: @escaping @Sendable (URL) -> Bool
+        deciding: @escaping @Sendable (URL) -> CallbackVerdict
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
         guard callback.isCustomScheme else {
             throw .invalidCallback("\(callback) is not a custom-scheme callback")
@@ -182,7 +183,7 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
             throw failure(error.description)
         }
         let server = SchemeSocketServer(
-            server: listening, lock: lock, socketPath: socketPath, callback: callback, accepting: accepting,
+            server: listening, lock: lock, socketPath: socketPath, callback: callback, deciding: deciding,
             logger: logger)
         server.start()
         logger.debug("waiting for callbacks", metadata: ["scheme": "\(scheme)", "socket": "\(socketPath)"])
@@ -192,15 +193,15 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
     }
 }
 
-/// A session's wait on its scheme's socket: what ``DesktopSchemeReceiver/listen(for:accepting:)``
+/// A session's wait on its scheme's socket: what ``DesktopSchemeReceiver/listen(for:deciding:)``
 /// returns. Dropping it without ``close()`` stops the server too.
 final class SchemeCallbackListener: CallbackListener {
     let redirectURI: URL
     let callback: Callback
-    let callbacks: AsyncStream<URL>
+    let callbacks: AsyncStream<ReceivedCallback>
     private let server: SchemeSocketServer
 
-    init(redirectURI: URL, callback: Callback, callbacks: AsyncStream<URL>, server: SchemeSocketServer) {
+    init(redirectURI: URL, callback: Callback, callbacks: AsyncStream<ReceivedCallback>, server: SchemeSocketServer) {
         self.redirectURI = redirectURI
         self.callback = callback
         self.callbacks = callbacks

@@ -16,13 +16,14 @@ import WebAuthPlatform
 /// by the serving task, once the listener is closed, its connections have ended and the socket
 /// file is removed; `exited` is set after that and is what ``stop()`` waits for.
 final class SchemeSocketServer: Sendable {
-    let callbacks: AsyncStream<URL>
-    private let continuation: AsyncStream<URL>.Continuation
+    let callbacks: AsyncStream<ReceivedCallback>
+    private let continuation: AsyncStream<ReceivedCallback>.Continuation
     private let server: UnixSocketServer
     private let lock: Int32
     private let socketPath: String
     private let callback: Callback
-    private let accepting: @Sendable (URL) -> Bool
+    /// The session's verdict on a URL, asked once per URL.
+    private let deciding: @Sendable (URL) -> CallbackVerdict
     private let logger: Logger
     private let state = Locked(State())
 
@@ -43,14 +44,15 @@ final class SchemeSocketServer: Sendable {
     /// Takes ownership of the listening `server` and the held `lock`; ``start()`` serves.
     init(
         server: UnixSocketServer, lock: Int32, socketPath: String, callback: Callback,
-        accepting: @escaping @Sendable (URL) -> Bool, logger: Logger
+        deciding: @escaping @Sendable (URL) -> CallbackVerdict, logger: Logger
     ) {
-        (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
+        (callbacks, continuation) = AsyncStream.makeStream(
+            of: ReceivedCallback.self, bufferingPolicy: .bufferingNewest(1))
         self.server = server
         self.lock = lock
         self.socketPath = socketPath
         self.callback = callback
-        self.accepting = accepting
+        self.deciding = deciding
         self.logger = logger
     }
 
@@ -123,11 +125,11 @@ final class SchemeSocketServer: Sendable {
             switch verdict {
             case .reply(let reply):
                 try await outbound.write(ByteBuffer(string: reply + "\n"))
-            case .accepted(let url):
+            case .accepted(let received):
                 // Answer first: once the session has the URL its program may exit at once.
                 try? await outbound.write(ByteBuffer(string: CallbackSocketProtocol.accepted + "\n"))
-                logger.debug("received the callback", metadata: ["url": "\(url.redactedForLogs)"])
-                continuation.yield(url)
+                logger.debug("received the callback", metadata: ["url": "\(received.url.redactedForLogs)"])
+                continuation.yield(received)
                 continuation.finish()
                 // The first accepted callback ends the listening: later URLs find no session.
                 requestStop()
@@ -139,8 +141,9 @@ final class SchemeSocketServer: Sendable {
     private enum Verdict {
         /// Answer with this line; the session keeps waiting (or has finished).
         case reply(String)
-        /// The first accepted callback: answer, then hand it to the session.
-        case accepted(URL)
+        /// The first accepted callback, as the session's verdict carried it: answer, then hand
+        /// it to the session.
+        case accepted(ReceivedCallback)
     }
 
     /// Checks an offered URL; the first accepted one is claimed for the session.
@@ -157,7 +160,7 @@ final class SchemeSocketServer: Sendable {
             return .reply(
                 CallbackSocketProtocol.rejectedPrefix + "\(url.redactedForLogs) is not the callback \(callback)")
         }
-        guard accepting(url) else {
+        guard let received = deciding(url).accepted else {
             logger.debug("refused a callback the session did not accept", metadata: ["url": "\(url.redactedForLogs)"])
             return .reply(
                 CallbackSocketProtocol.rejectedPrefix
@@ -168,6 +171,6 @@ final class SchemeSocketServer: Sendable {
             state.delivered = true
             return true
         }
-        return first ? .accepted(url) : .reply(CallbackSocketProtocol.finished)
+        return first ? .accepted(received) : .reply(CallbackSocketProtocol.finished)
     }
 }

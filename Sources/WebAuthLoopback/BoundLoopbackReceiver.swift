@@ -102,18 +102,6 @@ public final class BoundLoopbackReceiver: CallbackReceiver {
         return listener
     }
 
-    /// As ``listen(for:deciding:)``, accepting what `accepting` accepts.
-    public func listen(
-        for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool
-    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
-        let redirectURI = listener.redirectURI
-        return try await listen(for: callback) { url in
-            accepting(url)
-                ? .accepted(ReceivedCallback(url: url, redirectURI: redirectURI))
-                : .refused(.callbackMismatch("the callback was not accepted"))
-        }
-    }
-
     /// Releases the port when no session took the listener (a session closes what it took);
     /// no session can take it afterwards.
     public func close() async {

@@ -9,7 +9,7 @@ import Synchronization
 import WebAuthCore
 import WebAuthPlatform
 
-/// A bound loopback listener: what ``LoopbackReceiver/listen(for:accepting:)`` returns.
+/// A bound loopback listener: what ``LoopbackReceiver/listen(for:deciding:)`` returns.
 ///
 /// It is `Sendable` because every stored property is an immutable `Sendable` value (or an
 /// `Atomic`); the mutable state is in a ``ListenerCore`` reachable only through `NIOLoopBound`,
@@ -17,7 +17,7 @@ import WebAuthPlatform
 final class LoopbackListener: CallbackListener {
     let redirectURI: URL
     let callback: Callback
-    let callbacks: AsyncStream<URL>
+    let callbacks: AsyncStream<ReceivedCallback>
     private let released: ListenerCore.Released
     private let eventLoop: any EventLoop
     private let core: NIOLoopBound<ListenerCore>
@@ -25,7 +25,7 @@ final class LoopbackListener: CallbackListener {
     private let closeCalled = Atomic<Bool>(false)
 
     private init(
-        redirectURI: URL, callback: Callback, callbacks: AsyncStream<URL>, released: ListenerCore.Released,
+        redirectURI: URL, callback: Callback, callbacks: AsyncStream<ReceivedCallback>, released: ListenerCore.Released,
         eventLoop: any EventLoop, core: NIOLoopBound<ListenerCore>
     ) {
         self.redirectURI = redirectURI
@@ -40,7 +40,7 @@ final class LoopbackListener: CallbackListener {
     static func start(
         callback: Callback,
         endpoint: (host: LoopbackHost, port: Int, path: String),
-        rule: ListenerCore.Rule,
+        decide: @escaping @Sendable (URL) -> CallbackVerdict,
         configuration: LoopbackReceiver.Configuration,
         peerSockets: any PeerSocketOwnerLookup,
         eventLoop: any EventLoop,
@@ -53,10 +53,11 @@ final class LoopbackListener: CallbackListener {
         } catch {
             throw .listenerFailed(port: requestedPort, "\(endpoint.host.address) is not an IP address")
         }
-        let (callbacks, continuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
+        let (callbacks, continuation) = AsyncStream.makeStream(
+            of: ReceivedCallback.self, bufferingPolicy: .bufferingNewest(1))
         let released = ListenerCore.Released()
         let settings = ListenerCore.Settings(
-            configuration: configuration, rule: rule, peerSockets: peerSockets, ourUID: UInt32(geteuid()),
+            configuration: configuration, decide: decide, peerSockets: peerSockets, ourUID: UInt32(geteuid()),
             continuation: continuation, released: released, logger: logger, eventLoop: eventLoop)
 
         let core: NIOLoopBound<ListenerCore>
@@ -120,7 +121,7 @@ final class LoopbackListener: CallbackListener {
     /// callback is arriving (both run on the listener's event loop, one after the other).
     ///
     /// After a callback the listener releases itself on the event loop, right after it yields
-    /// the URL: this waits for that moment, not for a turn of the event loop, which may still be
+    /// the callback: this waits for that moment, not for a turn of the event loop, which may still be
     /// working through the connections it is closing.
     func close() async {
         closeCalled.store(true, ordering: .relaxed)
@@ -192,13 +193,6 @@ private enum ListenerStartError: Error {
 /// lingering for the client to close, by admission). One timer per listener, set for the
 /// earliest deadline, closes the connections whose deadline has passed.
 final class ListenerCore {
-    /// How the session decides a callback request: its verdict (asked once), or a plain test
-    /// (``LoopbackReceiver/listen(for:accepting:)``).
-    enum Rule: Sendable {
-        case verdict(@Sendable (URL) -> CallbackVerdict)
-        case test(@Sendable (URL) -> Bool)
-    }
-
     /// Whether the listener is released: its listening socket is closed (the port refuses new
     /// connections), it answers no request any more, its stream is finished, and the callback's
     /// answer, if one came, is written. Set once, on the event loop; read and awaited from
@@ -244,12 +238,14 @@ final class ListenerCore {
     /// What the core is told once, at creation.
     struct Settings: Sendable {
         let configuration: LoopbackReceiver.Configuration
-        let rule: Rule
+        /// The session's verdict on a callback request, asked once per request.
+        let decide: @Sendable (URL) -> CallbackVerdict
         /// Who owns the client's end of a connection.
         let peerSockets: any PeerSocketOwnerLookup
         /// The user the listener runs as (its effective user id).
         let ourUID: UInt32
-        let continuation: AsyncStream<URL>.Continuation
+        /// Where the callback the session accepted goes.
+        let continuation: AsyncStream<ReceivedCallback>.Continuation
         let released: Released
         let logger: Logger
         let eventLoop: any EventLoop
@@ -408,7 +404,9 @@ final class ListenerCore {
                 connection.respond(plainAnswer(.forbidden, includeBody: includeBody))
                 return
             }
-            guard let received = verdict(url, redirectURI: router.callback.redirectURI).accepted else {
+            // The session's verdict, asked once: an accepted one carries the callback with its
+            // parameters read, which the page reads and the session takes as it is.
+            guard let received = settings.decide(url).accepted else {
                 logger.debug(
                     "loopback listener received a callback the session did not accept",
                     metadata: ["url": "\(url.redactedForLogs)"])
@@ -432,22 +430,11 @@ final class ListenerCore {
             connection.respond(serialized(response, includeBody: true)) { [weak self] in
                 self?.callbackAnswered()
             }
-            settings.continuation.yield(url)
+            settings.continuation.yield(received)
             settings.continuation.finish()
             closeServer()
             if callbackBeingAnswered == nil { settings.released.set() }
             closeConnections()
-        }
-    }
-
-    /// The session's verdict on `url`: asked once. A plain test's acceptance is read here.
-    private func verdict(_ url: URL, redirectURI: URL) -> CallbackVerdict {
-        switch settings.rule {
-        case .verdict(let decide):
-            return decide(url)
-        case .test(let accepts):
-            guard accepts(url) else { return .refused(.callbackMismatch("the callback was not accepted")) }
-            return .accepted(ReceivedCallback(url: url, redirectURI: redirectURI))
         }
     }
 

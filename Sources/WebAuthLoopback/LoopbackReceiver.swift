@@ -24,7 +24,7 @@ import WebAuthCore
 ///
 /// | Request | Answer | Session |
 /// |---|---|---|
-/// | `GET` of the callback path, accepted by the session | 200, "Signed in" page (or the failure page when the URL has `error`) | receives the URL; the listener closes |
+/// | `GET` of the callback path, accepted by the session | 200, "Signed in" page (or the failure page when the URL has `error`) | receives the accepted callback; the listener closes |
 /// | `GET` of the callback path, not accepted (wrong `state`) | 400, "not expected" page | keeps waiting |
 /// | `GET` of the callback path from another user's program (see "Who may send the callback") | 403 | keeps waiting |
 /// | another path (`/favicon.ico`, `/callback/`) | 404 | keeps waiting |
@@ -190,10 +190,13 @@ public struct LoopbackReceiver: CallbackReceiver {
         callback.isLoopback
     }
 
-    /// Binds the callback's loopback address and port and starts answering requests.
+    /// Binds the callback's loopback address and port and starts answering requests, each
+    /// callback request by the session's verdict, asked once. The failure page for an OAuth
+    /// `error` reads it from the accepted callback's parameters, and the accepted callback is
+    /// what the listener yields: the URL is read once, by the verdict.
     ///
     /// - Returns: A listener whose ``CallbackListener/redirectURI`` carries the bound port and
-    ///   whose ``CallbackListener/callbacks`` yields the first accepted callback URL.
+    ///   whose ``CallbackListener/callbacks`` yields the callback of the first accepted request.
     /// - Throws: ``WebAuthenticationSessionError/Code/callbackListenerFailed`` when the address
     ///   cannot be bound (for example the port is busy), with
     ///   ``WebAuthenticationSessionError/port`` set to the requested port unless it was 0;
@@ -201,26 +204,7 @@ public struct LoopbackReceiver: CallbackReceiver {
     ///   loopback callback with a path starting with `/` and a port in 0…65535.
     public func listen(
         for callback: Callback,
-        accepting: @escaping @Sendable (URL) -> Bool
-    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
-        try await listen(for: callback, rule: .test(accepting))
-    }
-
-    /// Binds the callback's loopback address and port and starts answering requests, each
-    /// callback request by the session's verdict, asked once; the failure page for an OAuth
-    /// `error` reads it from the accepted callback's parameters.
-    ///
-    /// - Returns: As ``listen(for:accepting:)``.
-    /// - Throws: As ``listen(for:accepting:)``.
-    public func listen(
-        for callback: Callback,
         deciding: @escaping @Sendable (URL) -> CallbackVerdict
-    ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
-        try await listen(for: callback, rule: .verdict(deciding))
-    }
-
-    private func listen(
-        for callback: Callback, rule: ListenerCore.Rule
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
         guard let endpoint = callback.loopbackEndpoint else {
             throw .invalidCallback("\(callback) is not a loopback callback")
@@ -232,7 +216,7 @@ public struct LoopbackReceiver: CallbackReceiver {
             throw .invalidCallback("a loopback callback port must be in 0…65535, not \(endpoint.port)")
         }
         return try await LoopbackListener.start(
-            callback: callback, endpoint: endpoint, rule: rule,
+            callback: callback, endpoint: endpoint, decide: deciding,
             configuration: configuration, peerSockets: peerSockets, eventLoop: eventLoopGroup.next(), logger: logger)
     }
 }

@@ -37,21 +37,47 @@ final class OAuth1CallbackGate: Sendable {
 ///
 /// OAuth 1.0a sends the callback URI in the temporary-credential request, before the browser
 /// opens, but a session binds its loopback port only once it starts. So ``OAuth1Client`` binds
-/// the listener itself with the environment's own receiver, asks for the temporary credentials
-/// with the listener's redirect URI, and then starts the session with this receiver, which
-/// gives it that same listener. The port is never released in between, so no other program can
-/// take it.
-struct PreboundLoopbackReceiver: CallbackReceiver {
-    /// The listener, bound with `OAuth1CallbackGate.accepts(_:)` as its acceptance rule.
+/// the listener itself with the environment's own receiver (``bind(_:with:)``), asks for the
+/// temporary credentials with the listener's redirect URI, and then starts the session with
+/// this receiver, which gives it that same listener. The port is never released in between, so
+/// no other program can take it.
+///
+/// The listener answers each callback request by the rule of the session that took it — which
+/// holds the gate (`OAuth1CallbackGate`) as its `acceptsCallback` — so that what it receives is
+/// decided once, by the session; until a session takes it, it refuses every callback request.
+final class PreboundLoopbackReceiver: CallbackReceiver {
+    /// The bound listener.
     let listener: any CallbackListener
+    /// The rule of the session that took the listener; `nil` until one did.
+    private let sessionRule: Locked<(@Sendable (URL) -> CallbackVerdict)?>
+
+    private init(listener: any CallbackListener, sessionRule: Locked<(@Sendable (URL) -> CallbackVerdict)?>) {
+        self.listener = listener
+        self.sessionRule = sessionRule
+    }
+
+    /// Binds `callback` with `receiver`, refusing every callback request until a session
+    /// listens.
+    static func bind(
+        _ callback: Callback, with receiver: any CallbackReceiver
+    ) async throws(WebAuthenticationSessionError) -> PreboundLoopbackReceiver {
+        let sessionRule = Locked<(@Sendable (URL) -> CallbackVerdict)?>(nil)
+        let listener = try await receiver.listen(for: callback) { url in
+            guard let rule = sessionRule.withLock({ $0 }) else {
+                return .refused(.callbackMismatch("no sign-in is waiting for the callback yet"))
+            }
+            return rule(url)
+        }
+        return PreboundLoopbackReceiver(listener: listener, sessionRule: sessionRule)
+    }
 
     func canReceive(_ callback: Callback) -> Bool { callback.isLoopback }
 
-    /// Returns the bound listener. Its acceptance rule is the gate's, which is also the rule
-    /// the session is given, so `accepting` adds nothing.
+    /// Returns the bound listener, which answers each callback request by `deciding` from now on.
     func listen(
-        for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool
+        for callback: Callback, deciding: @escaping @Sendable (URL) -> CallbackVerdict
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
-        listener
+        sessionRule.withLock { $0 = deciding }
+        return listener
     }
 }

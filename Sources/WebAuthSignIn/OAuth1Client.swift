@@ -123,7 +123,7 @@ public struct OAuth1Client: Sendable {
         let configuration = try configuration.validated()
         let callback = try Callback.configured(configuration.callbackURL)
         let gate = OAuth1CallbackGate()
-        let (redirectURI, sessionEnvironment, listener) = try await prepareCallback(for: callback, gate: gate)
+        let (redirectURI, sessionEnvironment, listener) = try await prepareCallback(for: callback)
         do throws(OAuthError) {
             let temporary = try await requestTemporaryCredentials(callback: redirectURI.absoluteString)
             gate.expect(temporary.token)
@@ -238,7 +238,7 @@ public struct OAuth1Client: Sendable {
     /// returns its redirect URI and an environment that hands it to the session. Otherwise the
     /// configured URI and the environment as it is.
     private func prepareCallback(
-        for callback: Callback, gate: OAuth1CallbackGate
+        for callback: Callback
     ) async throws(OAuthError) -> (URL, SessionEnvironment, (any CallbackListener)?) {
         guard callback.isLoopback else { return (callback.redirectURI, environment, nil) }
         guard let receiver = environment.receivers.first(where: { $0.canReceive(callback) }) else {
@@ -246,19 +246,18 @@ public struct OAuth1Client: Sendable {
                 "no loopback listener is available for \(callback)")
             throw OAuthError(code: .session, message: error.message, sessionError: error)
         }
-        let listener: any CallbackListener
+        let prebound: PreboundLoopbackReceiver
         do throws(WebAuthenticationSessionError) {
-            listener = try await receiver.listen(for: callback, accepting: { gate.accepts($0) })
+            prebound = try await PreboundLoopbackReceiver.bind(callback, with: receiver)
         } catch {
             throw OAuthError(code: .session, message: "cannot listen for the callback: \(error)", sessionError: error)
         }
+        let listener = prebound.listener
         logger.debug(
             "listening for the callback", metadata: ["redirect_uri": "\(listener.redirectURI.redactedForLogs)"])
         let original = environment
-        let prebound = SessionEnvironment(receivers: [PreboundLoopbackReceiver(listener: listener)]) { needs in
-            original.browser(for: needs)
-        }
-        return (listener.redirectURI, prebound, listener)
+        let sessionEnvironment = SessionEnvironment(receivers: [prebound]) { needs in original.browser(for: needs) }
+        return (listener.redirectURI, sessionEnvironment, listener)
     }
 
     /// Step 2: the browser session, ending with the verifier.

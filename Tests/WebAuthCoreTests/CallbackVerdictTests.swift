@@ -46,7 +46,7 @@ struct CallbackVerdictTests {
         #expect(plain.query.isEmpty)
     }
 
-    @Test func theMachineDecidesAListenersURLOnceAndKeepsTheVerdict() throws {
+    @Test func theMachineDecidesAListenersURLOnceAndTakesTheCallbackItAccepted() throws {
         let asked = Locked(0)
         var machine = Machine(callback: .loopback())
         _ = machine.handle(
@@ -69,11 +69,12 @@ struct CallbackVerdictTests {
         #expect(verdict.accepted?.redirectURI == redirect)
         #expect(asked.withLock { $0 } == 2)
 
-        guard case .tearDown = machine.handle(.callbackOffered(real)) else {
+        let accepted = try #require(verdict.accepted)
+        guard case .tearDown = machine.handle(.callbackReceived(accepted)) else {
             Issue.record("the accepted callback did not end the session")
             return
         }
-        #expect(asked.withLock { $0 } == 2, "the offered URL took the kept verdict; it was not decided again")
+        #expect(asked.withLock { $0 } == 2, "the listener's callback was taken as it is; it was not decided again")
         guard case .deliver(.success(let received), _) = machine.handle(.tornDown) else {
             Issue.record("the callback was not delivered")
             return
@@ -103,5 +104,60 @@ struct CallbackVerdictTests {
             Issue.record("a URL on another port was taken")
             return
         }
+    }
+}
+
+@Suite("The first callback wins")
+struct FirstCallbackTests {
+    let bound = Callback.loopback().boundToPort(5000)
+
+    private func waiting() -> SessionStateMachine<String, String, String> {
+        var machine = SessionStateMachine<String, String, String>(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: { $0.query?.contains("state=good") == true }))
+        _ = machine.handle(.listenerReady("listener", callback: bound))
+        _ = machine.handle(.presentationReady("page"))
+        _ = machine.addWaiter("caller")
+        return machine
+    }
+
+    @Test func aBrowsersCallbackFirstLeavesTheListenersToFindTheSessionClosing() throws {
+        var machine = waiting()
+        let fromListener = try #require(URL(string: "http://127.0.0.1:5000/callback?code=listener&state=good"))
+        let received = try #require(machine.decide(fromListener).accepted)
+        let fromBrowser = try #require(URL(string: "http://127.0.0.1:5000/callback?code=browser&state=good"))
+        guard case .tearDown = machine.handle(.callbackOffered(fromBrowser)) else {
+            Issue.record("the browser's callback did not end the session")
+            return
+        }
+        guard case .none = machine.handle(.callbackReceived(received)) else {
+            Issue.record("a second callback was acted on")
+            return
+        }
+        guard case .deliver(.success(let delivered), _) = machine.handle(.tornDown) else {
+            Issue.record("nothing was delivered")
+            return
+        }
+        #expect(delivered.url == fromBrowser)
+    }
+
+    @Test func aListenersCallbackFirstLeavesTheBrowsersToFindTheSessionClosing() throws {
+        var machine = waiting()
+        let fromListener = try #require(URL(string: "http://127.0.0.1:5000/callback?code=listener&state=good"))
+        let received = try #require(machine.decide(fromListener).accepted)
+        guard case .tearDown = machine.handle(.callbackReceived(received)) else {
+            Issue.record("the listener's callback did not end the session")
+            return
+        }
+        #expect(!machine.decide(fromListener).isAccepted, "a closing session accepts nothing more")
+        let fromBrowser = try #require(URL(string: "http://127.0.0.1:5000/callback?code=browser&state=good"))
+        guard case .none = machine.handle(.callbackOffered(fromBrowser)) else {
+            Issue.record("a second callback was acted on")
+            return
+        }
+        guard case .deliver(.success(let delivered), _) = machine.handle(.tornDown) else {
+            Issue.record("nothing was delivered")
+            return
+        }
+        #expect(delivered == received)
     }
 }

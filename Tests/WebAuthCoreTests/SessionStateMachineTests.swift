@@ -108,7 +108,8 @@ struct SessionStateMachineTests {
         var machine = Machine(callback: .loopback())
         _ = listening(&machine)
         let url = URL(string: "http://127.0.0.1:5000/callback?code=fast")!
-        guard case .tearDown(let closed, nil) = machine.handle(.callbackOffered(url)) else {
+        let received = try #require(machine.decide(url).accepted, "the listener's request was refused")
+        guard case .tearDown(let closed, nil) = machine.handle(.callbackReceived(received)) else {
             Issue.record("the listener was not closed")
             return
         }
@@ -196,7 +197,8 @@ struct SessionStateMachineTests {
         let url = URL(string: "http://127.0.0.1:5000/callback?code=1")!
         _ = try #require(delivered(after: machine.handle(.callbackOffered(url)), in: &machine))
         for event: Machine.Event in [
-            .callbackOffered(url), .cancel, .timedOut(.seconds(1)), .closedByUser, .tornDown,
+            .callbackOffered(url), .callbackReceived(ReceivedCallback(url: url, redirectURI: redirect)), .cancel,
+            .timedOut(.seconds(1)), .closedByUser, .tornDown,
             .browserFailed(.timedOut(after: .seconds(1))),
         ] {
             guard case .none = machine.handle(event) else {
@@ -211,6 +213,11 @@ struct SessionStateMachineTests {
         _ = machine.handle(.start(acceptsCallback: nil))
         guard case .none = machine.handle(.callbackOffered(redirect)) else {
             Issue.record("a callback before listening was acted on")
+            return
+        }
+        guard case .none = machine.handle(.callbackReceived(ReceivedCallback(url: redirect, redirectURI: redirect)))
+        else {
+            Issue.record("a listener's callback before listening was acted on")
             return
         }
         guard case .none = machine.handle(.tornDown) else {

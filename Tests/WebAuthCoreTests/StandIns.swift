@@ -60,7 +60,7 @@ final class StandInReceiver: CallbackReceiver {
     private let slow: Bool
     private let taken: WebAuthenticationSessionError?
     private let made = Locked<[StandInListener]>([])
-    /// Yields each time ``listen(for:accepting:)`` is entered.
+    /// Yields each time ``listen(for:deciding:)`` is entered.
     let listenCalls: AsyncStream<Void>
     private let listenCallsContinuation: AsyncStream<Void>.Continuation
 
@@ -85,13 +85,13 @@ final class StandInReceiver: CallbackReceiver {
     func unavailability(for callback: Callback) -> WebAuthenticationSessionError? { taken }
 
     func listen(
-        for callback: Callback, accepting: @escaping @Sendable (URL) -> Bool
+        for callback: Callback, deciding: @escaping @Sendable (URL) -> CallbackVerdict
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
         listenCallsContinuation.yield()
         if slow { try? await Task.sleep(for: .seconds(60)) }
         if let failure { throw failure }
         let bound = callback.boundToPort(port)
-        let listener = StandInListener(callback: bound, accepting: accepting)
+        let listener = StandInListener(callback: bound, deciding: deciding)
         made.withLock { $0.append(listener) }
         return listener
     }
@@ -100,25 +100,26 @@ final class StandInReceiver: CallbackReceiver {
 final class StandInListener: CallbackListener {
     let callback: Callback
     let redirectURI: URL
-    let callbacks: AsyncStream<URL>
-    private let continuation: AsyncStream<URL>.Continuation
-    private let accepting: @Sendable (URL) -> Bool
+    let callbacks: AsyncStream<ReceivedCallback>
+    private let continuation: AsyncStream<ReceivedCallback>.Continuation
+    private let deciding: @Sendable (URL) -> CallbackVerdict
     private let closes = Locked(0)
 
-    init(callback: Callback, accepting: @escaping @Sendable (URL) -> Bool) {
+    init(callback: Callback, deciding: @escaping @Sendable (URL) -> CallbackVerdict) {
         self.callback = callback
-        self.accepting = accepting
+        self.deciding = deciding
         self.redirectURI = URL(string: callback.description)!
-        (callbacks, continuation) = AsyncStream.makeStream(of: URL.self)
+        (callbacks, continuation) = AsyncStream.makeStream(of: ReceivedCallback.self)
     }
 
     var closeCount: Int { closes.withLock { $0 } }
 
-    /// Plays a request arriving at the listener; returns whether it was accepted.
+    /// Plays a request arriving at the listener, decided by the session's verdict as a real
+    /// listener decides it; returns whether it was accepted.
     @discardableResult
     func deliver(_ url: URL) -> Bool {
-        guard callback.matchesURL(url), accepting(url) else { return false }
-        continuation.yield(url)
+        guard let received = deciding(url).accepted else { return false }
+        continuation.yield(received)
         continuation.finish()
         return true
     }

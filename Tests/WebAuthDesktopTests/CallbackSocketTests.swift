@@ -23,7 +23,7 @@
                 defer { setup.remove() }
                 let rule = AcceptanceRule(state: "s-1")
                 let listener = try await setup.receiver().listen(
-                    for: .customScheme("com.example.socket"), accepting: rule.rule)
+                    for: .customScheme("com.example.socket"), deciding: rule.verdict)
                 #expect(listener.redirectURI.absoluteString == "com.example.socket:")
                 let socket = setup.socketDirectory.socketPath(forScheme: "com.example.socket")
                 #expect(FileManager.default.fileExists(atPath: socket))
@@ -44,7 +44,8 @@
             @Test func theSocketDirectoryIsPrivateAndTheSocketIsOwnerOnly() async throws {
                 let setup = try RegisteredDesktop(schemes: ["com.example.modes"])
                 defer { setup.remove() }
-                let listener = try await setup.receiver().listen(for: .customScheme("com.example.modes")) { _ in true }
+                let listener = try await setup.receiver().listen(
+                    for: .customScheme("com.example.modes"), deciding: acceptingEvery)
                 let directory = try #require(fileMode(setup.socketDirectory.path))
                 #expect(directory.isDirectory)
                 #expect(directory.mode == 0o700)
@@ -72,7 +73,7 @@
                 try FileManager.default.createDirectory(
                     atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
                 let open = try await #require(throws: WebAuthenticationSessionError.self) {
-                    try await receiver.listen(for: .customScheme("com.example.unsafe")) { _ in true }
+                    try await receiver.listen(for: .customScheme("com.example.unsafe"), deciding: acceptingEvery)
                 }
                 #expect(open.code == .callbackListenerFailed)
                 #expect(open.message.contains("must be 0700"))
@@ -86,7 +87,7 @@
                     #expect(chown(path, 65534, 65534) == 0)
                     try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
                     let foreign = try await #require(throws: WebAuthenticationSessionError.self) {
-                        try await receiver.listen(for: .customScheme("com.example.unsafe")) { _ in true }
+                        try await receiver.listen(for: .customScheme("com.example.unsafe"), deciding: acceptingEvery)
                     }
                     #expect(foreign.message.contains("belongs to another user"))
                 }
@@ -94,7 +95,7 @@
                 try FileManager.default.removeItem(atPath: path)
                 try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: setup.desktop.root.path)
                 let linked = try await #require(throws: WebAuthenticationSessionError.self) {
-                    try await receiver.listen(for: .customScheme("com.example.unsafe")) { _ in true }
+                    try await receiver.listen(for: .customScheme("com.example.unsafe"), deciding: acceptingEvery)
                 }
                 #expect(linked.message.contains("symbolic link"))
 
@@ -102,7 +103,7 @@
                 try FileManager.default.setAttributes(
                     [.posixPermissions: 0o777], ofItemAtPath: setup.desktop.runtimeDirectory)
                 let runtime = try await #require(throws: WebAuthenticationSessionError.self) {
-                    try await receiver.listen(for: .customScheme("com.example.unsafe")) { _ in true }
+                    try await receiver.listen(for: .customScheme("com.example.unsafe"), deciding: acceptingEvery)
                 }
                 #expect(runtime.message.contains("XDG_RUNTIME_DIR"))
             }
@@ -119,8 +120,8 @@
                 #expect(viaDesktop.status != 0)
 
                 // A session that starts afterwards gets only what is sent while it waits.
-                let listener = try await setup.receiver().listen(for: .customScheme("com.example.dropped")) { _ in true
-                }
+                let listener = try await setup.receiver().listen(
+                    for: .customScheme("com.example.dropped"), deciding: acceptingEvery)
                 #expect(await firstCallback(of: listener, within: .milliseconds(500)) == nil)
                 let fresh = try await setup.handler("com.example.dropped:/cb?code=fresh&state=s")
                 #expect(fresh.status == 0, "\(fresh.standardError)")
@@ -132,7 +133,7 @@
                 defer { setup.remove() }
                 let rule = AcceptanceRule(state: "real-state")
                 let listener = try await setup.receiver(readTimeout: .seconds(3)).listen(
-                    for: .customScheme("com.example.forged"), accepting: rule.rule)
+                    for: .customScheme("com.example.forged"), deciding: rule.verdict)
                 let socket = setup.socketDirectory.socketPath(forScheme: "com.example.forged")
 
                 let forged = try await setup.handler("com.example.forged:/cb?code=attacker&state=guess")
@@ -166,21 +167,21 @@
                 let setup = try RegisteredDesktop(schemes: ["com.example.once", "com.example.other"])
                 defer { setup.remove() }
                 let receiver = setup.receiver()
-                let first = try await receiver.listen(for: .customScheme("com.example.once")) { _ in true }
+                let first = try await receiver.listen(for: .customScheme("com.example.once"), deciding: acceptingEvery)
                 let second = try await #require(throws: WebAuthenticationSessionError.self) {
-                    try await receiver.listen(for: .customScheme("com.example.once")) { _ in true }
+                    try await receiver.listen(for: .customScheme("com.example.once"), deciding: acceptingEvery)
                 }
                 #expect(second.code == .callbackListenerFailed)
                 #expect(second.message.contains("com.example.once:"))
                 #expect(second.message.contains("another sign-in is already waiting"))
                 // The refused attempt did not disturb the first session's socket.
-                let other = try await receiver.listen(for: .customScheme("com.example.other")) { _ in true }
+                let other = try await receiver.listen(for: .customScheme("com.example.other"), deciding: acceptingEvery)
                 let delivered = try await setup.handler("com.example.once:/cb?x=1")
                 #expect(delivered.status == 0, "\(delivered.standardError)")
                 #expect(await firstCallback(of: first)?.absoluteString == "com.example.once:/cb?x=1")
                 await first.close()
 
-                let again = try await receiver.listen(for: .customScheme("com.example.once")) { _ in true }
+                let again = try await receiver.listen(for: .customScheme("com.example.once"), deciding: acceptingEvery)
                 await again.close()
                 await other.close()
             }
@@ -199,7 +200,8 @@
                 let stale = try await setup.handler("com.example.stale:/cb?x=1")
                 #expect(stale.status == CallbackForwardingError.Code.noWaitingSession.exitStatus)
 
-                let listener = try await setup.receiver().listen(for: .customScheme("com.example.stale")) { _ in true }
+                let listener = try await setup.receiver().listen(
+                    for: .customScheme("com.example.stale"), deciding: acceptingEvery)
                 let delivered = try await setup.xdgOpen("com.example.stale:/cb?x=2")
                 #expect(delivered.status == 0, "\(delivered.standardError)")
                 #expect(await firstCallback(of: listener)?.absoluteString == "com.example.stale:/cb?x=2")
@@ -210,7 +212,7 @@
                 let scheme = "com.example." + String(repeating: "long", count: 25)
                 let setup = try RegisteredDesktop(schemes: [scheme])
                 defer { setup.remove() }
-                let listener = try await setup.receiver().listen(for: .customScheme(scheme)) { _ in true }
+                let listener = try await setup.receiver().listen(for: .customScheme(scheme), deciding: acceptingEvery)
                 let delivered = try await setup.xdgOpen("\(scheme):/cb?x=1")
                 #expect(delivered.status == 0, "\(delivered.standardError)")
                 #expect(await firstCallback(of: listener)?.absoluteString == "\(scheme):/cb?x=1")

@@ -138,7 +138,7 @@
                 #expect(!FileManager.default.fileExists(atPath: socket))
                 let late = try await setup.handler("\(scheme):/cb?x=1")
                 #expect(late.status == CallbackForwardingError.Code.noWaitingSession.exitStatus)
-                let next = try await setup.receiver().listen(for: .customScheme(scheme)) { _ in true }
+                let next = try await setup.receiver().listen(for: .customScheme(scheme), deciding: acceptingEvery)
                 await next.close()
             }
 
@@ -152,7 +152,7 @@
                 let quietBrowser = ["BROWSER": "/bin/true"]
 
                 // This process waits first: the command line is refused.
-                let listener = try await setup.receiver().listen(for: .customScheme(scheme)) { _ in true }
+                let listener = try await setup.receiver().listen(for: .customScheme(scheme), deciding: acceptingEvery)
                 let refused = try await setup.webauth(arguments, extra: quietBrowser)
                 #expect(refused.status == 6, "\(refused.standardError)")
                 #expect(refused.standardError.contains("another sign-in is already waiting for \(scheme): callbacks"))
@@ -163,7 +163,7 @@
                 let socket = setup.socketDirectory.socketPath(forScheme: scheme)
                 #expect(await eventually(within: .seconds(20)) { FileManager.default.fileExists(atPath: socket) })
                 let error = try await #require(throws: WebAuthenticationSessionError.self) {
-                    try await setup.receiver().listen(for: .customScheme(scheme)) { _ in true }
+                    try await setup.receiver().listen(for: .customScheme(scheme), deciding: acceptingEvery)
                 }
                 #expect(error.code == .callbackListenerFailed)
                 let opened = try await setup.xdgOpen("\(scheme):/done?code=from-desktop")

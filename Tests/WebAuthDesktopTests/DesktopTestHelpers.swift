@@ -73,9 +73,15 @@
         return (permissions & 0o777, type == .typeSocket, type == .typeDirectory)
     }
 
-    /// The first URL a listener yields, or `nil` when it finishes first or `timeout` passes.
+    /// The URL of the first callback a listener yields, or `nil` when it finishes first or
+    /// `timeout` passes.
     func firstCallback(of listener: any CallbackListener, within timeout: Duration = .seconds(60)) async -> URL? {
-        await firstElement(of: listener.callbacks, within: timeout)
+        await firstElement(of: listener.callbacks, within: timeout)?.url
+    }
+
+    /// A session's verdict that accepts every URL for the scheme the socket server matched.
+    let acceptingEvery: @Sendable (URL) -> CallbackVerdict = { url in
+        .accepted(ReceivedCallback(url: url, redirectURI: URL(string: "\(url.scheme ?? "unknown"):")!))
     }
 
     /// Records what a session's acceptance rule saw.
@@ -91,6 +97,16 @@
                 return URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains {
                     $0.name == "state" && $0.value == self.state
                 } == true
+            }
+        }
+
+        /// ``rule`` as a session's verdict.
+        var verdict: @Sendable (URL) -> CallbackVerdict {
+            let rule = self.rule
+            return { url in
+                rule(url)
+                    ? .accepted(ReceivedCallback(url: url, redirectURI: URL(string: "\(url.scheme ?? "unknown"):")!))
+                    : .refused(.callbackMismatch("the state is not \(self.state)"))
             }
         }
 

@@ -26,14 +26,16 @@ struct BoundLoopbackReceiverTests {
             TestClient.get("/bound?state=expected", host: "127.0.0.1:\(port)"), port: port)
         #expect(early.status == 400, "no session waits yet")
 
-        let listener = try await bound.listen(for: .loopback(path: "/bound", port: port)) { url in
-            URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains {
-                $0.name == "state" && $0.value == "expected"
-            } == true
-        }
+        let listener = try await bound.listen(
+            for: .loopback(path: "/bound", port: port),
+            deciding: sessionVerdict { url in
+                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains {
+                    $0.name == "state" && $0.value == "expected"
+                } == true
+            })
         #expect(!bound.canReceive(.loopback(path: "/bound")), "one session takes it")
         await #expect(throws: WebAuthenticationSessionError.self) {
-            _ = try await bound.listen(for: .loopback(path: "/bound")) { _ in true }
+            _ = try await bound.listen(for: .loopback(path: "/bound"), deciding: sessionVerdict())
         }
         let wrong = try await TestClient.exchange(
             TestClient.get("/bound?state=forged", host: "127.0.0.1:\(port)"), port: port)

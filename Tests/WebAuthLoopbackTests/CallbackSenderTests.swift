@@ -70,7 +70,7 @@ struct CallbackSenderTests {
     func theListenerDeliversTheCallbackOnlyWhenItsSenderMay(owner: PeerSocketOwner, delivered: Bool) async throws {
         let table = ScriptedSocketTable(owner)
         let listener = try await LoopbackReceiver(peerSockets: table)
-            .listen(for: .loopback(), accepting: stateIsExpected)
+            .listen(for: .loopback(), deciding: sessionVerdict(accepting: stateIsExpected))
         let reply = try await TestClient.exchange(
             TestClient.get("/callback?code=C&state=expected", host: listener.hostField), port: listener.port)
         if delivered {
@@ -92,10 +92,12 @@ struct CallbackSenderTests {
         let log = LogStore()
         let asked = Locked(0)
         let listener = try await LoopbackReceiver(logger: log.logger, peerSockets: table)
-            .listen(for: .loopback()) { url in
-                asked.withLock { $0 += 1 }
-                return stateIsExpected(url)
-            }
+            .listen(
+                for: .loopback(),
+                deciding: sessionVerdict { url in
+                    asked.withLock { $0 += 1 }
+                    return stateIsExpected(url)
+                })
         let foreign = try await TestClient.exchange(
             TestClient.get("/callback?code=THEIRS&state=expected", host: listener.hostField), port: listener.port)
         #expect(foreign.status == 403)
@@ -119,7 +121,7 @@ struct CallbackSenderTests {
     @Test func theListenerAsksTheTableOnlyForARequestThatWouldBeTheCallback() async throws {
         let table = ScriptedSocketTable(.user(UInt32(geteuid())))
         let listener = try await LoopbackReceiver(peerSockets: table).listen(
-            for: .loopback(), accepting: stateIsExpected)
+            for: .loopback(), deciding: sessionVerdict(accepting: stateIsExpected))
         let port = listener.port
         let host = listener.hostField
         #expect(try await TestClient.exchange(TestClient.get("/favicon.ico", host: host), port: port).status == 404)
@@ -262,7 +264,7 @@ struct CallbackFromAnotherUserTests {
     func isRefusedAndThePersonsOwnCallbackStillCompletesTheSession(host: LoopbackHost) async throws {
         let log = LogStore()
         let listener = try await LoopbackReceiver(logger: log.logger)
-            .listen(for: .loopback(host: host), accepting: stateIsExpected)
+            .listen(for: .loopback(host: host), deciding: sessionVerdict(accepting: stateIsExpected))
 
         // The other user read the URL on a command line: the right port, path and state.
         let (answer, errors) = try await AnotherUser.run(

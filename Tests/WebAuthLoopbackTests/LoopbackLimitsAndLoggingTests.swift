@@ -68,7 +68,7 @@ struct LoopbackLimitsAndLoggingTests {
         let store = LogStore()
         let receiver = LoopbackReceiver(
             configuration: .init(readTimeout: .seconds(600), maxConnections: 4), logger: store.logger)
-        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let listener = try await receiver.listen(for: .loopback(), deciding: sessionVerdict())
         let port = listener.port
 
         // The listener takes a connection when its first bytes arrive, and two clients' first
@@ -100,7 +100,7 @@ struct LoopbackLimitsAndLoggingTests {
         let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
         let receiver = LoopbackReceiver(
             configuration: .init(readTimeout: .seconds(600), maxConnections: 3), logger: logger)
-        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let listener = try await receiver.listen(for: .loopback(), deciding: sessionVerdict())
         let port = listener.port
 
         // Each connection is admitted before the next is made: the listener takes a connection
@@ -135,7 +135,7 @@ struct LoopbackLimitsAndLoggingTests {
         let store = LogStore()
         let logger = Logger(label: "test") { _ in CapturingLogHandler(store: store) }
         let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(1)), logger: logger)
-        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let listener = try await receiver.listen(for: .loopback(), deciding: sessionVerdict())
         let port = listener.port
 
         // Connection 0 is answered and then lingers; connection 1 stalls in its head. The
@@ -172,7 +172,7 @@ struct LoopbackLimitsAndLoggingTests {
     @Test func anAnswerClosesAtOnceUnlessBytesFollowedTheHead() async throws {
         let store = LogStore()
         let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(1)), logger: store.logger)
-        let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+        let listener = try await receiver.listen(for: .loopback(), deciding: sessionVerdict())
         let port = listener.port
 
         // Connection 0 sends its head and nothing more; its client keeps its side open, so only
@@ -203,7 +203,7 @@ struct LoopbackLimitsAndLoggingTests {
             let store = LogStore()
             let receiver = LoopbackReceiver(
                 configuration: .init(readTimeout: .seconds(120), maxConnections: 2), logger: store.logger)
-            let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+            let listener = try await receiver.listen(for: .loopback(), deciding: sessionVerdict())
             let port = listener.port
 
             var silent: [TestClient.Connection] = []
@@ -222,7 +222,7 @@ struct LoopbackLimitsAndLoggingTests {
         @Test func aSilentConnectionIsAcceptedAfterTheReadTimeoutAndThenClosed() async throws {
             let store = LogStore()
             let receiver = LoopbackReceiver(configuration: .init(readTimeout: .seconds(1)), logger: store.logger)
-            let listener = try await receiver.listen(for: .loopback(), accepting: { _ in true })
+            let listener = try await receiver.listen(for: .loopback(), deciding: sessionVerdict())
 
             // The kernel holds it for about a second, then the listener for its read timeout.
             let silent = try await TestClient.connect(port: listener.port, deadline: .seconds(30))
@@ -255,7 +255,7 @@ struct LoopbackLimitsAndLoggingTests {
         let receiver = LoopbackReceiver(logger: logger)
         let listener = try await receiver.listen(
             for: .loopback(),
-            accepting: { url in url.query?.contains("state=GOODSTATE") == true })
+            deciding: sessionVerdict { url in url.query?.contains("state=GOODSTATE") == true })
         let port = listener.port
         let host = listener.hostField
 
@@ -284,7 +284,7 @@ struct LoopbackLimitsAndLoggingTests {
 struct LoopbackListenerLifetimeTests {
     @Test func droppedListenerReleasesItsPort() async throws {
         var listener: (any CallbackListener)? = try await LoopbackReceiver().listen(
-            for: .loopback(), accepting: { _ in true })
+            for: .loopback(), deciding: sessionVerdict())
         let port = try #require(listener?.port)
         listener = nil
         // The port is released on the listener's event loop shortly after; poll a bounded

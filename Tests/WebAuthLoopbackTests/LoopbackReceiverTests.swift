@@ -17,7 +17,8 @@ struct LoopbackReceiverTests {
         configuration: LoopbackReceiver.Configuration = .init(),
         accepting: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) async throws -> any CallbackListener {
-        try await LoopbackReceiver(configuration: configuration).listen(for: callback, accepting: accepting)
+        try await LoopbackReceiver(configuration: configuration).listen(
+            for: callback, deciding: sessionVerdict(accepting: accepting))
     }
 
     /// Accepts only `state=expected`.
@@ -46,7 +47,7 @@ struct LoopbackReceiverTests {
     @Test func invalidCallbacksAreRefused() async {
         for callback in [Callback.customScheme("com.example.app"), .loopback(path: "cb"), .loopback(port: 70000)] {
             await #expect(throws: WebAuthenticationSessionError.self) {
-                _ = try await LoopbackReceiver().listen(for: callback, accepting: { _ in true })
+                _ = try await LoopbackReceiver().listen(for: callback, deciding: sessionVerdict())
             }
         }
     }
@@ -304,7 +305,7 @@ struct LoopbackReceiverTests {
 
         await listener.close()
         var received: [URL] = []
-        for await url in listener.callbacks { received.append(url) }
+        for await callback in listener.callbacks { received.append(callback.url) }
         #expect(received.map(\.query) == ["code=first"])
         await listener.close()  // idempotent
     }
@@ -362,7 +363,7 @@ struct LoopbackReceiverTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let path = "/callback-\(UUID().uuidString.prefix(8).lowercased())"
         let listener = try await LoopbackReceiver(eventLoopGroup: group).listen(
-            for: .loopback(path: path), accepting: { _ in true })
+            for: .loopback(path: path), deciding: sessionVerdict())
         let port = listener.port
         // Connections still open when the callback comes: the listener closes them, and the
         // session need not wait for that.
@@ -415,7 +416,7 @@ struct LoopbackReceiverTests {
             await listener.close()
             let answer = await reply
             var received: [URL] = []
-            for await url in listener.callbacks { received.append(url) }
+            for await callback in listener.callbacks { received.append(callback.url) }
             // Either the callback won (200, delivered once) or the close did (nothing delivered).
             if answer?.status == 200 {
                 #expect(received.count == 1)

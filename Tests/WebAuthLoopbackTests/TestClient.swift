@@ -174,8 +174,22 @@ extension CallbackListener {
     /// `127.0.0.1:PORT` or `[::1]:PORT`.
     var hostField: String { "\(callback.loopbackEndpoint?.host.uriHost ?? "?"):\(port)" }
 
-    /// The first URL on ``callbacks``, or `nil` if none arrives within `timeout`.
+    /// The URL of the first callback on ``callbacks``, or `nil` if none arrives within `timeout`.
     func firstCallback(within timeout: Duration = .seconds(60)) async -> URL? {
-        await firstElement(of: callbacks, within: timeout)
+        await firstElement(of: callbacks, within: timeout)?.url
+    }
+}
+
+/// A session's verdict, for a listener's tests: it accepts what `test` accepts, with the
+/// callback read as a session reads it (the listener's router has matched its path and `Host`).
+func sessionVerdict(
+    accepting test: @escaping @Sendable (URL) -> Bool = { _ in true }
+) -> @Sendable (URL) -> CallbackVerdict {
+    { url in
+        guard test(url) else { return .refused(.callbackMismatch("the test's session did not accept the callback")) }
+        var redirect = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        redirect?.query = nil
+        redirect?.fragment = nil
+        return .accepted(ReceivedCallback(url: url, redirectURI: redirect?.url ?? url))
     }
 }
