@@ -192,6 +192,10 @@ private enum ListenerStartError: Error {
 /// admission, which is also the order of their deadlines) and ``answered`` (being answered or
 /// lingering for the client to close, by admission). One timer per listener, set for the
 /// earliest deadline, closes the connections whose deadline has passed.
+///
+/// Time is the event loop's: deadlines are read from `eventLoop.now` and the timer is scheduled
+/// on the loop, so that a test can drive the core and its connections on an `EmbeddedEventLoop`
+/// and move its clock with `advanceTime`.
 final class ListenerCore {
     /// Whether the listener is released: its listening socket is closed (the port refuses new
     /// connections), it answers no request any more, its stream is finished, and the callback's
@@ -308,7 +312,7 @@ final class ListenerCore {
         }
         let id = nextConnectionID
         nextConnectionID += 1
-        connection.admitted(id: id, deadline: .now() + readTimeout)
+        connection.admitted(id: id, deadline: settings.eventLoop.now + readTimeout)
         waiting.append(connection)
         if deadlineTimer == nil { setDeadlineTimer(for: connection.deadline) }
         return id
@@ -318,7 +322,7 @@ final class ListenerCore {
     func startsAnswering(_ connection: ConnectionHandler) {
         guard connection.queue == .waiting else { return }
         waiting.remove(connection)
-        connection.deadline = .now() + readTimeout
+        connection.deadline = settings.eventLoop.now + readTimeout
         connection.queue = .answered
         answered.insertInAdmissionOrder(connection)
     }
@@ -343,7 +347,7 @@ final class ListenerCore {
     /// Closes every connection whose deadline has passed, and sets the timer for the next one.
     private func closeExpiredConnections() {
         deadlineTimer = nil
-        let now = NIODeadline.now()
+        let now = settings.eventLoop.now
         while let oldest = waiting.first, oldest.deadline <= now {
             oldest.closeNow()
             remove(oldest)  // closing removes it already; this only makes the loop's end certain
