@@ -362,6 +362,7 @@ let package = Package(
                 "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
