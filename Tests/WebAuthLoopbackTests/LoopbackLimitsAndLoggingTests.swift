@@ -6,10 +6,10 @@ import Logging
 import Testing
 import WebAuthCore
 import WebAuthPlatform
+import WebAuthTestSupport
 
 @testable import WebAuthLoopback
 
-/// Keeps every log line, rendered with its metadata.
 /// Every log line the loopback tests capture, with its level and metadata.
 final class LogStore: Sendable {
     private let lines = Locked<[String]>([])
@@ -27,17 +27,6 @@ final class LogStore: Sendable {
         all.filter { $0.contains(message) }.compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("connection=") }.map { String($0.dropFirst(11)) }
         }
-    }
-
-    /// Waits until `condition` holds for the lines logged so far; false if it does not within
-    /// `limit`, which only stops a hang.
-    func wait(limit: Duration = .seconds(60), until condition: ([String]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition(all) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }
 
@@ -91,7 +80,7 @@ struct LoopbackLimitsAndLoggingTests {
             let reply = try await silent.finish()
             #expect(!reply.clientTimedOut)
             #expect(reply.bytes.isEmpty)
-            #expect(await store.wait { _ in store.connections("timed out") == ["0"] })
+            #expect(await eventually { store.connections("timed out") == ["0"] })
             await listener.close()
         }
     #endif
@@ -134,14 +123,12 @@ struct LoopbackListenerLifetimeTests {
             for: .loopback(), deciding: sessionVerdict())
         let port = try #require(listener?.port)
         listener = nil
-        // The port is released on the listener's event loop shortly after; poll a bounded
-        // number of times.
-        var released = false
-        for _ in 0..<100 where !released {
-            let reply = try? await TestClient.exchange(TestClient.get("/x", host: "127.0.0.1:\(port)"), port: port)
-            released = reply == nil || reply?.status == nil
-            if !released { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(released)
+        // The port is released on the listener's event loop shortly after.
+        #expect(
+            await eventually {
+                let reply = try? await TestClient.exchange(
+                    TestClient.get("/x", host: "127.0.0.1:\(port)"), port: port)
+                return reply == nil || reply?.status == nil
+            })
     }
 }

@@ -290,6 +290,8 @@ struct LoopbackReceiverTests {
                 return true
             }
             tasks.addTask {
+                // Real time is the point: close() either returns while the loop is held or
+                // hangs, and only a bound on the wall clock can tell the two apart.
                 try? await Task.sleep(for: .seconds(10))
                 return false
             }
