@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import WebAuthPlatform
 
@@ -13,6 +15,10 @@ import WebAuthPlatform
 /// Every request is recorded in arrival order before the handler runs, so a test can assert
 /// on what a client called — and what it did not. Each connection carries one request
 /// (`Connection: close`). A response can be delayed; other connections are served meanwhile.
+///
+/// HTTP is SwiftNIO's HTTP/1 codec (`configureHTTPServerPipeline`), bounded here: a head over
+/// ``maximumHeadSize`` is answered `431`, a body over ``Limits/maximumBodySize`` `413`, anything
+/// else the decoder refuses `400`, all before the handler runs.
 ///
 /// ```swift
 /// let server = try await LoopbackHTTPServer.start { request in
@@ -52,13 +58,18 @@ package final class LoopbackHTTPServer: Sendable {
     package let port: Int
 
     private let log: ServerRequestLog
+    private let accepted: Locked<Int>
     private let listener: any Channel
     private let acceptLoop: Task<Void, Never>
 
-    private init(baseURL: URL, port: Int, log: ServerRequestLog, listener: any Channel, acceptLoop: Task<Void, Never>) {
+    private init(
+        baseURL: URL, port: Int, log: ServerRequestLog, accepted: Locked<Int>, listener: any Channel,
+        acceptLoop: Task<Void, Never>
+    ) {
         self.baseURL = baseURL
         self.port = port
         self.log = log
+        self.accepted = accepted
         self.listener = listener
         self.acceptLoop = acceptLoop
     }
@@ -72,12 +83,19 @@ package final class LoopbackHTTPServer: Sendable {
     ) async throws -> LoopbackHTTPServer {
         let lifetime = TimeAmount.nanoseconds(limits.connectionLifetime.nanoseconds)
         let open = OpenChannels()
+        let accepted = Locked(0)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptCounter(accepted))
+                }
+            }
             // Nothing is read until the connection's task has wrapped the channel (see serve).
             .childChannelOption(.autoRead, value: false)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try configureHTTP(channel)
                     // A safety net against connections a client opens and never finishes,
                     // cancelled when the connection closes: it holds the channel until it runs,
                     // and a busy server would otherwise keep every connection of the last
@@ -119,7 +137,8 @@ package final class LoopbackHTTPServer: Sendable {
             open.closeAll()
         }
         return LoopbackHTTPServer(
-            baseURL: baseURL, port: port, log: log, listener: server.channel, acceptLoop: acceptLoop)
+            baseURL: baseURL, port: port, log: log, accepted: accepted, listener: server.channel,
+            acceptLoop: acceptLoop)
     }
 
     /// Runs `body` with a started server and shuts the server down afterwards, however `body` ends.
@@ -158,6 +177,11 @@ package final class LoopbackHTTPServer: Sendable {
         await log.requests.filter { $0.path == path }
     }
 
+    /// How many connections the server has accepted so far, whether or not they sent a request
+    /// (a TLS handshake, nothing at all). Counted in the order the connections are accepted:
+    /// once a request made after others is answered, they have all been counted.
+    package var connectionCount: Int { accepted.withLock { $0 } }
+
     /// Forgets the requests received so far.
     package func clearRequests() async {
         await log.clear()
@@ -176,6 +200,12 @@ package final class LoopbackHTTPServer: Sendable {
         }
     }
 
+    /// Stops listening at once and leaves the open connections to close soon after, for a
+    /// caller that cannot wait (a `defer`); ``shutdown()`` waits for all of it.
+    package func close() {
+        listener.close(promise: nil)
+    }
+
     /// Stops listening, closes open connections (cancelling delayed responses) and waits until
     /// all of it is done. Safe to call more than once.
     package func shutdown() async {
@@ -190,7 +220,8 @@ package final class LoopbackHTTPServer: Sendable {
         // Wrapped here, by the task that serves it, so that it is always closed through
         // `executeThenClose`; then reading starts.
         let wrapped = try? await channel.eventLoop.submit {
-            let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            let connection = try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                wrappingChannelSynchronously: channel)
             try channel.syncOptions?.setOption(.autoRead, value: true)
             return connection
         }.get()
@@ -198,68 +229,64 @@ package final class LoopbackHTTPServer: Sendable {
             try? await channel.close()
             return
         }
+        // A malformed head, one over the bound, or a malformed body ends the stream with the
+        // decoder's error, which `ProtocolErrorAnswer` has already answered.
         try? await connection.executeThenClose { inbound, outbound in
-            var received = ByteBuffer()
-            var chunks = inbound.makeAsyncIterator()
-            var parsedHead: RequestHead?
-            var headLength = 0
-            while parsedHead == nil {
-                guard let chunk = try await chunks.next() else { return }
-                received.writeImmutableBuffer(chunk)
-                switch RequestHead.parse(received) {
-                case .incomplete:
-                    guard received.readableBytes > RequestHead.maximumSize else { continue }
-                    try await outbound.write(ServerResponse(status: 431).serialized())
-                    return
-                case .invalid:
-                    try await outbound.write(ServerResponse.text("malformed request\n", status: 400).serialized())
-                    return
-                case .complete(let head):
-                    parsedHead = head
-                    headLength = RequestHead.length(in: received) ?? received.readableBytes
-                }
+            var parts = inbound.makeAsyncIterator()
+            guard case .head(let head)? = try await parts.next() else { return }
+            guard head.uri.hasPrefix("/"), let fields = HTTPFields(head.headers) else {
+                // Absolute-form, authority-form and asterisk-form targets: a test server is
+                // never a proxy, and the request log keeps paths.
+                try await outbound.write(contentsOf: ServerResponse.text("malformed request\n", status: 400).parts)
+                return
             }
-            guard let head = parsedHead else { return }
-            received.moveReaderIndex(forwardBy: headLength)
-
-            let framing = RequestBody(head: head)
+            let announced = head.headers["content-length"].first.flatMap { Int($0) }
+            let announcesBody = announced != nil || head.headers.contains(name: "transfer-encoding")
             // Ask for the body only when it may be accepted; an announced oversize gets 413 at once.
-            let announcedTooLarge =
-                if case .length(let length) = framing { length > limits.maximumBodySize } else { false }
-            if head.header("Expect")?.lowercased() == "100-continue", framing != .none, !announcedTooLarge {
-                try await outbound.write(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\n"))
+            let announcedTooLarge = (announced ?? 0) > limits.maximumBodySize
+            if head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }),
+                announcesBody, !announcedTooLarge
+            {
+                try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: .continue)))
             }
             var body: [UInt8] = []
-            reading: while true {
-                switch framing.read(received, limit: limits.maximumBodySize) {
-                case .complete(let bytes):
-                    body = bytes
-                    break reading
-                case .incomplete:
-                    guard let chunk = try await chunks.next() else { return }
-                    received.writeImmutableBuffer(chunk)
-                case .tooLarge:
-                    let index = await log.append(request(from: head, body: []))
-                    let response = ServerResponse.text("request body too large\n", status: 413)
-                    await log.setStatus(response.status, at: index)
-                    try await outbound.write(response.serialized())
-                    // Read (and drop) what the client still sends, up to a bound, so that closing
-                    // does not reset the connection before the client has read the answer.
-                    var drained = received.readableBytes
-                    while drained < drainLimit, let chunk = try await chunks.next() {
-                        drained += chunk.readableBytes
+            var tooLarge = announcedTooLarge
+            do {
+                reading: while !tooLarge {
+                    switch try await parts.next() {
+                    case .body(let chunk)?:
+                        tooLarge = body.count + chunk.readableBytes > limits.maximumBodySize
+                        if !tooLarge { body += chunk.readableBytesView }
+                    case .end?:
+                        break reading
+                    case .head?, nil:
+                        // The client closed before the body ended.
+                        return
                     }
-                    return
-                case .invalid:
-                    let index = await log.append(request(from: head, body: []))
-                    let response = ServerResponse.text("malformed request body\n", status: 400)
-                    await log.setStatus(response.status, at: index)
-                    try await outbound.write(response.serialized())
-                    return
                 }
+            } catch {
+                let index = await log.append(ServerRequest(head, fields: fields))
+                await log.setStatus(400, at: index)
+                throw error
+            }
+            if tooLarge {
+                let index = await log.append(ServerRequest(head, fields: fields))
+                let response = ServerResponse.text("request body too large\n", status: 413)
+                await log.setStatus(response.status, at: index)
+                try await outbound.write(contentsOf: response.parts)
+                // Read (and drop) what the client still sends, up to a bound, so that closing
+                // does not reset the connection before the client has read the answer.
+                var drained = 0
+                draining: while drained < drainLimit, let part = try await parts.next() {
+                    switch part {
+                    case .body(let chunk): drained += chunk.readableBytes
+                    case .head, .end: break draining
+                    }
+                }
+                return
             }
 
-            let request = request(from: head, body: body)
+            let request = ServerRequest(head, fields: fields, body: body)
             let index = await log.append(request)
             let response = await handler(request)
             // Recorded before answering, so a test that saw the answer also sees the status.
@@ -268,15 +295,160 @@ package final class LoopbackHTTPServer: Sendable {
                 // Throws when the server shuts down; the connection then closes unanswered.
                 try await sleep(response.delay)
             }
-            try await outbound.write(response.serialized())
+            if let raw = response.rawBytes {
+                try await writeUnframed(raw, on: channel)
+            } else if head.method == .HEAD {
+                // The encoder refuses a body after a HEAD request.
+                try await outbound.write(contentsOf: [.head(response.head), .end(nil)])
+            } else {
+                try await outbound.write(contentsOf: response.parts)
+            }
         }
+    }
+
+    /// Writes `bytes` to the socket as they are, below the HTTP encoder: a hostile answer (a
+    /// truncated body, a wrong length, nothing at all) is not an HTTP message the encoder
+    /// could frame.
+    private static func writeUnframed(_ bytes: [UInt8], on channel: any Channel) async throws {
+        try await channel.eventLoop.flatSubmit {
+            do {
+                // Writing from the encoder's own context passes only the handlers before it: the
+                // socket.
+                let encoder = try channel.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+                let written = channel.eventLoop.makePromise(of: Void.self)
+                encoder.writeAndFlush(NIOAny(IOData.byteBuffer(ByteBuffer(bytes: bytes))), promise: written)
+                return written.futureResult
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }.get()
     }
 
     /// How much of an oversized body the server reads and drops before closing.
     private static let drainLimit = 64 << 20
 
-    private static func request(from head: RequestHead, body: [UInt8]) -> ServerRequest {
-        ServerRequest(method: head.method, target: head.target, headerFields: head.headerFields, body: body)
+    /// SwiftNIO's HTTP/1 server pipeline as this server uses it: the decoder bounded as
+    /// ``maximumHeadSize`` says, the encoder writing the framing fields each response carries
+    /// itself (so every answer is the bytes its ``ServerResponse`` describes), and
+    /// `ProtocolErrorAnswer` answering what the decoder refuses. No pipelining: one request a
+    /// connection.
+    private static func configureHTTP(_ channel: any Channel) throws {
+        var encoder = HTTPResponseEncoder.Configuration()
+        encoder.automaticallySetFramingHeaders = false
+        var decoder = NIOHTTPDecoderLimitConfiguration()
+        decoder.maxHeaderListSize = maximumHeadSize
+        decoder.maxHeaderFieldSize = maximumHeadSize
+        decoder.maxHeaderFieldCount = maximumHeaderFieldCount
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
+            withEncoderConfiguration: encoder, withDecoderLimitConfiguration: decoder)
+        try channel.pipeline.syncOperations.addHandler(ProtocolErrorAnswer())
+    }
+
+    /// The largest request head accepted, counting the target and every field's name and value
+    /// (SwiftNIO's decoder counts those, not the separators); a larger one is answered `431`.
+    /// Browsers send a few kilobytes at most.
+    package static let maximumHeadSize = 32 * 1024
+
+    /// The most header fields a request may have, so that the separators the head bound does
+    /// not count stay bounded too (4 bytes each).
+    package static let maximumHeaderFieldCount = 512
+}
+
+/// Counts the connections the listening channel accepts, on its event loop and in their order,
+/// before they are set up.
+private final class AcceptCounter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+
+    private let accepted: Locked<Int>
+
+    init(_ accepted: Locked<Int>) { self.accepted = accepted }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        accepted.withLock { $0 += 1 }
+        context.fireChannelRead(data)
+    }
+}
+
+/// Answers a request SwiftNIO's decoder refuses — `431` for a head over the bound, `400`
+/// otherwise — unless the server has answered already, then passes the error on (which ends
+/// the connection's inbound stream).
+private final class ProtocolErrorAnswer: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var headRead = false
+    private var requestEnded = false
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch Self.unwrapInboundIn(data) {
+        case .head: headRead = true
+        case .body: break
+        case .end: requestEnded = true
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        answered = true
+        context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? HTTPParserError, !answered, !requestEnded {
+            let response =
+                error == .headerOverflow
+                ? ServerResponse(status: 431)
+                : .text(headRead ? "malformed request body\n" : "malformed request\n", status: 400)
+            answered = true
+            for part in response.parts { context.write(Self.wrapOutboundOut(part), promise: nil) }
+            context.flush()
+        }
+        context.fireErrorCaught(error)
+    }
+}
+
+extension ServerRequest {
+    /// The request `head` announced, with `fields` (its header fields) and `body`.
+    fileprivate init(_ head: HTTPRequestHead, fields: HTTPFields, body: [UInt8] = []) {
+        self.init(method: head.method.rawValue, target: head.uri, headerFields: fields, body: body)
+    }
+}
+
+extension ServerResponse {
+    /// The response head: the handler's fields in order, then `Content-Length` unless they
+    /// have one, `Cache-Control: no-store` unless they have a `Cache-Control`, and
+    /// `Connection: close`.
+    fileprivate var head: HTTPResponseHead {
+        var headers = HTTPHeaders()
+        for field in headerFields { headers.add(name: field.name.rawName, value: field.value) }
+        if header("Content-Length") == nil { headers.add(name: "Content-Length", value: String(body.count)) }
+        if header("Cache-Control") == nil { headers.add(name: "Cache-Control", value: "no-store") }
+        headers.add(name: "Connection", value: "close")
+        return HTTPResponseHead(
+            version: .http1_1, status: .custom(code: UInt(status), reasonPhrase: reason), headers: headers)
+    }
+
+    /// The response as the parts the encoder writes.
+    fileprivate var parts: [HTTPServerResponsePart] {
+        body.isEmpty
+            ? [.head(head), .end(nil)]
+            : [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)]
+    }
+}
+
+extension HTTPFields {
+    /// `headers` in order, each name as sent; `nil` when a name is not a valid field name.
+    fileprivate init?(_ headers: HTTPHeaders) {
+        self.init()
+        for (name, value) in headers {
+            guard let name = HTTPField.Name(name) else { return nil }
+            append(HTTPField(name: name, value: value))
+        }
     }
 }
 

@@ -3,7 +3,6 @@
 
 import Foundation
 import HTTPTypes
-import NIOCore
 
 /// One request a ``LoopbackHTTPServer`` received: the head as parsed, and the body as bytes.
 ///
@@ -157,23 +156,6 @@ package struct ServerResponse: Sendable, Hashable {
     /// The value of the first header field `name` (case-insensitive).
     package func header(_ name: String) -> String? {
         HTTPField.Name(name).flatMap { headerFields[values: $0].first }
-    }
-
-    /// The response as bytes on the wire.
-    package func serialized() -> ByteBuffer {
-        if let rawBytes { return ByteBuffer(bytes: rawBytes) }
-        var head = "HTTP/1.1 \(status) \(reason)\r\n"
-        for field in headerFields {
-            head += "\(field.name.rawName): \(field.value)\r\n"
-        }
-        if header("Content-Length") == nil { head += "Content-Length: \(body.count)\r\n" }
-        if header("Cache-Control") == nil { head += "Cache-Control: no-store\r\n" }
-        head += "Connection: close\r\n\r\n"
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(head.utf8.count + body.count)
-        buffer.writeString(head)
-        buffer.writeBytes(body)
-        return buffer
     }
 
     /// The standard reason phrase for `status`, or `Status` for codes without one here.

@@ -16,12 +16,59 @@ import WebAuthPlatform
 /// too big to read, chunked bodies, answers held back by a delay.
 @Suite("Embedded provider: its HTTP server")
 struct ProviderServerTests {
-    @Test func chunkedRequestBodiesAreDecoded() {
-        let body = Array("4\r\nwiki\r\n5;ext=1\r\npedia\r\n0\r\nTrailer: x\r\n\r\n".utf8)
-        #expect(RequestBody.chunked.read(body, limit: 100) == .complete(Array("wikipedia".utf8)))
-        #expect(RequestBody.chunked.read(body, limit: 5) == .tooLarge)
-        #expect(RequestBody.chunked.read(Array("4\r\nwi".utf8), limit: 100) == .incomplete)
-        #expect(RequestBody.length(3).read(Array("abcdef".utf8), limit: 100) == .complete(Array("abc".utf8)))
+    @Test func chunkedRequestBodiesAreDecoded() async throws {
+        try await LoopbackHTTPServer.withServer(limits: .init(maximumBodySize: 9)) { request in
+            .text(request.bodyText)
+        } _: { server in
+            let head = "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let answer = try await RawHTTPClient.exchange(
+                port: server.port,
+                bytes: Array((head + "4\r\nwiki\r\n5;ext=1\r\npedia\r\n0\r\nTrailer: x\r\n\r\n").utf8))
+            #expect(answer.status == 200)
+            #expect(answer.body == "wikipedia", "chunk extensions and trailer fields are not body")
+            let tooLong = try await RawHTTPClient.exchange(
+                port: server.port, bytes: Array((head + "4\r\nwiki\r\n6\r\npedias\r\n0\r\n\r\n").utf8))
+            #expect(tooLong.status == 413, "one byte over the limit, announced by no length")
+            #expect(await server.requests.map(\.responseStatus) == [200, 413])
+        }
+    }
+
+    @Test func headsOverTheBoundAndMalformedRequestsAreRefusedBeforeTheHandler() async throws {
+        try await LoopbackHTTPServer.withServer { _ in
+            .text("handled")
+        } _: { server in
+            let large = String(repeating: "a", count: LoopbackHTTPServer.maximumHeadSize)
+            let oversized = try await RawHTTPClient.exchange(
+                port: server.port, bytes: Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Large: \(large)\r\n\r\n".utf8))
+            #expect(oversized.status == 431)
+            let absolute = try await RawHTTPClient.exchange(
+                port: server.port, bytes: Array("GET http://127.0.0.1/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            #expect(absolute.status == 400)
+            let conflicting = try await RawHTTPClient.exchange(
+                port: server.port,
+                bytes: Array(
+                    ("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\n"
+                        + "Content-Length: 2\r\n\r\nab").utf8))
+            #expect(conflicting.status == 400)
+            #expect(await server.requests.isEmpty, "no handler ran")
+        }
+    }
+
+    @Test func answersAreTheBytesTheResponseDescribes() async throws {
+        try await LoopbackHTTPServer.withServer { request in
+            request.path == "/raw"
+                ? .raw(Array("HTTP/1.1 200 OK\r\n\r\n{".utf8), status: 200)
+                : ServerResponse(
+                    status: 418, reason: "Teapot", headerFields: [.contentType: "text/plain"], body: [0x61])
+        } _: { server in
+            let framed = try await RawHTTPClient.get(port: server.port, target: "/")
+            #expect(
+                framed.raw
+                    == "HTTP/1.1 418 Teapot\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n"
+                    + "Cache-Control: no-store\r\nConnection: close\r\n\r\na")
+            let raw = try await RawHTTPClient.get(port: server.port, target: "/raw")
+            #expect(raw.raw == "HTTP/1.1 200 OK\r\n\r\n{", "no framing added to a raw answer")
+        }
     }
 
     @Test func aRequestBodyOverTheLimitIsRefusedUnread() async throws {
