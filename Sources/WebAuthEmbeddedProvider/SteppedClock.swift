@@ -29,6 +29,15 @@ public final class SteppedClock: Sendable {
         var elapsed: Duration = .zero
         var sleepers: [UUID: Sleeper] = [:]
         var cancelled: Set<UUID> = []
+        /// Callers of ``waitForSleepers(_:)``: how many waits each wants to see.
+        var watchers: [UUID: (count: Int, continuation: CheckedContinuation<Void, any Error>)] = [:]
+
+        /// Takes the watchers whose count the waits in progress now reach.
+        mutating func satisfiedWatchers() -> [CheckedContinuation<Void, any Error>] {
+            let satisfied = watchers.filter { $0.value.count <= sleepers.count }
+            for id in satisfied.keys { watchers[id] = nil }
+            return satisfied.values.map(\.continuation)
+        }
     }
     private let start: Date
     private let state = Locked(State())
@@ -67,6 +76,7 @@ public final class SteppedClock: Sendable {
                     return nil
                 }
                 if let outcome { continuation.resume(with: outcome) }
+                for watcher in state.withLock({ $0.satisfiedWatchers() }) { watcher.resume() }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in
@@ -75,6 +85,30 @@ public final class SteppedClock: Sendable {
                 return nil
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns once `count` waits are in progress at the same time: the event a test waits for
+    /// before it moves time, so that it moves the time of a wait that has begun. Throws
+    /// `CancellationError` when the task is cancelled first (bound it with a deadline).
+    public func waitForSleepers(_ count: Int = 1) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.cancelled.remove(id) != nil || state.sleepers.count >= count { return true }
+                    state.watchers[id] = (count, continuation)
+                    return false
+                }
+                if ready { continuation.resume(with: Task.isCancelled ? .failure(CancellationError()) : .success(())) }
+            }
+        } onCancel: {
+            let watcher = state.withLock { state in
+                if let watcher = state.watchers.removeValue(forKey: id) { return Optional(watcher) }
+                state.cancelled.insert(id)
+                return nil
+            }
+            watcher?.continuation.resume(throwing: CancellationError())
         }
     }
 
