@@ -29,7 +29,7 @@ extension ChromiumTests {
             #expect(BrowserProcessGroup.liveMembers(of: instance.pid).isEmpty, "the browser has exited")
             try await network.barrier()
             #expect(network.connectionCount == 1, "no connection to the callback host")
-            #expect(network.requestedPaths == [LocalPageServer.barrierPath])
+            #expect(await network.requestedPaths == [LocalPageServer.barrierPath])
         }
 
         // MARK: - Catching the callback
@@ -68,7 +68,7 @@ extension ChromiumTests {
             // callback.example resolves to a local listener that counts connections, and the proxy is
             // bypassed for it: a request that got out would be seen there (the stray-link test below
             // shows that one does).
-            let network = try LocalPageServer()
+            let network = try await LocalPageServer()
             defer { network.stop() }
             let environment = testbed.environment(
                 extraArguments: ["--proxy-bypass-list=callback.example"],
@@ -92,9 +92,9 @@ extension ChromiumTests {
             // A page-initiated navigation (no redirect to look at): paused as a request, before DNS.
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let network = try LocalPageServer()
+            let network = try await LocalPageServer()
             defer { network.stop() }
-            let pages = try LocalPageServer(pages: [
+            let pages = try await LocalPageServer(pages: [
                 "/link": #"<!DOCTYPE html><a id="go" href="https://callback.example/cb/done?code=yes">Continue</a>"#
             ])
             defer { pages.stop() }
@@ -139,7 +139,7 @@ extension ChromiumTests {
         @Test func aLinkClickToACustomSchemeIsCaught() async throws {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let pages = try LocalPageServer(pages: [
+            let pages = try await LocalPageServer(pages: [
                 "/link": #"<!DOCTYPE html><a id="go" href="com.example.app://cb?code=clicked&state=l">Continue</a>"#
             ])
             defer { pages.stop() }
@@ -165,7 +165,7 @@ extension ChromiumTests {
             // Documented rule: a custom-scheme callback matches any host and path of that scheme.
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let pages = try LocalPageServer(pages: [
+            let pages = try await LocalPageServer(pages: [
                 "/stray": #"<!DOCTYPE html><a id="stray" href="com.example.app:/elsewhere?x=1">Help</a>"#
             ])
             defer { pages.stop() }
@@ -191,9 +191,9 @@ extension ChromiumTests {
             // ordinary navigation: it reaches the network and does not end the session.
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let network = try LocalPageServer()
+            let network = try await LocalPageServer()
             defer { network.stop() }
-            let pages = try LocalPageServer(pages: [
+            let pages = try await LocalPageServer(pages: [
                 "/stray": #"<!DOCTYPE html><a id="stray" href="https://callback.example/other?code=nope">Help</a>"#
             ])
             defer { pages.stop() }
@@ -328,7 +328,7 @@ extension ChromiumTests {
         @Test func aSharedProfileInUseIsRefusedClearly() async throws {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
+            let pages = try await LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
             let first = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -355,7 +355,7 @@ extension ChromiumTests {
         @Test func cancelClosesTheBrowserAndEveryProcessOfItsGroup() async throws {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
+            let pages = try await LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
             let session = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -380,7 +380,7 @@ extension ChromiumTests {
         @Test func closingThePageEndsTheSessionAsCancelledByTheUser() async throws {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
+            let pages = try await LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
             let session = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
@@ -402,7 +402,7 @@ extension ChromiumTests {
         @Test func aKilledBrowserEndsTheSessionWithAClearError() async throws {
             let testbed = try ChromiumTestbed()
             defer { testbed.tearDown() }
-            let pages = try LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
+            let pages = try await LocalPageServer(pages: ["/wait": "<!DOCTYPE html><p>Sign in…</p>"])
             defer { pages.stop() }
             let session = WebAuthSession(
                 url: pages.url("/wait"), callback: .customScheme("com.example.app"), environment: testbed.environment())
