@@ -47,12 +47,9 @@ public enum CapturedRun {
             executable: executable, arguments: arguments, environment: environment,
             standardInput: inputDescriptor >= 0 ? .descriptor(inputDescriptor) : .null,
             standardOutput: .file(stdoutPath), standardError: .file(stderrPath))
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            await process.terminate()
-        }
+        let bound = watchdog(after: timeout) { await process.terminate() }
         let status = await process.exitStatus()
-        watchdog.cancel()
+        bound.cancel()
         let stdout = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
         guard let code = Subprocess.exitCode(of: status) else {

@@ -63,6 +63,7 @@ public struct ChromiumLauncher: Sendable, Hashable {
             let deadline = ContinuousClock.now + limit
             while anyAlive() {
                 if ContinuousClock.now >= deadline { return false }
+                // Real time is the point: a synchronous teardown that waits for the browsers' exit.
                 usleep(20_000)
             }
             return true

@@ -104,13 +104,12 @@ package final class ChromiumPageDriver: Sendable {
 
     /// Waits until the `index`-th browser (0-based) has launched, and returns its page.
     package func page(_ index: Int = 0, within limit: Duration = .seconds(60)) async throws -> ChromiumPage {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let instance = launched.instances.withLock({ $0.count > index ? $0[index] : nil }) {
-                return ChromiumPage(instance: instance)
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var instance: ChromiumInstance?
+        _ = await eventually(within: limit) {
+            instance = launched.instances.withLock { $0.count > index ? $0[index] : nil }
+            return instance != nil
         }
+        if let instance { return ChromiumPage(instance: instance) }
         throw PageDriverError("no Chromium was launched within \(limit)")
     }
 
@@ -157,14 +156,14 @@ package struct ChromiumPage: Sendable {
     package func waitForPage(
         description: String, within limit: Duration = .seconds(30), where matches: (String) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + limit
         var last: String?
-        while ContinuousClock.now < deadline {
+        let loaded = await eventually(within: limit) {
             // Fails while a navigation replaces the document; the next round asks again.
             last = try? await instance.evaluate("document.readyState + ' ' + location.pathname")
-            if let last, last.hasPrefix("complete "), matches(String(last.dropFirst("complete ".count))) { return }
-            try await Task.sleep(for: .milliseconds(50))
+            guard let last, last.hasPrefix("complete ") else { return false }
+            return matches(String(last.dropFirst("complete ".count)))
         }
+        if loaded { return }
         throw PageDriverError(
             "the page did not load \(description) within \(limit) (last seen: \(last ?? "nothing"))"
                 + ((try? await text(of: "body", maximumLength: 600)).map { "; page text: \($0)" } ?? ""))
@@ -172,12 +171,8 @@ package struct ChromiumPage: Sendable {
 
     /// Waits until an element matches `selector`.
     package func waitForElement(_ selector: String, within limit: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + limit
         let probe = "document.querySelector(\(Self.literal(selector))) ? 'yes' : 'no'"
-        while ContinuousClock.now < deadline {
-            if (try? await instance.evaluate(probe)) == "yes" { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        if await eventually(within: limit, { (try? await instance.evaluate(probe)) == "yes" }) { return }
         throw PageDriverError("no element matched \(selector) within \(limit) (page: \(await location() ?? "unknown"))")
     }
 

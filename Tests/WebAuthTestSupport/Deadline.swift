@@ -13,6 +13,7 @@ public func withDeadline<Value: Sendable>(
     await withTaskGroup(of: Value?.self) { group in
         group.addTask(operation: operation)
         group.addTask {
+            // Real time is the point: the bound itself.
             try? await Task.sleep(for: limit)
             return nil
         }
@@ -31,5 +32,24 @@ public func firstElement<Sequence: AsyncSequence & Sendable>(
             for try await element in sequence { return element }
         } catch {}
         return nil
+    }
+}
+
+/// Runs `action` once `limit` has passed, unless the returned task is cancelled first; its
+/// value says whether `action` ran. The one way a test bounds a wait it cannot cancel (a
+/// process's exit, a request in flight): cancel the watchdog when the wait ends.
+///
+/// ```swift
+/// let watchdog = watchdog(after: .seconds(60)) { await process.terminate() }
+/// let status = await process.exitStatus()
+/// watchdog.cancel()
+/// ```
+@discardableResult
+public func watchdog(after limit: Duration, _ action: @escaping @Sendable () async -> Void) -> Task<Bool, Never> {
+    Task {
+        // Real time is the point: a bound against a hang, whatever clock the code under test reads.
+        guard (try? await Task.sleep(for: limit)) != nil else { return false }
+        await action()
+        return true
     }
 }

@@ -11,6 +11,7 @@ public func eventually(within limit: Duration = .seconds(60), _ condition: () as
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if await condition() { return true }
+        // Real time is the point: the interval between two looks at something not awaitable.
         try? await Task.sleep(for: .milliseconds(20))
     }
     return await condition()

@@ -66,27 +66,27 @@ struct FixtureLauncher {
                 executable: python, arguments: [script, dataDirectory.path, String(port), String(redirectPort)],
                 environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, output: log.path)
             let fixtureFile = dataDirectory.appendingPathComponent("fixture.json")
-            while ContinuousClock.now < deadline {
-                if let data = try? Data(contentsOf: fixtureFile) {
-                    do {
-                        return try make(data, dataDirectory, launcher)
-                    } catch {
-                        await launcher.terminate(grace: grace)
-                        throw error
-                    }
+            _ = await eventually(within: deadline - .now) {
+                FileManager.default.fileExists(atPath: fixtureFile.path) || launcher.hasExited
+            }
+            if let data = try? Data(contentsOf: fixtureFile) {
+                do {
+                    return try make(data, dataDirectory, launcher)
+                } catch {
+                    await launcher.terminate(grace: grace)
+                    throw error
                 }
-                if launcher.hasExited {
-                    let text = logs(dataDirectory)
-                    let taken = IndependentProvider.tail(of: dataDirectory.appendingPathComponent(portLog), lines: 20)
-                        .contains(portTakenMessage)
-                    try? FileManager.default.removeItem(at: dataDirectory)
-                    if taken {
-                        portTaken.append(text)
-                        return nil
-                    }
-                    throw IndependentProviderError("\(name)'s launcher exited:\n\(text)")
+            }
+            if launcher.hasExited {
+                let text = logs(dataDirectory)
+                let taken = IndependentProvider.tail(of: dataDirectory.appendingPathComponent(portLog), lines: 20)
+                    .contains(portTakenMessage)
+                try? FileManager.default.removeItem(at: dataDirectory)
+                if taken {
+                    portTaken.append(text)
+                    return nil
                 }
-                try await Task.sleep(for: .milliseconds(100))
+                throw IndependentProviderError("\(name)'s launcher exited:\n\(text)")
             }
             await launcher.terminate(grace: grace)
             throw IndependentProviderError("\(name) was not ready in time:\n\(logs(dataDirectory))")

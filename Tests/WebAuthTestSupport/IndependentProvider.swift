@@ -350,17 +350,17 @@ public final class IndependentProvider: Sendable {
         let request = Array(
             ("GET /o/.well-known/openid-configuration HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
                 + "Connection: close\r\n\r\n").utf8)
-        while ContinuousClock.now < deadline {
-            if server.hasExited {
-                throw IndependentProviderError(
-                    "the provider's server exited while starting:\n\(tail(of: logFile, lines: 40))")
-            }
-            if let reply = try? await RawHTTPClient.exchange(port: port, bytes: request, timeout: .seconds(5)),
-                reply.status == 200
-            {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        var answered = false
+        _ = await eventually(within: deadline - .now) {
+            if server.hasExited { return true }
+            let reply = try? await RawHTTPClient.exchange(port: port, bytes: request, timeout: .seconds(5))
+            answered = reply?.status == 200
+            return answered
+        }
+        if answered { return }
+        if server.hasExited {
+            throw IndependentProviderError(
+                "the provider's server exited while starting:\n\(tail(of: logFile, lines: 40))")
         }
         throw IndependentProviderError(
             "the provider did not answer on port \(port) in time:\n\(tail(of: logFile, lines: 40))")
@@ -517,17 +517,13 @@ public final class IndependentProvider: Sendable {
         let process = try Subprocess(
             executable: executable, arguments: arguments, environment: environment, standardOutput: .pipe,
             standardError: .pipe)
-        let watchdog = Task { () -> Bool in
-            do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return false }
-            await process.terminate(grace: .seconds(2))
-            return true
-        }
+        let bound = watchdog(after: deadline - .now) { await process.terminate(grace: .seconds(2)) }
         async let output = collect(process.standardOutput)
         async let errors = collect(process.standardError)
         let status = await process.exitStatus()
-        watchdog.cancel()
+        bound.cancel()
         let completed = Completed(status: status, standardOutput: await output, standardError: await errors)
-        if await watchdog.value {
+        if await bound.value {
             throw IndependentProviderError(
                 "`\(([executable] + arguments).joined(separator: " "))` did not finish in time:\n"
                     + completed.standardError.suffix(2000))

@@ -91,6 +91,7 @@ extension LemonLDAPProvider {
             } else if state.hasPrefix("portal ") || state == "menu" {
                 reachedPortal = true
             }
+            // Real time is the point: the pace of a person at a real browser's pages.
             try await Task.sleep(for: .milliseconds(50))
         }
         throw IndependentProviderError(
@@ -125,6 +126,7 @@ extension LemonLDAPProvider {
                 try await page.fill("#passwordfield", with: password)
                 try await Self.mark(page, then: "document.querySelector('#lform button[type=submit]').click()")
             }
+            // Real time is the point: the pace of a person at a real browser's pages.
             try await Task.sleep(for: .milliseconds(50))
         }
         throw IndependentProviderError(

@@ -63,10 +63,7 @@ package struct PrivateKeyring: Sendable {
         let process = try Subprocess(
             executable: "/usr/bin/dbus-run-session", arguments: ["--", "/bin/sh", "-c", script],
             environment: environment, output: home + "/session.log")
-        let deadline = ContinuousClock.now + limit
-        while !process.hasExited, access(home + "/bus", F_OK) != 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(within: limit) { process.hasExited || access(home + "/bus", F_OK) == 0 }
         guard !process.hasExited, let bus = try? String(contentsOfFile: home + "/bus", encoding: .utf8) else {
             await process.terminate(grace: .milliseconds(200))
             throw PrivateKeyringError(
@@ -83,19 +80,13 @@ package struct PrivateKeyring: Sendable {
             let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw PrivateKeyringError(description: "the keyring daemon's PID is unknown") }
         kill(pid, SIGKILL)
-        let deadline = ContinuousClock.now + limit
-        while kill(pid, 0) == 0 || errno != ESRCH {
+        let gone = await eventually(within: limit) {
+            if kill(pid, 0) != 0 && errno == ESRCH { return true }
             // A killed child of the session's shell stays a zombie until the shell reaps it.
-            if let state = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                state.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") == true
-            {
-                return
-            }
-            guard ContinuousClock.now < deadline else {
-                throw PrivateKeyringError(description: "the keyring daemon \(pid) outlived SIGKILL")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+            let state = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            return state?.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") == true
         }
+        guard gone else { throw PrivateKeyringError(description: "the keyring daemon \(pid) outlived SIGKILL") }
     }
 
     /// What the bus and the daemon have said so far, to report when something went wrong.

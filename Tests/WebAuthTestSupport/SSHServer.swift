@@ -219,13 +219,13 @@ public final class SSHServer: Sendable {
         /// connection ended or the time passed. Checked without connecting, so the program
         /// behind the local socket sees no stray connection.
         public func waitUntilListening(timeout: Duration = .seconds(30)) async throws {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if process.hasExited { throw SSHServerError("ssh -R ended: \(log)") }
+            let remotePath = remotePath
+            let listening = await eventually(within: timeout) {
                 var info = stat()
-                if lstat(remotePath, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK { return }
-                try await Task.sleep(for: .milliseconds(50))
+                return process.hasExited || (lstat(remotePath, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
             }
+            if process.hasExited { throw SSHServerError("ssh -R ended: \(log)") }
+            if listening { return }
             throw SSHServerError("the forwarded socket \(remotePath) did not appear: \(log)")
         }
 
@@ -278,12 +278,13 @@ public final class SSHServer: Sendable {
 
     /// Whether a client can log in (and run `true`) yet.
     private func waitUntilReady(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, !process.hasExited {
-            if let result = try? await run(["true"], timeout: .seconds(10)), result.status == 0 { return true }
-            try? await Task.sleep(for: .milliseconds(100))
+        var ready = false
+        _ = await eventually(within: timeout) {
+            if process.hasExited { return true }
+            ready = (try? await run(["true"], timeout: .seconds(10)))?.status == 0
+            return ready
         }
-        return false
+        return ready
     }
 
     private static func currentUserName() -> String {

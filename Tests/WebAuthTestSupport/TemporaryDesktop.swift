@@ -69,6 +69,7 @@ public struct TemporaryDesktop: Sendable {
             {
                 return
             }
+            // Real time is the point: a browser still exiting writes into the directory a while.
             usleep(100_000)
         }
     }
@@ -145,11 +146,8 @@ public struct TemporaryDesktop: Sendable {
         /// The status is the exit status, or the signal's number when a signal ended it.
         public func wait(timeout: Duration = .seconds(20)) async -> ProcessResult {
             let process = self.process
-            let watchdog = Task {
-                try await Task.sleep(for: timeout)
-                process.send(SIGTERM)
-            }
-            defer { watchdog.cancel() }
+            let bound = watchdog(after: timeout) { process.send(SIGTERM) }
+            defer { bound.cancel() }
             let status = await process.exitStatus()
             return ProcessResult(
                 status: Subprocess.exitCode(of: status) ?? status & 0x7F,
