@@ -193,6 +193,7 @@ def wait_until_serving(port, process, deadline):
         except urllib.error.HTTPError:
             return
         except OSError:
+            # Real time is the point: glewlwyd says nothing when it is ready, so it is asked again.
             time.sleep(0.1)
     raise SystemExit("glewlwyd did not answer in time")
 

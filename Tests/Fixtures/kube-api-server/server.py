@@ -135,6 +135,7 @@ def main():
         os._exit(0)
 
     threading.Thread(target=end_on_eof, daemon=True).start()
+    # Real time is the point: the server's own lifetime, a bound should the test never end it.
     time.sleep(arguments.lifetime)
     os._exit(0)
 

@@ -349,6 +349,7 @@ def wait_until_ready(port, children, marker, timeout=60):
                         return json.load(response)
         except (urllib.error.URLError, OSError, ValueError):
             pass
+        # Real time is the point: the portal says nothing when it is ready, so it is asked again.
         time.sleep(0.2)
     raise SystemExit(f"the portal did not answer on {base} within {timeout} s")
 
@@ -407,6 +408,7 @@ def main():
             if child.poll() is not None:
                 print(f"{name} exited with status {child.returncode}", flush=True)
                 stop()
+        # Real time is the point: the launcher looks at its children as a supervisor does.
         time.sleep(0.5)
 
 
