@@ -4,6 +4,7 @@
 import Foundation
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthTestSupport
 
 /// The built `webauth` executable, run as a person or a script would: real process, real pipes,
 /// real signals.
@@ -71,12 +72,12 @@ final class CLIProcess: Sendable {
 
     /// Waits until standard error contains `text`, for at most `timeout`; returns standard error.
     func waitForStandardError(containing text: String, timeout: Duration = .seconds(30)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let current = standardError
-            if current.contains(text) { return current }
-            try await Task.sleep(for: .milliseconds(20))
+        var current = ""
+        let found = await eventually(within: timeout) {
+            current = standardError
+            return current.contains(text)
         }
+        if found { return current }
         throw CLITestError("timed out waiting for '\(text)' on stderr; got: \(standardError)")
     }
 
@@ -101,11 +102,8 @@ final class CLIProcess: Sendable {
     /// Waits for the process to end however it ends (killing it after `timeout`) and returns
     /// its wait status once its output has been read to the end.
     func waitForEnd(timeout: Duration = .seconds(60)) async throws -> Int32 {
-        let watchdog = Task { [process] in
-            try await Task.sleep(for: timeout)
-            await process.terminate()
-        }
-        defer { watchdog.cancel() }
+        let bound = watchdog(after: timeout) { [process] in await process.terminate() }
+        defer { bound.cancel() }
         guard let status = await process.waitForExit() else { throw CLITestError("cancelled") }
         await outputDone.value
         return status

@@ -416,6 +416,7 @@ struct PlayedBrowser: Sendable {
                     outcome.failures.append("\(error)")
                 }
             }
+            // Real time is the point: the stand-in browser looks at its spool as a person would.
             try? await Task.sleep(for: .milliseconds(50))
         }
         return outcome

@@ -113,6 +113,7 @@ final class EchoServer: Sendable {
             guard ContinuousClock.now < deadline, !process.hasExited else {
                 throw CLITestError("the echo server did not start")
             }
+            // Real time is the point: a synchronous start that waits for python3 to bind.
             usleep(20_000)
         }
     }

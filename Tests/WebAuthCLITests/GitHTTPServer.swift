@@ -41,11 +41,8 @@ final class GitHTTPServer: Sendable {
             }
             return nil
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(30))
-            found.cancel()
-        }
-        defer { watchdog.cancel() }
+        let bound = watchdog(after: .seconds(30)) { found.cancel() }
+        defer { bound.cancel() }
         guard let origin = await found.value else {
             await process.terminate()
             throw CLITestError("the git server did not start within 30 s")

@@ -39,17 +39,16 @@ struct LemonLDAPProcessTests {
         let urlFile = sandbox.root + "/browser-url"
         try? FileManager.default.removeItem(atPath: urlFile)
         let process = try sandbox.start(arguments)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: urlFile, encoding: .utf8), let url = URL(string: text) {
-                return (process, url)
-            }
-            if process.hasExited {
-                let status = try await process.waitForExit()
-                throw CLITestError(
-                    "`webauth \(arguments[0])` exited \(status) before opening a browser:\n\(process.standardError)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var url: URL?
+        _ = await eventually(within: .seconds(60)) {
+            url = (try? String(contentsOfFile: urlFile, encoding: .utf8)).flatMap(URL.init(string:))
+            return url != nil || process.hasExited
+        }
+        if let url { return (process, url) }
+        if process.hasExited {
+            let status = try await process.waitForExit()
+            throw CLITestError(
+                "`webauth \(arguments[0])` exited \(status) before opening a browser:\n\(process.standardError)")
         }
         process.send(SIGTERM)
         throw CLITestError("`webauth \(arguments[0])` opened no browser within 60 s:\n\(process.standardError)")

@@ -324,6 +324,7 @@ struct OneSignInProcessTests {
             // Waiting costs nothing: a waiter's threads sleep in the kernel, not waking to poll.
             let waiting = processes.filter { $0.standardError.contains("waiting for it to finish") }
             let before = waiting.map { Self.wakeUps(of: $0.pid) }
+            // Real time is the point: wake-ups counted over one second of waiting.
             try await Task.sleep(for: .seconds(1))
             let wakeUps = zip(waiting.map { Self.wakeUps(of: $0.pid) }, before).map { $0 - $1 }
             print("[one sign-in] eight exec-credential: the waiters woke \(wakeUps) times in one second of waiting")

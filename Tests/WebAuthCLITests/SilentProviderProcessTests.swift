@@ -18,6 +18,7 @@ struct SilentProviderProcessTests {
     @Test func fiveSecondsWaitingForASilentIssuerCostUnderAFifthOfASecondOfCPU() async throws {
         // Takes the request and answers only when the server shuts down.
         let silent: LoopbackHTTPServer.Handler = { _ in
+            // Real time is the point: an answer that never comes while the client waits.
             try? await Task.sleep(for: .seconds(3600))
             return .json("{}")
         }
@@ -29,6 +30,7 @@ struct SilentProviderProcessTests {
                 environment: sandbox.environment)
             #expect(await eventually { await !server.requests.isEmpty }, "the discovery request arrives")
             let before = try Self.cpuTime(of: login.pid)
+            // Real time is the point: CPU measured over five seconds of waiting.
             try await Task.sleep(for: .seconds(5))
             let used = try Self.cpuTime(of: login.pid) - before
             login.send(SIGTERM)

@@ -4,6 +4,7 @@
 import Foundation
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -63,12 +64,12 @@ final class TerminalSession: Sendable {
 
     /// Waits until the terminal shows `text`, for at most `timeout`; returns the transcript.
     func waitForTerminal(containing text: String, timeout: Duration = .seconds(60)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let current = transcript
-            if current.contains(text) { return current }
-            try await Task.sleep(for: .milliseconds(20))
+        var current = ""
+        let found = await eventually(within: timeout) {
+            current = transcript
+            return current.contains(text)
         }
+        if found { return current }
         throw CLITestError("timed out waiting for '\(text)' on the terminal; got: \(transcript)")
     }
 

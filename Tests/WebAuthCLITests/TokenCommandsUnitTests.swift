@@ -7,6 +7,7 @@ import Logging
 import Testing
 import WebAuth
 import WebAuthOAuth
+import WebAuthTestSupport
 import WebAuthTokenStore
 
 @testable import WebAuthCLI
@@ -421,10 +422,9 @@ struct TokenCommandsUnitTests {
         // The spinner turns by itself: wait until it has drawn two different frames.
         var bytes: [UInt8] = []
         var written: String { String(decoding: bytes, as: UTF8.self) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while TerminalOutput.frames.filter({ written.contains($0) }).count < 2, ContinuousClock.now < deadline {
+        _ = await eventually(within: .seconds(30)) {
             bytes += readAvailable(primary)
-            try await Task.sleep(for: .milliseconds(50))
+            return TerminalOutput.frames.filter { written.contains($0) }.count >= 2
         }
         #expect(TerminalOutput.frames.filter { written.contains($0) }.count >= 2, "the spinner turned")
         #expect(written.range(of: #"Waiting for approval \([0-9]+ s\)"#, options: .regularExpression) != nil)

@@ -81,10 +81,7 @@
                 }
             }
             // Only stops a hang: a sign-in that outlives this is a failure.
-            Task {
-                try await Task.sleep(for: .seconds(120))
-                task.cancel()
-            }
+            watchdog(after: .seconds(120)) { task.cancel() }
             return task
         }
     }

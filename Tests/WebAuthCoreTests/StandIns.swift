@@ -88,6 +88,7 @@ final class StandInReceiver: CallbackReceiver {
         for callback: Callback, deciding: @escaping @Sendable (URL) -> CallbackVerdict
     ) async throws(WebAuthenticationSessionError) -> any CallbackListener {
         listenCallsContinuation.yield()
+        // Real time is the point: a listener that takes a minute to bind, unless cancelled.
         if slow { try? await Task.sleep(for: .seconds(60)) }
         if let failure { throw failure }
         let bound = callback.boundToPort(port)

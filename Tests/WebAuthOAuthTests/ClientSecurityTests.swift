@@ -349,12 +349,12 @@ struct IDTokenSecurityTests {
 
     @Test func anExpiredTokenBeyondTheLeewayIsRejected() async throws {
         // The provider's tokens live 600 s; the client's clock is 600 + 120 s ahead (leeway 60 s).
-        let clock = OAuthClock(now: { Date().addingTimeInterval(720) }, sleep: { try await Task.sleep(for: $0) })
+        let clock = OAuthClock(now: { Date().addingTimeInterval(720) }, sleep: OAuthClock.system.sleep)
         try await expectIDTokenRejected(.expired, clock: clock)
     }
 
     @Test func anExpiredTokenWithinTheLeewayIsAccepted() async throws {
-        let clock = OAuthClock(now: { Date().addingTimeInterval(620) }, sleep: { try await Task.sleep(for: $0) })
+        let clock = OAuthClock(now: { Date().addingTimeInterval(620) }, sleep: OAuthClock.system.sleep)
         try await EmbeddedProvider.withProvider(SignIn.configuration) { provider in
             let tokens = try await SignIn.run(provider, client: SignIn.client(provider, clock: clock)).get()
             #expect(tokens.idTokenClaims != nil)
@@ -713,7 +713,6 @@ enum SignIn {
         // Waits on the client's listener and session, not on the provider.
         #expect(
             await eventually { logs.all.contains { $0.contains(turnedAway) } }, "the listener turned the callback away")
-        try await Task.sleep(for: .milliseconds(200))
         signIn.cancel()
         let error = try #require(await signIn.value.failure)
         #expect(error.code == .session)

@@ -169,6 +169,7 @@ struct AccessTokenProviderTests {
                 value += 1
                 return value
             }
+            // Real time is the point: the refresh stays open while the other callers arrive.
             try? await Task.sleep(for: .milliseconds(50))
             return .json(
                 200,

@@ -445,11 +445,8 @@ enum FixtureHTTP {
         request.timeoutInterval = 30
         let exchange = Task { try await session.data(for: request) }
         // URLSession's own timeout is not relied on: a watchdog cancels the exchange.
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(45))
-            exchange.cancel()
-        }
-        defer { watchdog.cancel() }
+        let bound = watchdog(after: .seconds(45)) { exchange.cancel() }
+        defer { bound.cancel() }
         let (data, response) = try await exchange.value
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]

@@ -127,6 +127,7 @@ struct URLSessionTransportTests {
             try await withDeadline(.milliseconds(200)) { () async throws -> Int in
                 // Awaiting a detached task ignores cancellation, like a request that never
                 // completes: this work takes 30 s whatever happens.
+                // Real time is the point: work that no cancellation ends.
                 await Task.detached { try? await Task.sleep(for: .seconds(30)) }.value
                 finished.withLock { $0 = true }
                 return 1
@@ -143,6 +144,7 @@ struct URLSessionTransportTests {
         // The work reports, when it ends, whether it saw its task cancelled.
         let (workEnded, workEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
         let slowWork: @Sendable () async throws -> Int = {
+            // Real time is the point: work that outlasts the deadline and ends by itself.
             try? await Task.sleep(for: .seconds(2))
             workEndedContinuation.yield(Task.isCancelled)
             return 1
@@ -206,6 +208,7 @@ struct URLSessionTransportTests {
         // in 3 of 12 runs of this test; the session (FoundationNetworking's invalidateAndCancel
         // reading its task registry off its own queue) once in a full test run.
         let answer: LoopbackHTTPServer.Handler = { _ in
+            // Real time is the point: answers that end about as the transport gives up.
             try? await Task.sleep(for: .milliseconds(Int.random(in: 20...40)))
             return .json("{}")
         }

@@ -135,12 +135,12 @@ struct EndToEndTests {
             let result = Task { try await session.authenticate().url }
             // Play the person: take the printed URL and open it "elsewhere".
             var authorizationURL: URL?
-            for _ in 0..<200 where authorizationURL == nil {
+            _ = await eventually(within: .seconds(20)) {
                 authorizationURL = printed.withLock { $0.first }.flatMap { message in
                     message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
                         .first { $0.hasPrefix("http://127.0.0.1") }
                 }.flatMap(URL.init(string:))
-                if authorizationURL == nil { try await Task.sleep(for: .milliseconds(20)) }
+                return authorizationURL != nil
             }
             let url = try #require(authorizationURL)
             _ = try await RedirectFollowingBrowser().present(BrowserRequest(url: url, callback: .loopback()))

@@ -90,6 +90,7 @@ import WebAuthTokenStore
             #expect(
                 !child.hasExited,
                 "\((try? String(contentsOfFile: temporary.path + "/child.log", encoding: .utf8)) ?? "")")
+            // Real time is the point: the kill lands at a random moment of the writing.
             try await Task.sleep(for: .microseconds(Int.random(in: 0..<30_000)))
             child.send(SIGKILL)
             _ = try await exitStatus(of: child, within: .seconds(10), what: "the killed writer")

@@ -35,11 +35,28 @@ struct SignInLeaseTests {
     static func acquire(_ environment: [String: String], within limit: Duration = .seconds(10)) async throws
         -> SignInLease?
     {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            if let lease = try attempt(environment).acquired { return lease }
-            guard ContinuousClock.now < deadline else { return nil }
-            try await Task.sleep(for: .milliseconds(10))
+        var lease: SignInLease?
+        var failure: (any Error)?
+        _ = await eventually(within: limit) {
+            do { lease = try attempt(environment).acquired } catch { failure = error }
+            return lease != nil || failure != nil
+        }
+        if let failure { throw failure }
+        return lease
+    }
+
+    /// Whether a process or thread waits in `flock` for the file at `path`: the kernel lists each
+    /// waiting request in `/proc/locks` on a line with `->`, naming the file by its inode.
+    static func someoneWaits(on path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else {
+            return false
+        }
+        // A waiting request's line: `1: -> FLOCK  ADVISORY  WRITE 1234 fe:01:5678 0 EOF`.
+        let inode = ":\(info.st_ino)"
+        return locks.split(separator: "\n").contains { line in
+            line.contains("->")
+                && line.split(separator: " ").contains { $0.split(separator: ":").count == 3 && $0.hasSuffix(inode) }
         }
     }
 
@@ -47,13 +64,19 @@ struct SignInLeaseTests {
     /// `webauth` that signs in would be. Returns once it holds the lock.
     static func holdInAnotherProcess(_ path: String) async throws -> Subprocess {
         let holder = try Subprocess(executable: "/usr/bin/flock", arguments: ["--exclusive", path, "sleep", "60"])
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let probe = try Subprocess(
-                executable: "/usr/bin/flock", arguments: ["--exclusive", "--nonblock", path, "true"])
-            if await probe.exitStatus() != 0 { return holder }
-            try await Task.sleep(for: .milliseconds(20))
+        var failure: (any Error)?
+        let held = await eventually(within: .seconds(20)) {
+            do {
+                let probe = try Subprocess(
+                    executable: "/usr/bin/flock", arguments: ["--exclusive", "--nonblock", path, "true"])
+                return await probe.exitStatus() != 0
+            } catch {
+                failure = error
+                return true
+            }
         }
+        if let failure { throw failure }
+        if held { return holder }
         await holder.terminate(grace: .milliseconds(100))
         throw TimedOut(what: "flock never held \(path)")
     }
@@ -88,7 +111,8 @@ struct SignInLeaseTests {
         let waiting = Task {
             try await SignInLease.wait(profile: "work", environment: environment, timeout: .seconds(30))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        let paths = SignInLease.Paths(profile: "work", environment: environment)
+        #expect(await eventually { Self.someoneWaits(on: paths.lock) }, "the waiter waits in flock")
         let failed = SignInLease.Outcome.failed(status: 130, code: "interrupted", message: "cancelled (Ctrl-C)")
         lease.finish(failed)
         let taken = try #require(try await waiting.value, "the waiter took the lease")
@@ -110,7 +134,7 @@ struct SignInLeaseTests {
         let waiting = Task {
             try await SignInLease.wait(profile: "work", environment: environment, timeout: .seconds(30))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await eventually { Self.someoneWaits(on: paths.lock) }, "the waiter waits in flock")
         holder.send(SIGKILL)
         _ = await holder.exitStatus()
         let taken = try #require(try await waiting.value, "the dead holder's lock ended with it")
@@ -128,17 +152,9 @@ struct SignInLeaseTests {
         #expect(try Self.attempt(environment).held != nil, "the holder lost the lease")
         lease.release()
         // The abandoned waiter's thread takes the lock when it frees, and gives it up at once.
-        let deadline = ContinuousClock.now + .seconds(10)
-        var free = false
-        while !free, ContinuousClock.now < deadline {
-            if let again = try Self.attempt(environment).acquired {
-                again.release()
-                free = true
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        #expect(free, "an abandoned wait does not keep the lease")
+        let again = try await Self.acquire(environment)
+        again?.release()
+        #expect(again != nil, "an abandoned wait does not keep the lease")
     }
 }
 

@@ -81,23 +81,23 @@ final class ChromiumTestbed: Sendable {
 
     /// Waits until the `index`-th browser (0-based) has launched.
     func instance(_ index: Int = 0, within limit: Duration = .seconds(60)) async throws -> ChromiumInstance {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let instance = launched.instances.withLock({ $0.count > index ? $0[index] : nil }) { return instance }
-            try await Task.sleep(for: .milliseconds(20))
+        var instance: ChromiumInstance?
+        _ = await eventually(within: limit) {
+            instance = launched.instances.withLock { $0.count > index ? $0[index] : nil }
+            return instance != nil
         }
+        if let instance { return instance }
         throw ChromiumTestError("no Chromium was launched within \(limit)")
     }
 
     /// Waits until the page's `location.pathname` is `path` and the document has loaded.
     func waitForPage(_ instance: ChromiumInstance, path: String, within limit: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + limit
         var last: String?
-        while ContinuousClock.now < deadline {
+        let loaded = await eventually(within: limit) {
             last = try? await instance.evaluate("document.readyState + ' ' + location.pathname")
-            if last == "complete \(path)" { return }
-            try await Task.sleep(for: .milliseconds(50))
+            return last == "complete \(path)"
         }
+        if loaded { return }
         throw ChromiumTestError("the page did not load \(path) (last seen: \(last ?? "nothing"))")
     }
 

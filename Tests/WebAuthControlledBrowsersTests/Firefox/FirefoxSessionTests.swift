@@ -209,7 +209,7 @@ extension RealFirefoxTests {
                         await eventually {
                             testbed.network.connections.contains("CONNECT callback.example:443 HTTP/1.1")
                         })
-                    try await Task.sleep(for: .milliseconds(500))
+                    // The interceptor decided before the navigation went on to the network.
                     session.cancel()
                     let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }
                     #expect(
@@ -407,6 +407,7 @@ extension RealFirefoxTests {
                     session.prefersEphemeralWebBrowserSession = true
                     session.timeout = .seconds(60)
                     let result = Task { try await session.authenticate().url }
+                    // Real time is the point: cancelling at two moments of a real Firefox's start.
                     try await Task.sleep(for: delay)
                     session.cancel()
                     let error = await #expect(throws: WebAuthenticationSessionError.self) { try await result.value }

@@ -107,11 +107,12 @@ final class FirefoxTestbed: Sendable {
 
     /// Waits until the `index`-th presentation (0-based) is open.
     func presentation(_ index: Int = 0, within limit: Duration = .seconds(60)) async throws -> FirefoxPresentation {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let presentation = presentations.dropFirst(index).first { return presentation }
-            try await Task.sleep(for: .milliseconds(20))
+        var presentation: FirefoxPresentation?
+        _ = await eventually(within: limit) {
+            presentation = presentations.dropFirst(index).first
+            return presentation != nil
         }
+        if let presentation { return presentation }
         throw Failure(description: "no Firefox presentation opened within \(limit)")
     }
 

@@ -6,6 +6,7 @@ import Testing
 import WebAuthCore
 import WebAuthPlatform
 import WebAuthProcess
+import WebAuthTestSupport
 
 @testable import WebAuthControlledBrowsers
 
@@ -150,8 +151,9 @@ struct LifecycleTests {
             // A "browser" with a helper that would outlive it.
             let browser = try await start("sleep 60 & sleep 60", home: home)
             let group = browser.process.pid
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(BrowserProcessGroup.liveMembers(of: group).count >= 2, "the browser and its helper")
+            #expect(
+                await eventually { BrowserProcessGroup.liveMembers(of: group).count >= 2 }, "the browser and its helper"
+            )
             #expect(FileManager.default.fileExists(atPath: browser.profile.directory.path))
             #expect(FileManager.default.fileExists(atPath: browser.outputFile.path))
 
@@ -183,6 +185,7 @@ struct LifecycleTests {
             for _ in 0..<3 {
                 group.addTask {
                     await reporter.dismiss {
+                        // Real time is the point: the teardown stays open while the others dismiss.
                         try? await Task.sleep(for: .milliseconds(20))
                         teardowns.increment()
                     }
