@@ -182,9 +182,9 @@ let package = Package(
             ]
         ),
         // What other programs speak to get a token from webauth: git's credential helper
-        // protocol and client-go's ExecCredential. Pure codecs on FoundationEssentials, so a
-        // command can answer without loading the rest.
-        .target(name: "WebAuthCredentialHelpers"),
+        // protocol and client-go's ExecCredential. Pure codecs, whose fast-path parts use the
+        // token files' JSON reader and writer and PlainURL rather than Foundation's.
+        .target(name: "WebAuthCredentialHelpers", dependencies: ["WebAuthTokenFiles"]),
         // A real OAuth 2.0 / OpenID Connect provider on 127.0.0.1 and a scripted user agent that
         // signs in on its pages: what `webauth demo` runs, and what tests sign in against. It
         // does not use WebAuthOAuth, so it checks that client independently.
@@ -327,7 +327,8 @@ let package = Package(
             name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
             path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
-            name: "FuzzCachedEntryReader", dependencies: ["FuzzHarness", "WebAuthTokenFiles", "WebAuthAgentProtocol"],
+            name: "FuzzCachedEntryReader",
+            dependencies: ["FuzzHarness", "WebAuthTokenFiles", "WebAuthTokenStore", "WebAuthAgentProtocol"],
             path: "Fuzz/FuzzCachedEntryReader"),
         .executableTarget(
             name: "FuzzSecretServiceReply", dependencies: ["FuzzHarness", "WebAuthFastPath", "WebAuthTokenFiles"],
@@ -420,7 +421,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),
-        .testTarget(name: "WebAuthTokenFilesTests", dependencies: ["WebAuthTokenFiles"]),
+        .testTarget(name: "WebAuthTokenFilesTests", dependencies: ["WebAuthTokenFiles", "WebAuthTokenStore"]),
         .testTarget(
             name: "WebAuthAgentTests",
             dependencies: [

@@ -5,6 +5,7 @@ import Foundation
 import FuzzHarness
 import WebAuthAgentProtocol
 import WebAuthTokenFiles
+import WebAuthTokenStore
 
 /// A stored token entry, the profile index and an agent's answer as the fast path's small
 /// readers (`CachedEntryReader`, `ProfileIndexReader`, `AgentAnswerReader`) read them, against

@@ -26,11 +26,12 @@ package enum AgentConnection {
         case untrusted(AgentSocketTrust.Problem)
     }
 
-    /// Sends `request` to the agent at `path` and returns its answer: connected within
-    /// ``AgentProtocol/connectTimeout`` (or `timeout`, if shorter), answered within `timeout`
-    /// of the connection.
+    /// Sends `line` (a request's, `\n` included) and reads the answer's line with `read`: the
+    /// fast path's exchange, which writes the request and reads the answer without JSON coders
+    /// (`AgentRequest.plainLine()`, ``AgentAnswer/init(reading:)``), so that its program carries
+    /// none.
     package static func exchange(
-        _ request: AgentRequest, path: String, timeout: Duration = AgentProtocol.defaultTimeout
+        line: [UInt8], path: String, timeout: Duration, reading read: ([UInt8]) -> AgentAnswer?
     ) -> Result<AgentAnswer, Failure> {
         if let failure = checkFile(path) { return .failure(failure) }
         let socket: Int32
@@ -50,11 +51,11 @@ package enum AgentConnection {
         guard let owner, owner == CurrentProcess.effectiveUserID || owner == 0 else {
             return .failure(.anotherUser(owner))
         }
-        guard LocalSocket.sendAll(socket, request.line(), deadline: deadline) else { return .failure(.noAnswer) }
+        guard LocalSocket.sendAll(socket, line, deadline: deadline) else { return .failure(.noAnswer) }
         var received: [UInt8] = []
         while true {
             if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
-                guard let answer = AgentAnswer(line: Array(received[..<newline])) else {
+                guard let answer = read(Array(received[..<newline])) else {
                     return .failure(.badAnswer)
                 }
                 return .success(answer)

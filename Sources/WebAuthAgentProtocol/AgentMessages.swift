@@ -1,11 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import WebAuthTokenFiles
 
 /// The agent's wire protocol: one JSON request line from the client, one JSON answer line from
 /// the agent, then the connection closes. Both carry ``version``; an agent answers a request of
@@ -115,15 +111,6 @@ package struct AgentRequest: Codable, Sendable, Hashable {
         self.forward = forward
     }
 
-    /// The request as one line, `\n` included.
-    package func line() -> [UInt8] {
-        if let line = plainLine() { return line }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data()
-        return Array(data) + [UInt8(ascii: "\n")]
-    }
-
     /// The line of a request with nothing but an operation, a profile and a finite minimum
     /// validity (the fast path's), written directly in the encoder's form: `JSONEncoder`'s first
     /// use in a process costs runtime type and conformance lookups that the fast path avoids.
@@ -138,41 +125,9 @@ package struct AgentRequest: Codable, Sendable, Hashable {
             line += #""min_validity":"# + (isWhole ? String(Int64(minimumValidity)) : "\(minimumValidity)") + ","
         }
         line += #""op":""# + operation.rawValue + #"","#
-        if let profile { line += #""profile":"# + Self.quoted(profile) + "," }
+        if let profile { line += #""profile":"# + JSONText.quoted(profile) + "," }
         line += #""v":"# + String(version) + "}\n"
         return Array(line.utf8)
-    }
-
-    /// `text` as a JSON string: quoted, with `"`, `\` and the control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\u{0}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
-    }
-
-    /// Reads a request line (without its `\n`); `nil` when it is not one.
-    package init?(line: [UInt8]) {
-        guard line.count <= AgentProtocol.maximumRequestLength,
-            let request = try? JSONDecoder().decode(Self.self, from: Data(line))
-        else { return nil }
-        self = request
-    }
-
-    /// The version alone, for a request of an unknown shape or version.
-    package static func version(of line: [UInt8]) -> Int? {
-        struct Versioned: Decodable {
-            var v: Int
-        }
-        return (try? JSONDecoder().decode(Versioned.self, from: Data(line)))?.v
     }
 }
 
@@ -435,30 +390,19 @@ package struct AgentAnswer: Codable, Sendable, Hashable {
         AgentAnswer(ok: false, error: Failure(code: code, message: message))
     }
 
-    /// The answer as one line, `\n` included.
-    package func line() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data()
-        return Array(data) + [UInt8(ascii: "\n")]
-    }
-
-    /// Reads an answer line (without its `\n`); `nil` when it is not one of this version.
-    /// ``AgentAnswerReader`` reads it first, without `JSONDecoder`; what it leaves goes to
-    /// ``init(decodingWithFoundation:)``, so the result is that reading's either way.
-    package init?(line: [UInt8]) {
+    /// Reads an answer line with ``AgentAnswerReader`` alone, the fast path's reading: `nil`
+    /// also for a line it leaves to `JSONDecoder`, which the full program then reads.
+    package init?(reading line: [UInt8]) {
         guard line.count <= AgentProtocol.maximumAnswerLength,
-            let answer = line.withUnsafeBytes({ AgentAnswerReader.answer($0) }) ?? Self(decodingWithFoundation: line),
-            answer.version == AgentProtocol.version,
-            answer.ok || answer.error != nil
+            let answer = line.withUnsafeBytes({ AgentAnswerReader.answer($0) })
         else { return nil }
+        self.init(checking: answer)
+    }
+
+    /// `answer`, when it is of this version and either a success or a failure with its reason.
+    package init?(checking answer: AgentAnswer) {
+        guard answer.version == AgentProtocol.version, answer.ok || answer.error != nil else { return nil }
         self = answer
     }
 
-    /// The answer `JSONDecoder` reads from `line`, before its version and outcome are checked;
-    /// `nil` when it reads none.
-    package init?(decodingWithFoundation line: [UInt8]) {
-        guard let answer = try? JSONDecoder().decode(Self.self, from: Data(line)) else { return nil }
-        self = answer
-    }
 }

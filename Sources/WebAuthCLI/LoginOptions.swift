@@ -152,6 +152,11 @@ struct LoginOptions: ParsableArguments {
     /// `--timeout` when it is not given.
     static let defaultTimeout: Double = 600
 
+    /// How the full program reads the options' URLs: with Foundation's `URL`.
+    static let urlReading: SignInOptionSyntax.URLReading = { text in
+        URL(string: text).map { ($0.scheme, $0.host) }
+    }
+
     /// Whether a provider is named: `--issuer`, `--preset` or `--config`.
     var namesProvider: Bool { issuer != nil || preset != nil || configFile != nil }
 
@@ -164,8 +169,11 @@ struct LoginOptions: ParsableArguments {
             ephemeral: ephemeral, clientCredentials: clientCredentials)
         given.register = register
         given.prompt = prompt
-        // The fast path's check, so that the two programs take exactly the same options.
-        if let refusal = SignInOptionSyntax.refusal(given) { throw ValidationError(refusal.message) }
+        // The fast path's check, so that the two programs take exactly the same options; URLs
+        // read with Foundation's `URL`, which reads every one the fast path's `PlainURL` reads.
+        if let refusal = SignInOptionSyntax.refusal(given, reading: Self.urlReading) {
+            throw ValidationError(refusal.message)
+        }
         try checkClientAuthenticationValues()
     }
 

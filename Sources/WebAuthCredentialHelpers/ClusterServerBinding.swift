@@ -1,11 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import WebAuthTokenFiles
 
 /// Which Kubernetes API servers a profile's token may go to through `webauth exec-credential`:
 /// the one rule that the full command and the cached-token fast path both apply.
@@ -18,7 +14,9 @@
 ///
 /// Servers compare as URLs: the scheme and host without regard to case, the port with the
 /// scheme's default filled in (`https://k8s.example.com` is `https://k8s.example.com:443`), the
-/// path exactly, a trailing `/` aside.
+/// path exactly, a trailing `/` aside. They are read as ``PlainURL`` reads them, without
+/// Foundation (the fast path applies the rule too): a server written with percent-encoding or a
+/// user is refused.
 ///
 /// ```swift
 /// ClusterServerBinding.decision(server: "https://k8s.example.com:6443", allowed: ["https://K8S.example.com:6443/"])
@@ -48,17 +46,18 @@ public enum ClusterServerBinding {
     /// `server` in the form servers are compared in — `scheme://host:port/path`, the scheme and
     /// host in lower case, the scheme's default port filled in, no trailing `/` — or `nil` when
     /// it is not an `https` or `http` URL with a host and nothing but a path after it (no user,
-    /// query or fragment).
+    /// query or fragment), written in ``PlainURL``'s form: a host name or an IPv6 address in
+    /// brackets, and no percent-encoding.
     public static func normalized(_ server: String) -> String? {
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", let host = url.host?.lowercased(), !host.isEmpty,
-            url.user == nil, url.password == nil, url.query == nil, url.fragment == nil
-        else { return nil }
+        guard let url = PlainURL(server), url.query == nil, url.fragment == nil else { return nil }
+        let scheme = url.scheme.lowercased()
+        guard scheme == "https" || scheme == "http" else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else { return nil }
         var path = url.path
         while path.hasSuffix("/") { path.removeLast() }
-        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let host = url.host.lowercased()
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return "\(scheme)://\(shownHost):\(port)\(path)"
     }
 }

@@ -1,6 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+import WebAuthTokenFiles
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -42,41 +44,69 @@ public struct ExecCredentialRequest: Sendable, Hashable {
     /// Reads `KUBERNETES_EXEC_INFO`. When the variable is unset (a client from before it existed),
     /// the request is `v1beta1` and not interactive.
     ///
+    /// The JSON is read strictly and without Foundation (the fast path reads it too): keys
+    /// other than `kind`, `apiVersion` and `spec`'s `interactive` and `cluster.server` are
+    /// skipped, but must be well-formed; a key given twice, or nesting deeper than 32, is
+    /// refused.
+    ///
     /// - Throws: ``CredentialHelperError/Code-swift.struct/malformedExecInfo`` when it is not an
     ///   `ExecCredential` object, ``CredentialHelperError/Code-swift.struct/unsupportedAPIVersion``
     ///   for another `apiVersion`.
     public init(execInfo: String?) throws(CredentialHelperError) {
-        guard let execInfo, !execInfo.isEmpty else {
+        guard var execInfo, !execInfo.isEmpty else {
             self.init(apiVersion: .v1beta1, interactive: false)
             return
         }
-        struct Info: Decodable {
-            struct Spec: Decodable {
-                struct Cluster: Decodable { var server: String? }
-                var interactive: Bool?
-                var cluster: Cluster?
+        var kind: String??
+        var apiVersion: String??
+        var interactive: Bool??
+        var server: String??
+        let read = execInfo.withUTF8 { bytes -> Bool in
+            var reader = CachedEntryReader.Reader(bytes: bytes)
+            let read = reader.object { reader, key in
+                switch key {
+                case "kind":
+                    kind = reader.optionalString()
+                    return kind != nil
+                case "apiVersion":
+                    apiVersion = reader.optionalString()
+                    return apiVersion != nil
+                case "spec":
+                    if reader.null() { return true }
+                    return reader.object { reader, key in
+                        switch key {
+                        case "interactive":
+                            interactive = reader.null() ? .some(nil) : reader.bool().map { .some($0) }
+                            return interactive != nil
+                        case "cluster":
+                            if reader.null() { return true }
+                            return reader.object { reader, key in
+                                guard key == "server" else { return reader.skipValue(depth: 3) }
+                                server = reader.optionalString()
+                                return server != nil
+                            }
+                        default:
+                            return reader.skipValue(depth: 2)
+                        }
+                    }
+                default:
+                    return reader.skipValue(depth: 1)
+                }
             }
-            var kind: String?
-            var apiVersion: String?
-            var spec: Spec?
+            return read && reader.atEnd()
         }
-        let info: Info
-        do {
-            info = try JSONDecoder().decode(Info.self, from: Data(execInfo.utf8))
-        } catch {
+        guard read else {
             throw CredentialHelperError(.malformedExecInfo, "KUBERNETES_EXEC_INFO is not an ExecCredential in JSON")
         }
-        guard info.kind == nil || info.kind == "ExecCredential" else {
+        guard (kind ?? nil) == nil || (kind ?? nil) == "ExecCredential" else {
             throw CredentialHelperError(.malformedExecInfo, "KUBERNETES_EXEC_INFO is not of kind ExecCredential")
         }
-        guard let name = info.apiVersion, let apiVersion = ExecCredentialAPIVersion(rawValue: name) else {
+        guard let name = apiVersion ?? nil, let version = ExecCredentialAPIVersion(rawValue: name) else {
             let known = ExecCredentialAPIVersion.allCases.map(\.rawValue).joined(separator: " or ")
             throw CredentialHelperError(
                 .unsupportedAPIVersion, "KUBERNETES_EXEC_INFO asks for an apiVersion other than \(known)")
         }
-        self.init(
-            apiVersion: apiVersion, interactive: info.spec?.interactive ?? false,
-            clusterServer: info.spec?.cluster?.server)
+        self.init(apiVersion: version, interactive: (interactive ?? nil) ?? false, clusterServer: server ?? nil)
     }
 }
 
@@ -102,30 +132,26 @@ public struct ExecCredential: Sendable, Hashable {
     }
 
     /// The credential as JSON, with a newline: what the plugin writes to standard output.
+    /// Written directly (keys sorted, `/` not escaped, as `JSONEncoder` would write it), so
+    /// that the fast path's program carries no JSON encoder.
+    ///
+    /// - Throws: ``CredentialHelperError/Code-swift.struct/unencodableValue`` for an expiration
+    ///   before 1970 or after year 99999.
     public func encoded() throws(CredentialHelperError) -> [UInt8] {
-        struct Output: Encodable {
-            struct Status: Encodable {
-                var token: String
-                var expirationTimestamp: String?
+        var status = ""
+        if let expiration {
+            let seconds = expiration.timeIntervalSince1970.rounded(.down)
+            guard let whole = Int64(exactly: seconds), let timestamp = JSONText.timestamp(secondsSince1970: whole)
+            else {
+                throw CredentialHelperError(.unencodableValue, "the credential's expiration cannot be written")
             }
-            var kind = "ExecCredential"
-            var apiVersion: String
-            var spec: [String: String] = [:]
-            var status: Status
+            status += #""expirationTimestamp":"# + JSONText.quoted(timestamp) + ","
         }
-        let output = Output(
-            apiVersion: apiVersion.rawValue,
-            status: .init(token: token, expirationTimestamp: expiration.map(Self.timestamp)))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let json = try? encoder.encode(output) else {
-            throw CredentialHelperError(.unencodableValue, "the credential could not be written as JSON")
-        }
-        return Array(json) + [UInt8(ascii: "\n")]
-    }
-
-    /// RFC 3339 in UTC with whole seconds, as Kubernetes writes `metav1.Time`.
-    static func timestamp(_ date: Date) -> String {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(.iso8601)
+        status += #""token":"# + JSONText.quoted(token)
+        let json =
+            #"{"apiVersion":"# + JSONText.quoted(apiVersion.rawValue)
+            + #","kind":"ExecCredential","spec":{},"status":{"#
+            + status + "}}\n"
+        return Array(json.utf8)
     }
 }

@@ -124,9 +124,11 @@ public struct GitCredential: Sendable, Hashable {
 
     /// `url=` stands for its parts, as in git: `protocol://[user[:password]@]host[/path]`.
     private mutating func applyURL(_ url: String) {
-        guard let separator = url.firstRange(of: "://") else { return }
-        self.protocol = String(url[..<separator.lowerBound])
-        var rest = url[separator.upperBound...]
+        // "://" found without the string-searching library, which the fast path does not carry.
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.indices.first(where: { bytes[$0...].starts(with: "://".utf8) }) else { return }
+        self.protocol = String(decoding: bytes[..<colon], as: UTF8.self)
+        var rest = Substring(String(decoding: bytes[(colon + 3)...], as: UTF8.self))
         if let slash = rest.firstIndex(of: "/") {
             let path = rest[rest.index(after: slash)...]
             self.path = path.isEmpty ? nil : Self.percentDecoded(path)

@@ -114,7 +114,9 @@ public struct GitHostBinding: Sendable, Hashable {
         let name = parts[0]
         guard !name.isEmpty, name.count <= 253, name.first != "-", name.first != ".", name.last != "-",
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }),
-            !name.contains("..")
+            !zip(name.utf8, name.utf8.dropFirst()).contains(where: {
+                $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".")
+            })
         else { return false }
         guard parts.count == 2 else { return true }
         let port = parts[1]

@@ -53,7 +53,7 @@ package struct CachedTokenLookup: Sendable {
         var kind = store
         if store == "automatic" {
             guard let index = indexBytes(),
-                let known = ProfileIndexFormat.storeKinds(decoding: Data(index))?[profile]
+                let known = ProfileIndexFormat.contents(reading: index)?.profiles[profile]
             else { return nil }
             kind = known
         }
@@ -72,10 +72,11 @@ package struct CachedTokenLookup: Sendable {
     }
 
     /// What the index records about where `profile`'s helpers may send its token: nothing
-    /// when there is no index, or it cannot be read.
+    /// when there is no index, or ``ProfileIndexReader`` cannot read it. Fewer hosts can only
+    /// leave more to the full program, which reads the index with `JSONDecoder` too.
     package func bindings(profile: String) -> ProfileIndexFormat.Bindings {
         guard let index = indexBytes() else { return ProfileIndexFormat.Bindings() }
-        return ProfileIndexFormat.bindings(of: profile, decoding: Data(index))
+        return ProfileIndexFormat.contents(reading: index)?.bindings?[profile] ?? ProfileIndexFormat.Bindings()
     }
 
     private func fileEntry(profile: String) -> CachedEntry? {
@@ -84,7 +85,7 @@ package struct CachedTokenLookup: Sendable {
                 layout.entryPath(profile: profile), limit: Self.maximumEntrySize,
                 trusted: TokenFileLayout.isTrustedEntry)
         else { return nil }
-        return CachedEntry(decoding: Data(bytes))
+        return CachedEntry(reading: bytes)
     }
 
     /// The keyring's item, when the keyring store would start as it is — a D-Bus session named,
@@ -95,7 +96,7 @@ package struct CachedTokenLookup: Sendable {
             Self.isReadyDirectory(layout.lockDirectory, as: .private),
             let bytes = SecretServiceLookup.secret(profile: profile, busAddress: busAddress)
         else { return nil }
-        return CachedEntry(decoding: Data(bytes))
+        return CachedEntry(reading: bytes)
     }
 
     /// Whether `path` is an absolute path to a directory the stores use as it is in `role` (see

@@ -81,7 +81,7 @@ package enum FastPath {
             let answer = GitCredential(
                 username: username
                     ?? GitCredential.conventionalUsername(
-                        providerName: entry.configurationName, tokenEndpointHost: entry.configurationTokenEndpoint?.host
+                        providerName: entry.configurationName, tokenEndpointHost: entry.tokenEndpointHost
                     ), password: entry.tokens.accessToken,
                 passwordExpiry: entry.tokens.expiresAt)
             return try? answer.encoded()
@@ -140,8 +140,14 @@ package enum FastPath {
 
     /// Asks the agent at `socket` for `profile`'s token valid for `minimumValidity` seconds.
     static func agentEntry(_ socket: AgentSocketPath, _ profile: String, _ minimumValidity: Double) -> AgentOutcome {
-        let request = AgentRequest(.token, profile: profile, minimumValidity: minimumValidity)
-        switch AgentConnection.exchange(request, path: socket.path, timeout: AgentProtocol.confirmationTimeout) {
+        // Written and read without JSON coders (the full program's AgentClient falls back to them).
+        guard let line = AgentRequest(.token, profile: profile, minimumValidity: minimumValidity).plainLine() else {
+            return .fullProgram
+        }
+        switch AgentConnection.exchange(
+            line: line, path: socket.path, timeout: AgentProtocol.confirmationTimeout,
+            reading: AgentAnswer.init(reading:))
+        {
         case .failure(.noAgent):
             return .store
         case .failure:

@@ -100,7 +100,7 @@ package enum FastPathCommand: Sendable, Hashable {
         case "git-credential":
             guard positional == ["get"] else { return nil }
             let username = options["--username"]
-            if let username, username.isEmpty || username.contains(where: \.isNewline) || username.contains("\0") {
+            if let username, username.isEmpty || username.contains(where: \.isNewline) || username.utf8.contains(0) {
                 return nil
             }
             var profileFor: [GitHostBinding.ProfileFor] = []

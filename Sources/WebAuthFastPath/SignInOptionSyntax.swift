@@ -1,29 +1,26 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import WebAuthTokenFiles
 
 /// The sign-in options (`webauth login`'s) and their one check: the full program's parser
-/// (`LoginOptions`) refuses exactly what ``refusal(_:)`` refuses, with its message, and the fast
-/// path reads the same options where `git-credential` and `exec-credential` carry them on their
-/// command lines — `git-credential setup` writes them into git's helper line, a kubeconfig
-/// lists them in `args`.
+/// (`LoginOptions`) refuses exactly what ``refusal(_:reading:)`` refuses, with its message, and
+/// the fast path reads the same options where `git-credential` and `exec-credential` carry them
+/// on their command lines — `git-credential setup` writes them into git's helper line, a
+/// kubeconfig lists them in `args`. The full program reads their URLs with Foundation's `URL`,
+/// the fast path with ``PlainURL``, which reads fewer (and those the same way).
 ///
 /// A cached token does not depend on them: the full program uses them only to sign in, and a
 /// stored profile's own configuration wins. But the full program checks them before it reads
 /// anything, and refuses a command line whose options are wrong. So the fast path skips them only
 /// when they are sure to pass (``accepts(_:)``): each option as often as it may be given, a flag
 /// without a value, a value that is not empty and does not start with `-`, a `--timeout` in
-/// plain digits, and no ``refusal(_:)``. `--client-secret`, which the helpers refuse, is not
-/// known here at all. Any doubt is `false`: the full program decides.
+/// plain digits, and no ``refusal(_:reading:)``. `--client-secret`, which the helpers refuse,
+/// is not known here at all. Any doubt is `false`: the full program decides.
 ///
 /// ```swift
 /// SignInOptionSyntax.accepts(["--issuer": ["https://id.example.com"], "--client-id": ["cli"]])  // true
-/// SignInOptionSyntax.refusal(.init(issuer: "https://id.example.com"))  // .noClientID
+/// SignInOptionSyntax.refusal(.init(issuer: "https://id.example.com"), reading: SignInOptionSyntax.plainURLReading)  // .noClientID
 /// ```
 package enum SignInOptionSyntax {
     /// What an option takes.
@@ -71,18 +68,28 @@ package enum SignInOptionSyntax {
         return !words.contains("none") || words.count == 1
     }
 
+    /// How the options' URLs are read: a string's scheme and host, or `nil` when it is not a
+    /// URL. The full program reads them with Foundation's `URL`; the fast path with
+    /// ``plainURLReading``, which reads fewer (and those the same), so that it leaves a URL in
+    /// any other form to the full program.
+    package typealias URLReading = @Sendable (String) -> (scheme: String?, host: String?)?
+
+    /// ``PlainURL``'s reading, the fast path's: its program carries no Foundation `URL`.
+    package static let plainURLReading: URLReading = { text in PlainURL(text).map { ($0.scheme, $0.host) } }
+
     /// Whether `value` is an `--issuer`: an absolute URL with a host, written only with the
-    /// characters RFC 3986 allows (``isURIText(_:)``). The one check of the option: the full
-    /// program's parser calls it too, so the two cannot disagree.
-    package static func isIssuer(_ value: String) -> Bool {
-        guard isURIText(value), let host = URL(string: value)?.host else { return false }
+    /// characters RFC 3986 allows (``isURIText(_:)``), as `read` reads it. The one check of the
+    /// option: the full program's parser calls it too, so the two cannot disagree.
+    package static func isIssuer(_ value: String, reading read: URLReading) -> Bool {
+        guard isURIText(value), let host = read(value)?.host else { return false }
         return !host.isEmpty
     }
 
     /// Whether `value` is a `--redirect-uri`: an absolute URI, written only with the characters
-    /// RFC 3986 allows (``isURIText(_:)``). The full program's parser calls it too.
-    package static func isRedirectURI(_ value: String) -> Bool {
-        isURIText(value) && URL(string: value)?.scheme != nil
+    /// RFC 3986 allows (``isURIText(_:)``), as `read` reads it. The full program's parser calls
+    /// it too.
+    package static func isRedirectURI(_ value: String, reading read: URLReading) -> Bool {
+        isURIText(value) && read(value)?.scheme != nil
     }
 
     /// Whether every character of `value` is one RFC 3986 allows in a URI — unreserved,
@@ -165,9 +172,9 @@ package enum SignInOptionSyntax {
         case severalProviders
         /// `--issuer` or `--preset` without `--client-id`.
         case noClientID
-        /// An `--issuer` that ``isIssuer(_:)`` refuses.
+        /// An `--issuer` that ``isIssuer(_:reading:)`` refuses.
         case issuer
-        /// A `--redirect-uri` that ``isRedirectURI(_:)`` refuses.
+        /// A `--redirect-uri` that ``isRedirectURI(_:reading:)`` refuses.
         case redirectURI
         /// A `--timeout` that is not a positive number of seconds, at most a year.
         case timeout
@@ -209,15 +216,15 @@ package enum SignInOptionSyntax {
         }
     }
 
-    /// The first reason `given` is refused, in the order the full program reports them; `nil`
-    /// when both programs take it. The one check of the combinations and values: the full
-    /// program's parser asks it too.
-    package static func refusal(_ given: Given) -> Refusal? {
+    /// The first reason `given` is refused, in the order the full program reports them, with
+    /// URLs read by `read`; `nil` when both programs take it. The one check of the combinations
+    /// and values: the full program's parser asks it too.
+    package static func refusal(_ given: Given, reading read: URLReading) -> Refusal? {
         let sources = [given.issuer, given.preset, given.config].count(where: { $0 != nil })
         guard sources <= 1 else { return .severalProviders }
         if sources == 1, given.clientID == nil, given.config == nil, !given.register { return .noClientID }
-        if let issuer = given.issuer, !isIssuer(issuer) { return .issuer }
-        if let redirect = given.redirectURI, !isRedirectURI(redirect) { return .redirectURI }
+        if let issuer = given.issuer, !isIssuer(issuer, reading: read) { return .issuer }
+        if let redirect = given.redirectURI, !isRedirectURI(redirect, reading: read) { return .redirectURI }
         if let timeout = given.timeout, !SecondsRule.isValid(timeout, allowsZero: false) { return .timeout }
         if let browser = given.browser, !isBrowser(browser) { return .browser }
         if let par = given.par, !pushedAuthorizationValues.contains(par) { return .pushedAuthorization }
@@ -233,7 +240,7 @@ package enum SignInOptionSyntax {
     /// Whether `given` — each option's values in order, an empty list for a flag, as written on
     /// a command line — passes the full program's checks for sure: each option as often as it
     /// may be given, values that are not empty and do not start with `-`, a `--timeout` in
-    /// plain decimal digits, and no ``refusal(_:)``.
+    /// plain decimal digits, URLs in ``PlainURL``'s form, and no ``refusal(_:reading:)``.
     package static func accepts(_ given: [String: [String]]) -> Bool {
         for (name, values) in given {
             guard let arity = options[name] else { return false }
@@ -257,6 +264,6 @@ package enum SignInOptionSyntax {
             noBrowser: given["--no-browser"] != nil, ephemeral: given["--ephemeral"] != nil,
             clientCredentials: given["--client-credentials"] != nil)
         options.prompt = value("--prompt")
-        return refusal(options) == nil
+        return refusal(options, reading: plainURLReading) == nil
     }
 }

@@ -22,10 +22,10 @@
 /// `2026-11-26T12:00:00Z`, a number other than plain digits for the version, nesting deeper
 /// than 32, invalid UTF-8, a lone surrogate escape, or any JSON it does not accept. So the
 /// entries it reads are a subset of what the `JSONDecoder` reading accepts, with the same
-/// result; `FuzzCachedEntryReader` checks that against ``CachedEntry/init(decodingWithFoundation:)``.
+/// result; `FuzzCachedEntryReader` checks that against the token store's `JSONDecoder` reading.
 ///
 /// ```swift
-/// let entry = bytes.withUnsafeBytes { CachedEntryReader.entry($0) } ?? CachedEntry(decodingWithFoundation: data)
+/// let entry = bytes.withUnsafeBytes { CachedEntryReader.entry($0) }  // nil: the full program reads it
 /// ```
 package enum CachedEntryReader {
     /// The entry in `bytes`, or `nil` when `JSONDecoder` must decide.
@@ -61,7 +61,7 @@ package enum CachedEntryReader {
             var tokens: CachedEntry.Tokens?
             var clientID = false
             var savedAt = false
-            var configuration: (name: String?, tokenEndpoint: URL?)?
+            var configuration: (name: String?, tokenEndpointHost: String?)?
             let read = object { reader, key in
                 switch key {
                 case "version":
@@ -94,7 +94,7 @@ package enum CachedEntryReader {
             guard read, version == CachedEntry.version, let tokens, clientID, savedAt else { return nil }
             return CachedEntry(
                 tokens: tokens, configurationName: configuration?.name,
-                configurationTokenEndpoint: configuration?.tokenEndpoint)
+                tokenEndpointHost: configuration?.tokenEndpointHost)
         }
 
         /// A token set (`TokenSet`), without a proof-of-possession key.
@@ -189,9 +189,9 @@ package enum CachedEntryReader {
         }
 
         /// A client configuration in its full form, without DPoP: its name and token endpoint.
-        package mutating func configuration(depth: Int) -> (name: String?, tokenEndpoint: URL?)? {
+        package mutating func configuration(depth: Int) -> (name: String?, tokenEndpointHost: String?)? {
             var name: String??
-            var tokenEndpoint: URL??
+            var tokenEndpoint: PlainURL??
             var clientID = false
             var scopes = false
             var redirectURI = false
@@ -235,7 +235,7 @@ package enum CachedEntryReader {
                 }
             }
             guard read, clientID, scopes, redirectURI, responseType, algorithms else { return nil }
-            return (name ?? nil, tokenEndpoint ?? nil)
+            return (name ?? nil, (tokenEndpoint ?? nil)?.host)
         }
 
         /// One of `exchangedTokens` (`StoredExchange`).
@@ -359,11 +359,12 @@ package enum CachedEntryReader {
         /// A date in the form `2026-11-26T12:00:00Z` (``TokenEntryFormat/utcDate(_:)``).
         package mutating func date() -> Date? { string().flatMap(TokenEntryFormat.utcDate) }
 
-        /// A URL, as `JSONDecoder` reads one: a string `URL(string:)` takes.
-        package mutating func url() -> URL? { string().flatMap { URL(string: $0) } }
+        /// A URL in ``PlainURL``'s form, which `JSONDecoder` reads as the same `URL`; any other
+        /// string is `JSONDecoder`'s to judge.
+        package mutating func url() -> PlainURL? { string().flatMap { PlainURL($0) } }
 
         /// A URL or `null`.
-        package mutating func optionalURL() -> URL?? {
+        package mutating func optionalURL() -> PlainURL?? {
             if null() { return .some(nil) }
             return url().map { .some($0) }
         }

@@ -1,12 +1,6 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The profile index file's format: how its bytes are read, by the token store's `ProfileIndex`
 /// and by the cached-token fast path alike.
 ///
@@ -48,32 +42,13 @@ package enum ProfileIndexFormat {
         package init() {}
     }
 
-    /// The contents of the index in `data`; `nil` when the bytes are not an index (not JSON of
-    /// that shape, no `version`, or a store kind other than ``storeKinds``). ``ProfileIndexReader``
-    /// reads it first, without `JSONDecoder`; what it leaves goes to ``decodedWithFoundation(_:)``,
-    /// so the result is that reading's either way.
-    package static func contents(decoding data: Data) -> Contents? {
-        guard let contents = data.withUnsafeBytes({ ProfileIndexReader.contents($0) }) ?? decodedWithFoundation(data),
+    /// The contents of the index in `bytes` as ``ProfileIndexReader`` reads them, the fast
+    /// path's reading: `nil` when the bytes are not an index (see `contents(decoding:)`, the
+    /// token store's reading), and also when the reader leaves them to `JSONDecoder`.
+    package static func contents(reading bytes: [UInt8]) -> Contents? {
+        guard let contents = bytes.withUnsafeBytes({ ProfileIndexReader.contents($0) }),
             contents.profiles.values.allSatisfy(storeKinds.contains)
         else { return nil }
         return contents
-    }
-
-    /// The contents `JSONDecoder` reads from `data`, before the store kinds are checked; `nil`
-    /// when it reads none.
-    package static func decodedWithFoundation(_ data: Data) -> Contents? {
-        try? JSONDecoder().decode(Contents.self, from: data)
-    }
-
-    /// The store kind of each profile in `data`; `nil` when the bytes are not an index (see
-    /// ``contents(decoding:)``).
-    package static func storeKinds(decoding data: Data) -> [String: String]? {
-        contents(decoding: data)?.profiles
-    }
-
-    /// The bindings of `profile` in `data`: empty when the index records none, or is not an
-    /// index.
-    package static func bindings(of profile: String, decoding data: Data) -> Bindings {
-        contents(decoding: data)?.bindings?[profile] ?? Bindings()
     }
 }

@@ -12,7 +12,8 @@ package enum ProfileNameRule {
     package static func isValid(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...maximumLength).contains(bytes.count), bytes.first != UInt8(ascii: "."),
-            bytes.first != UInt8(ascii: "-"), !name.contains("..")
+            bytes.first != UInt8(ascii: "-"),
+            !zip(bytes, bytes.dropFirst()).contains(where: { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") })
         else { return false }
         return bytes.allSatisfy { byte in
             switch byte {

@@ -132,7 +132,9 @@ struct ExecCredentialProcessTests {
             #expect(stored.tokens.idToken != entry.tokens.idToken, "a new ID token")
             let newExpiry = try #require(stored.tokens.idTokenClaims?.expiresAt)
             #expect(newExpiry >= idTokenExpiry)
-            #expect(status["expirationTimestamp"] as? String == ExecCredential.timestamp(newExpiry))
+            #expect(
+                status["expirationTimestamp"] as? String
+                    == Date(timeIntervalSince1970: newExpiry.timeIntervalSince1970.rounded(.down)).formatted(.iso8601))
             #expect(!containsSecret(run.stderr, of: stored))
         }
     }

@@ -213,7 +213,7 @@ struct CachedEntryFormatTests {
         #expect(abs(try #require(entry.tokens.idTokenExpiresAt).timeIntervalSince(claimsExpiry)) < 1)
         #expect(abs(try #require(entry.tokens.expiresAt).timeIntervalSince(try #require(stored.tokens.expiresAt))) < 1)
         #expect(entry.configurationName == "GitHub")
-        #expect(entry.configurationTokenEndpoint?.host == "id.example.com")
+        #expect(entry.tokenEndpointHost == "id.example.com")
         let minimal = try #require(CachedEntry(decoding: try fullEntry(withConfiguration: false).encoded()))
         #expect(minimal.configurationName == nil)
     }

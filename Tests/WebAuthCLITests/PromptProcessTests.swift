@@ -90,10 +90,12 @@ struct PromptProcessTests {
         ])
         #expect(result.status == ExitStatus.usage)
         #expect(result.stderr.contains("--prompt must be"), "\(result.stderr)")
-        #expect(SignInOptionSyntax.refusal(.init(issuer: "https://id.example.com", clientID: "c")) == nil)
+        #expect(
+            SignInOptionSyntax.refusal(
+                .init(issuer: "https://id.example.com", clientID: "c"), reading: LoginOptions.urlReading) == nil)
         var given = SignInOptionSyntax.Given(issuer: "https://id.example.com", clientID: "c")
         given.prompt = "none consent"
-        #expect(SignInOptionSyntax.refusal(given) == .prompt)
+        #expect(SignInOptionSyntax.refusal(given, reading: LoginOptions.urlReading) == .prompt)
         #expect(!SignInOptionSyntax.accepts(["--issuer": ["https://id.example.com"], "--prompt": ["a b!"]]))
         #expect(
             SignInOptionSyntax.accepts([

@@ -39,21 +39,38 @@ struct SignInOptionCheckTests {
         #expect(!fastPathTakes(options))
         #expect(!fullParserTakes(options))
         let value = options[1]
-        #expect(
-            !(options[0] == "--issuer" ? SignInOptionSyntax.isIssuer(value) : SignInOptionSyntax.isRedirectURI(value)))
+        for reading in [LoginOptions.urlReading, SignInOptionSyntax.plainURLReading] {
+            #expect(
+                !(options[0] == "--issuer"
+                    ? SignInOptionSyntax.isIssuer(value, reading: reading)
+                    : SignInOptionSyntax.isRedirectURI(value, reading: reading)))
+        }
     }
 
     @Test(
         "Issuers and redirect URIs both take",
         arguments: [
             ["--issuer", "https://id.example.com", "--client-id", "c"],
-            ["--issuer", "https://id.example.com:8443/realms/a%20b/", "--client-id", "c"],
+            ["--issuer", "https://id.example.com:8443/realms/a/", "--client-id", "c"],
             ["--issuer", "http://127.0.0.1:9000/o/tenant_1~x", "--client-id", "c"],
-            ["--redirect-uri", "http://127.0.0.1:8400/cb"], ["--redirect-uri", "com.example.app:/oauth2redirect"],
-            ["--redirect-uri", "https://app.example/cb?x=1&y=(2)"],
+            ["--issuer", "http://[::1]:9000/", "--client-id", "c"],
+            ["--redirect-uri", "http://127.0.0.1:8400/cb"], ["--redirect-uri", "https://app.example/cb?x=1&y=(2)"],
         ])
     func takenByBoth(options: [String]) {
         #expect(fastPathTakes(options))
+        #expect(fullParserTakes(options))
+    }
+
+    /// The fast path reads URLs in `PlainURL`'s form only (its program carries no Foundation
+    /// `URL`): it leaves the rest to the full program, which takes them.
+    @Test(
+        "URLs in other forms are the full program's to take",
+        arguments: [
+            ["--issuer", "https://id.example.com:8443/realms/a%20b/", "--client-id", "c"],
+            ["--redirect-uri", "com.example.app:/oauth2redirect"],
+        ])
+    func leftToTheFullProgram(options: [String]) {
+        #expect(!fastPathTakes(options))
         #expect(fullParserTakes(options))
     }
 }
@@ -108,6 +125,8 @@ struct SignInOptionRefusalTests {
         }
         #expect(Set(PushedAuthorizationUse.allCases.map(\.rawValue)) == SignInOptionSyntax.pushedAuthorizationValues)
         #expect(throws: (any Error).self) { try LoginOptions.parse(["--par", "sometimes"]) }
-        #expect(SignInOptionSyntax.refusal(.init(par: "sometimes")) == .pushedAuthorization)
+        #expect(
+            SignInOptionSyntax.refusal(.init(par: "sometimes"), reading: LoginOptions.urlReading)
+                == .pushedAuthorization)
     }
 }

@@ -62,4 +62,62 @@ struct ExecCredentialTests {
         let status = try #require(object["status"] as? [String: Any])
         #expect(status["expirationTimestamp"] == nil)
     }
+
+    @Test func unknownKeysAreSkippedWhereverTheyAre() throws {
+        let request = try ExecCredentialRequest(
+            execInfo:
+                #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":null,"#
+                + #""cluster":{"server":"https://[fd00::1]:6443","certificate-authority-data":"LS0t","#
+                + #""config":{"a":[1,-2.5e3,true,null,{"b":"\u00e9"}]},"insecure-skip-tls-verify":false}},"#
+                + #""status":null}"#)
+        #expect(
+            request
+                == ExecCredentialRequest(apiVersion: .v1, interactive: false, clusterServer: "https://[fd00::1]:6443"))
+    }
+
+    /// Read strictly, by both programs alike: what is not plainly one `ExecCredential` is refused.
+    @Test(arguments: [
+        #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","apiVersion":"x"}"#,
+        #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":1}}"#,
+        #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1"} trailing"#,
+        #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","x":"#
+            + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}",
+    ])
+    func doubtfulExecInfoIsRefused(execInfo: String) {
+        #expect(throws: CredentialHelperError.self) { try ExecCredentialRequest(execInfo: execInfo) }
+    }
+
+    /// Written directly, the credential is byte for byte what `JSONEncoder` writes.
+    @Test func theCredentialIsWhatJSONEncoderWrites() throws {
+        struct Output: Encodable {
+            struct Status: Encodable {
+                var token: String
+                var expirationTimestamp: String?
+            }
+            var kind = "ExecCredential"
+            var apiVersion: String
+            var spec: [String: String] = [:]
+            var status: Status
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for expiration in [nil, Date(timeIntervalSince1970: 1_795_467_600.9), Date(timeIntervalSince1970: 0)] {
+            for token in ["eyJ.a/b+c\"d", "t\u{1}\\é"] {
+                let credential = ExecCredential(apiVersion: .v1, token: token, expiration: expiration)
+                let expected = Output(
+                    apiVersion: ExecCredentialAPIVersion.v1.rawValue,
+                    status: .init(
+                        token: token,
+                        expirationTimestamp: expiration.map {
+                            Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)).formatted(.iso8601)
+                        }))
+                #expect(try credential.encoded() == Array(try encoder.encode(expected)) + [UInt8(ascii: "\n")])
+            }
+        }
+    }
+
+    @Test func anExpirationBefore1970IsNotWritten() {
+        let credential = ExecCredential(apiVersion: .v1, token: "t", expiration: Date(timeIntervalSince1970: -1))
+        #expect(throws: CredentialHelperError.self) { try credential.encoded() }
+    }
 }

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthTokenFiles
+import WebAuthTokenStore
 
 @Suite("The fast path's first reader of a stored entry")
 struct CachedEntryReaderTests {
@@ -61,7 +62,7 @@ struct CachedEntryReaderTests {
         #expect(entry.tokens.expiresAt == Date(timeIntervalSince1970: 1_767_229_200))
         #expect(entry.tokens.idTokenExpiresAt == Date(timeIntervalSince1970: 1_767_232_800))
         #expect(entry.configurationName == "Zöe 😀")
-        #expect(entry.configurationTokenEndpoint == URL(string: "https://id.example.com/token"))
+        #expect(entry.tokenEndpointHost == "id.example.com")
     }
 
     @Test func anEntryTheStoreWroteThroughItsEncoderIsRead() throws {

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthTokenFiles
+import WebAuthTokenStore
 
 @Suite("The dates of a stored token entry")
 struct TokenEntryDateTests {
