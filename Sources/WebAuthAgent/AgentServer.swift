@@ -192,13 +192,7 @@ package final class AgentServer: Sendable {
         let service = service
         let servers = servers
         await service.onStop { for (_, server) in servers { server.requestClose() } }
-        let ticker = Task {
-            while !Task.isCancelled {
-                let next = await service.tick()
-                let wait = min(max(next.map { $0.timeIntervalSinceNow } ?? 1, 0.05), 1)
-                try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
-            }
-        }
+        let ticker = Task { await service.keepTime() }
         await withDiscardingTaskGroup { group in
             for (door, server) in servers {
                 group.addTask {

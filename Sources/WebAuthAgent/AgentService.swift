@@ -59,7 +59,8 @@ package actor AgentService {
     /// Token request lines already read, with what they ask for (see `heldTokenRequest`).
     private let readRequests = Locked<[[UInt8]: (profile: String, validity: Duration)]>([:])
     private let stores: TokenStores
-    let now: @Sendable () -> Date
+    /// The time every decision is made at, and the timer's (see ``keepTime()``).
+    let clock: any AgentClock
     private let confirmation: Confirmation?
     let transport: (any HTTPTransport)?
     let logger: Logger
@@ -104,12 +105,12 @@ package actor AgentService {
     ///   - stores: The token stores stored profiles are read from and written back to.
     ///   - confirmation: Asks before each token is handed out; `nil`: no asking.
     ///   - transport: The HTTP transport refreshes use; `nil`: the default.
-    ///   - now: The clock.
+    ///   - clock: The clock; the system's unless a test drives one.
     ///   - socketPath: The socket, beside which the names of agent-only profiles are listed.
     ///   - logger: Where it says what it does (never with a token).
     package init(
         policy: AgentHolder.Policy, stores: TokenStores, confirmation: Confirmation? = nil,
-        transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        transport: (any HTTPTransport)? = nil, clock: any AgentClock = SystemAgentClock(),
         socketPath: String? = nil, logger: Logger
     ) {
         self.holder = Locked(AgentHolder(policy: policy))
@@ -120,9 +121,12 @@ package actor AgentService {
         self.agentOnlyList = socketPath.map(AgentOnlyProfiles.init(socketPath:))
         self.confirmation = confirmation
         self.transport = transport
-        self.now = now
+        self.clock = clock
         self.logger = logger
     }
+
+    /// The clock's current time.
+    nonisolated func now() -> Date { clock.now() }
 
     /// Records that the forwarding socket listens at `path` (for `status`).
     package func servesForwarding(at path: String) {
@@ -534,6 +538,22 @@ package actor AgentService {
         case (let next?, nil): return next
         case (nil, let retry?): return retry
         case (nil, nil): return nil
+        }
+    }
+
+    /// Keeps the agent's time until the task is cancelled: does what is due (``tick()``), then
+    /// waits on the clock until the next thing is due, or a second at most (a profile added
+    /// meanwhile may be due sooner).
+    package func keepTime() async {
+        while !Task.isCancelled {
+            let next = await tick()
+            let time = now()
+            let soon = time.addingTimeInterval(1)
+            do {
+                try await clock.sleep(until: max(min(next ?? soon, soon), time.addingTimeInterval(0.05)))
+            } catch {
+                return
+            }
         }
     }
 

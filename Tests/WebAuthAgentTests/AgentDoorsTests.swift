@@ -64,7 +64,7 @@ struct AgentDoorsTests {
     ) -> AgentService {
         AgentService(
             policy: .init(), stores: TokenStores(selection: .file, environment: ["HOME": "/nonexistent"]),
-            confirmation: confirmation, transport: transport, now: { start }, logger: .webAuthSilent)
+            confirmation: confirmation, transport: transport, clock: ManualAgentClock(start), logger: .webAuthSilent)
     }
 
     /// A service holding `work` (not forwarded) and `shared` (forwarded).

@@ -18,12 +18,12 @@ struct AgentServiceTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// A service holding `work` (agent only: nothing on disk), its token living 1000 s from `start`.
-    static func service(confirming: Bool = false, now: @escaping @Sendable () -> Date = { start }) async throws
-        -> AgentService
-    {
+    static func service(
+        confirming: Bool = false, policy: AgentHolder.Policy = .init(), clock: ManualAgentClock = ManualAgentClock(start)
+    ) async throws -> AgentService {
         let service = AgentService(
-            policy: .init(), stores: TokenStores(selection: .file, environment: ["HOME": "/nonexistent"]),
-            confirmation: confirming ? { @Sendable _ in true } : nil, now: now, logger: .webAuthSilent)
+            policy: policy, stores: TokenStores(selection: .file, environment: ["HOME": "/nonexistent"]),
+            confirmation: confirming ? { @Sendable _ in true } : nil, clock: clock, logger: .webAuthSilent)
         let entry = StoredTokens(
             tokens: TokenSet(
                 accessToken: "at-1", refreshToken: "rt-1", expiresAt: start.addingTimeInterval(1000),
@@ -75,24 +75,13 @@ struct AgentServiceTests {
     }
 
     @Test func aRemovedOrExpiredProfileIsNoLongerAnsweredAtOnce() async throws {
-        let clock = TestClock(Self.start)
-        let service = try await Self.service(now: { clock.now })
+        let clock = ManualAgentClock(Self.start)
+        let service = try await Self.service(clock: clock)
         let request = Self.line(AgentRequest(.token, profile: "work", minimumValidity: 60))
         #expect(service.immediateAnswer(to: request) != nil)
-        clock.now = Self.start.addingTimeInterval(950)
+        clock.set(Self.start.addingTimeInterval(950))
         #expect(service.immediateAnswer(to: request) == nil, "50 s left: a refresh first")
-        clock.now = Self.start
         _ = await service.answer(AgentRequest(.remove, profile: "work"), from: Self.asker)
         #expect(service.immediateAnswer(to: request) == nil)
-    }
-}
-
-/// A clock a test moves.
-final class TestClock: Sendable {
-    private let time: Locked<Date>
-    init(_ start: Date) { time = Locked(start) }
-    var now: Date {
-        get { time.withLock { $0 } }
-        set { time.withLock { $0 = newValue } }
     }
 }

@@ -110,12 +110,8 @@ struct AgentLoadTests {
         let socket = sandbox.agentSocket
         let agent = try sandbox.start(["agent", "run", "--verbose"])
         defer { agent.send(SIGKILL) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !unixSocketAccepts(socket) {
-            guard ContinuousClock.now < deadline else {
-                throw CLITestError("the agent did not listen: \(agent.standardError)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await eventually(within: .seconds(30), { unixSocketAccepts(socket) }) else {
+            throw CLITestError("the agent did not listen: \(agent.standardError)")
         }
         let added = try await sandbox.run(["agent", "add", "default"])
         try #require(added.status == 0, "\(added.stderr)")
@@ -133,7 +129,8 @@ struct AgentLoadTests {
             for _ in 0..<clients {
                 group.addTask {
                     while ContinuousClock.now < end {
-                        // A client that uses its token for a moment before asking again.
+                        // A client that uses its token for a moment before asking again. Real
+                        // time is the point: the load runs across real token lifetimes.
                         try? await Task.sleep(for: pause)
                         let asked = Date()
                         let run: (status: Int32, stdout: String, stderr: String)

@@ -20,11 +20,8 @@ struct AgentProcessTests {
     /// Starts `webauth agent run` in the sandbox and waits until it answers.
     static func startAgent(_ sandbox: ProfileSandbox, _ extra: [String] = []) async throws -> CLIProcess {
         let agent = try sandbox.start(["agent", "run", "--verbose"] + extra)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if (try? await AgentClient(socketPath: sandbox.agentSocket).status()) != nil { return agent }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let client = AgentClient(socketPath: sandbox.agentSocket)
+        if await eventually(within: .seconds(30), { (try? await client.status()) != nil }) { return agent }
         agent.send(SIGKILL)
         throw CLITestError("the agent did not start: \(agent.standardError)")
     }
@@ -268,19 +265,22 @@ extension AgentProcessTests {
             let agent = try await Self.startAgent(sandbox)
             defer { agent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
-            // The last fifth of 10 s starts at 8 s: wait past it.
+            // The last fifth of 10 s starts at 8 s: wait past it. That the timer refreshes once
+            // per lifetime, not again at once, AgentTimeTests shows on a clock of its own.
             try #require(await eventually(within: .seconds(20)) { !provider.refreshRequests.isEmpty })
-            // Real time is the point here: a second refresh, which would be a bug, would come
-            // right after the first.
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(provider.refreshRequests.count == 1)
             #expect(provider.refreshRequests.allSatisfy { $0.error == nil })
+            #expect(
+                await eventually(within: .seconds(10)) {
+                    guard let current = try? sandbox.storedEntry() else { return false }
+                    return current.tokens.refreshToken != entry.tokens.refreshToken
+                }, "the rotated tokens are written back")
             let stored = try #require(try sandbox.storedEntry())
             #expect(stored.tokens.refreshToken != entry.tokens.refreshToken, "the rotated refresh token is stored")
             #expect(stored.tokens.accessToken != entry.tokens.accessToken)
             let served = try await sandbox.run(["token", "--min-validity", "1"])
             #expect(served.stdout == stored.tokens.accessToken + "\n")
             #expect(!agent.standardError.contains(stored.tokens.accessToken))
+            #expect(provider.refreshRequests.count == 1, "the tokens it refreshed to were not refreshed again")
         }
     }
 
@@ -324,12 +324,11 @@ extension AgentProcessTests {
     }
 
     @Test func aProfileIsForgottenAfterTheLifetimeAndAfterTheIdleTime() async throws {
-        // How lifetime and idle time combine (a use within the idle time does not outlast the
-        // lifetime) is AgentHolderTests' to show, with a clock of their own. Here real processes
-        // show each limit at work. Each wait ends at a time the agent itself reported (its
-        // status gives whole seconds, hence the second added), and its status forgets what is
-        // due before answering, so neither a slow start of a command nor a late tick of the
-        // agent's timer can upset it.
+        // When each limit ends, and that a token asked for counts as a use, AgentTimeTests and
+        // AgentHolderTests show with a clock of their own. Here real processes show each limit
+        // at work, with limits of a few seconds: the agent's status forgets what is due before
+        // answering, so neither a slow start of a command nor a late tick of the agent's timer
+        // can upset it.
         let sandbox = try ProfileSandbox()
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
@@ -337,35 +336,30 @@ extension AgentProcessTests {
 
             // The lifetime, with no idle time.
             let lifetimeAgent = try await Self.startAgent(sandbox)
-            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "15s"]).status == 0)
+            #expect(try await sandbox.run(["agent", "add", "default", "--lifetime", "5s"]).status == 0)
             let held = try await sandbox.run(["agent", "status", "--json"])
             let forgetAt = try Self.time("forget_at", of: "default", in: held)
-            #expect(forgetAt.timeIntervalSinceNow > 10, "a lifetime of 15 s ends at \(forgetAt)")
-            try await Self.sleep(untilAfter: forgetAt)
-            #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
+            let addedAt = try Self.lastUse(of: "default", in: held)
+            #expect(abs(forgetAt.timeIntervalSince(addedAt) - 5) <= 1, "a lifetime of 5 s ends at \(forgetAt)")
+            #expect(
+                await eventually(within: .seconds(30)) {
+                    (try? await sandbox.run(["agent", "status"]).stdout.contains("no profiles")) == true
+                })
             #expect(lifetimeAgent.standardError.contains("forgot profile"))
             lifetimeAgent.send(SIGTERM)
             _ = try? await lifetimeAgent.waitForEnd(timeout: .seconds(10))
 
-            // The idle time: a token asked for counts as a use; then nothing more is asked.
-            let idleAgent = try await Self.startAgent(sandbox, ["--idle", "10s"])
+            // The idle time.
+            let idleAgent = try await Self.startAgent(sandbox, ["--idle", "3s"])
             defer { idleAgent.send(SIGTERM) }
             #expect(try await sandbox.run(["agent", "add", "default"]).status == 0)
-            let addedUse = try Self.lastUse(of: "default", in: try await sandbox.run(["agent", "status", "--json"]))
-            try await Self.sleep(untilAfter: addedUse)  // the next use falls in a later second
             #expect(try await sandbox.run(["token"]).status == 0)
-            let tokenUse = try Self.lastUse(of: "default", in: try await sandbox.run(["agent", "status", "--json"]))
-            #expect(tokenUse > addedUse, "the token asked for through the agent is a use")
-            try await Self.sleep(untilAfter: tokenUse.addingTimeInterval(10))
-            #expect(try await sandbox.run(["agent", "status"]).stdout.contains("no profiles"))
+            #expect(
+                await eventually(within: .seconds(30)) {
+                    (try? await sandbox.run(["agent", "status"]).stdout.contains("no profiles")) == true
+                })
             #expect(idleAgent.standardError.contains("forgot profile"))
         }
-    }
-
-    /// Sleeps until a whole second after `time`, as `agent status` gives it: past the moment
-    /// it names, whatever fraction of a second it dropped.
-    static func sleep(untilAfter time: Date) async throws {
-        try await Task.sleep(for: .milliseconds(Int((time.timeIntervalSinceNow + 1) * 1000)))
     }
 
     /// A time `agent status --json` gives for `profile`, such as `forget_at`.
@@ -417,7 +411,8 @@ extension AgentProcessTests {
         defer { sandbox.remove() }
         try await EmbeddedProvider.withCLIProvider { provider in
             let entry = try await sandbox.signInWithDevice(provider)
-            // The confirmation kills the agent while the request waits for it.
+            // The confirmation kills the agent while the request waits for it (the helper's
+            // `sleep` keeps it from answering before the kill lands: real time is the point).
             sandbox.extraEnvironment["WEBAUTH_ASKPASS"] = try Self.askpass(
                 sandbox, allowing: true, extra: "kill -9 $PPID; sleep 1")
             let agent = try await Self.startAgent(sandbox, ["--confirm"])

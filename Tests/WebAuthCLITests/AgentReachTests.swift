@@ -106,12 +106,8 @@ struct SignedInAgent {
             try #require(login.status == 0, "\(login.stderr)")
             let agentProcess = try sandbox.start(["agent", "run"])
             do {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while !unixSocketAccepts(socket) {
-                    guard ContinuousClock.now < deadline else {
-                        throw CLITestError("the agent did not listen: \(agentProcess.standardError)")
-                    }
-                    try await Task.sleep(for: .milliseconds(20))
+                guard await eventually(within: .seconds(30), { unixSocketAccepts(socket) }) else {
+                    throw CLITestError("the agent did not listen: \(agentProcess.standardError)")
                 }
                 let added = try await sandbox.run(["agent", "add", "default"])
                 try #require(added.status == 0, "\(added.stderr)")
