@@ -9,6 +9,7 @@ import WebAuthAgentProtocol
 import WebAuthDesktopSocket
 import WebAuthPlatform
 import WebAuthSocketServer
+import WebAuthTokenStore
 
 /// The agent's two sockets: where they listen, how a stale or foreign socket there is treated,
 /// and the serving of connections — one request line, one answer line — on a
@@ -32,7 +33,7 @@ package final class AgentServer: Sendable {
     }
 
     /// The bounds on the agent's connections.
-    static let limits = UnixSocketServer.Limits(
+    package static let limits = UnixSocketServer.Limits(
         maximumConnections: 256, maximumLineLength: AgentProtocol.maximumRequestLength,
         firstLineTimeout: AgentProtocol.requestTimeout, servesRoot: true)
 
@@ -197,7 +198,9 @@ package final class AgentServer: Sendable {
             for (door, server) in servers {
                 group.addTask {
                     await server.run(cancellingConnectionsAtClose: true) { connection, peer in
-                        await Self.serve(connection, peer: peer, door: door, service: service)
+                        await Self.serve(
+                            connection, asker: AgentService.Asker(processID: peer.processID, userID: peer.userID),
+                            door: door, service: service)
                     }
                     // One socket closing (a stop, a signal) closes the other.
                     for (_, other) in servers { other.requestClose() }
@@ -217,34 +220,51 @@ package final class AgentServer: Sendable {
         for (_, server) in servers { server.requestClose() }
     }
 
-    private static func serve(
-        _ connection: UnixSocketServer.Connection, peer: UnixSocketServer.Peer, door: AgentDoor,
-        service: AgentService
+    /// Serves one connection handed over by its server, from `asker`: has
+    /// ``reply(to:from:door:service:)`` answer its first line and writes the answer, made into
+    /// bytes there and only there (``AgentReply/line``); then, after a `stop`, stops the agent.
+    package static func serve(
+        _ connection: UnixSocketServer.Connection, asker: AgentService.Asker, door: AgentDoor, service: AgentService
     ) async {
         var stop = false
         try? await connection.executeThenClose { inbound, outbound in
             var lines = inbound.makeAsyncIterator()
             guard let first = try await lines.next() else { return }
-            let answer: AgentAnswer
-            switch first {
-            case .line(let bytes), .endOfInput(let bytes):
-                if let request = AgentRequest(line: bytes) {
-                    answer = await service.answer(
-                        request, from: AgentService.Asker(processID: peer.processID, userID: peer.userID),
-                        through: door)
-                    stop = request.operation == .stop && answer.ok
-                } else if let version = AgentRequest.version(of: bytes), version != AgentProtocol.version {
-                    answer = .failure(
-                        .version, "the agent speaks protocol version \(AgentProtocol.version), not \(version)")
-                } else {
-                    answer = .failure(.badRequest, "the request is not one JSON line of the agent protocol")
-                }
-            case .tooLong:
-                answer = .failure(
-                    .badRequest, "the request is longer than \(AgentProtocol.maximumRequestLength / 1024) KiB")
-            }
-            try await outbound.write(ByteBuffer(bytes: answer.line()))
+            let (reply, stops) = await reply(to: first, from: asker, door: door, service: service)
+            stop = stops
+            try await outbound.write(ByteBuffer(bytes: reply.line))
         }
         if stop { await service.stopRequested() }
+    }
+
+    /// The reply to a connection's first line from `asker`, come in through `door`: the line
+    /// read once (``AgentRequest/read(_:)``), which also checks its version, and answered by
+    /// `service`; and whether it was a `stop` the agent now does.
+    package static func reply(
+        to first: SocketLine, from asker: AgentService.Asker, door: AgentDoor, service: AgentService
+    ) async -> (reply: AgentReply, stops: Bool) {
+        switch first {
+        case .line(let bytes), .endOfInput(let bytes):
+            switch AgentRequest.read(bytes) {
+            case .request(let request):
+                let reply = await service.reply(to: request, line: bytes, from: asker, through: door)
+                return (reply, request.operation == .stop && reply.ok)
+            case .otherVersion(let version):
+                return (
+                    .answer(
+                        .failure(.version, "the agent speaks protocol version \(AgentProtocol.version), not \(version)")
+                    ), false
+                )
+            case .unreadable:
+                return (.answer(.failure(.badRequest, "the request is not one JSON line of the agent protocol")), false)
+            }
+        case .tooLong:
+            return (
+                .answer(
+                    .failure(
+                        .badRequest, "the request is longer than \(AgentProtocol.maximumRequestLength / 1024) KiB")),
+                false
+            )
+        }
     }
 }

@@ -15,10 +15,12 @@ import WebAuthTokenStore
 /// what they say — refreshing (one refresh per profile at a time, shared by every request that
 /// needs it), asking for confirmation, writing rotated tokens back to the store.
 ///
-/// A token request the holder can serve as it is (no refresh, no confirmation: nearly every
-/// one) is answered without the actor, on the server's event loop
-/// (``immediateAnswer(to:)``): the holder is shared under a lock, and the answer line is made
-/// once per token.
+/// Each request line is read once (``AgentRequest/read(_:)``, by the server) and answered
+/// here as an ``AgentReply``, which stays typed until the server writes it. A token request
+/// the holder can serve as it is (no refresh, no confirmation: nearly every one) is answered
+/// without the actor, on the server's event loop (``immediateAnswer(to:through:)``), once its
+/// line has been read: the lines read are remembered with what they ask, the holder is shared
+/// under a lock, and the answer line is made once per token.
 ///
 /// No token appears in a status, a log line or an error message.
 package actor AgentService {
@@ -54,9 +56,9 @@ package actor AgentService {
     /// How a confirmation is asked: the question in, the person's yes or no out.
     package typealias Confirmation = @Sendable (_ question: Question) async -> Bool
 
-    /// The held profiles and their decisions, shared with ``immediateAnswer(to:)``.
+    /// The held profiles and their decisions, shared with ``immediateAnswer(to:through:)``.
     let holder: Locked<AgentHolder>
-    /// Token request lines already read, with what they ask for (see `heldTokenRequest`).
+    /// Token request lines already read, with what they ask for (see `remember(_:asking:)`).
     private let readRequests = Locked<[[UInt8]: (profile: String, validity: Duration)]>([:])
     private let stores: TokenStores
     /// The time every decision is made at, and the timer's (see ``keepTime()``).
@@ -143,74 +145,77 @@ package actor AgentService {
         stopHandler?()
     }
 
-    /// The answer to `request` from `asker`, which came in through `door`.
+    /// The answer to `request` from `asker`, which came in through `door` as `line` (when it
+    /// came as one: a token request's line is remembered, for ``immediateAnswer(to:through:)``).
+    /// The request is of this build's version: reading the line checked it
+    /// (``AgentRequest/read(_:)``).
     ///
     /// Through the forwarding door only `token` is served, and only for profiles added with
     /// `--forward`: any other profile is answered as not held, any other operation is refused
     /// with ``AgentAnswer/Code/notServedHere``.
-    package func answer(_ request: AgentRequest, from asker: Asker, through door: AgentDoor = .full) async
-        -> AgentAnswer
-    {
-        guard request.version == AgentProtocol.version else {
-            return .failure(
-                .version, "the agent speaks protocol version \(AgentProtocol.version), not \(request.version)")
-        }
+    package func reply(
+        to request: AgentRequest, line: [UInt8]? = nil, from asker: Asker, through door: AgentDoor = .full
+    ) async -> AgentReply {
         guard door == .full || request.operation == .token else {
-            return .failure(
-                .notServedHere,
-                "the agent's forwarding socket serves tokens only; manage the agent on its own machine")
+            return .answer(
+                .failure(
+                    .notServedHere,
+                    "the agent's forwarding socket serves tokens only; manage the agent on its own machine"))
         }
         let time = now()
         _ = holder.withLock { $0.forgetExpired(now: time) }
         switch request.operation {
         case .status:
-            return AgentAnswer(ok: true, status: status())
+            return .answer(AgentAnswer(ok: true, status: status()))
         case .stop:
-            return .done
+            return .answer(.done)
         case .token, .add, .remove:
             guard let profile = request.profile, ProfileNameRule.isValid(profile) else {
-                return .failure(.badRequest, "the request names no valid profile")
+                return .answer(.failure(.badRequest, "the request names no valid profile"))
             }
             switch request.operation {
-            case .token: return await token(profile, request: request, asker: asker, door: door)
-            case .add: return await add(profile, request: request, asker: asker)
+            case .token: return await token(profile, request: request, line: line, asker: asker, door: door)
+            case .add: return .answer(await add(profile, request: request, asker: asker))
             default:
                 let removed = holder.withLock { $0.remove(profile) }
                 exchangeState.kept.forget(profile)
                 unlist(profile)
-                return removed ? .done : .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
+                return .answer(removed ? .done : .failure(.notHeld, "the agent does not hold profile \"\(profile)\""))
             }
         }
     }
 
+    /// ``reply(to:line:from:through:)``'s answer as a value, for callers in this process.
+    package func answer(_ request: AgentRequest, from asker: Asker, through door: AgentDoor = .full) async
+        -> AgentAnswer
+    {
+        await reply(to: request, from: asker, through: door).answer
+    }
+
     // MARK: - Requests
 
-    /// The answer line to `line`, come in through `door`, when it is a token request the held
-    /// token answers as it is, and the agent does not confirm: the answer the actor would give,
-    /// without its hop (see ``AgentHolder/serveAsHeld(profile:minimumValidity:now:door:)``).
-    /// `nil` leaves the request to ``answer(_:from:through:)``. Quick and non-blocking, for the
-    /// server's event loop.
+    /// The answer line to `line`, come in through `door`, when it is a token request line the
+    /// agent has read before and the held token answers as it is, and the agent does not
+    /// confirm: the answer the actor would give, without its hop and without reading the line
+    /// again (see ``AgentHolder/serveAsHeld(profile:minimumValidity:now:door:)``). `nil` leaves
+    /// the request to the server's reading and ``reply(to:line:from:through:)``. Quick and
+    /// non-blocking, for the server's event loop.
     package nonisolated func immediateAnswer(to line: [UInt8], through door: AgentDoor = .full) -> [UInt8]? {
-        guard confirmation == nil, let (profile, validity) = heldTokenRequest(line) else { return nil }
+        guard confirmation == nil, let (profile, validity) = readRequests.withLock({ $0[line] }) else { return nil }
         let time = now()
         return holder.withLock { $0.serveAsHeld(profile: profile, minimumValidity: validity, now: time, door: door) }
     }
 
-    /// The profile and validity `line` asks for, when it is a valid request for a profile's own
-    /// token. Programs send the same line again and again, and reading JSON is most of the cost
-    /// of answering one, so the lines read are remembered (``readRequestsLimit`` of them).
-    private nonisolated func heldTokenRequest(_ line: [UInt8]) -> (profile: String, validity: Duration)? {
-        if let known = readRequests.withLock({ $0[line] }) { return known }
-        guard line.count <= Self.readRequestLength, let request = AgentRequest(line: line),
-            request.version == AgentProtocol.version, request.operation == .token, Self.target(of: request) == nil,
-            let profile = request.profile, ProfileNameRule.isValid(profile),
-            let validity = Self.minimumValidity(of: request)
-        else { return nil }
+    /// Remembers that `line` asks for `profile`'s own token, valid for `validity`: programs send
+    /// the same line again and again, and reading JSON is most of the cost of answering one, so
+    /// the next time the line comes ``immediateAnswer(to:through:)`` knows it
+    /// (``readRequestsLimit`` lines, each at most ``readRequestLength`` bytes).
+    private func remember(_ line: [UInt8], asking: (profile: String, validity: Duration)) {
+        guard line.count <= Self.readRequestLength else { return }
         readRequests.withLock { read in
-            if read.count >= Self.readRequestsLimit { read.removeAll() }
-            read[line] = (profile, validity)
+            if read[line] == nil, read.count >= Self.readRequestsLimit { read.removeAll() }
+            read[line] = asking
         }
-        return (profile, validity)
     }
 
     /// The validity `request` asks for (60 seconds when it names none); `nil` when it is not a
@@ -221,18 +226,20 @@ package actor AgentService {
         return .milliseconds(Int64(validity * 1000))
     }
 
-    private func token(_ profile: String, request: AgentRequest, asker: Asker, door: AgentDoor) async -> AgentAnswer {
+    private func token(
+        _ profile: String, request: AgentRequest, line: [UInt8]?, asker: Asker, door: AgentDoor
+    ) async -> AgentReply {
         guard let minimumValidity = Self.minimumValidity(of: request) else {
-            return .failure(.badRequest, "min_validity must be a number of seconds")
+            return .answer(.failure(.badRequest, "min_validity must be a number of seconds"))
         }
         switch Self.target(of: request) {
         case .success(let target)?:
-            return await exchangedToken(
-                profile, for: target, minimumValidity: minimumValidity, asker: asker, door: door)
+            return .answer(
+                await exchangedToken(profile, for: target, minimumValidity: minimumValidity, asker: asker, door: door))
         case .failure(let failure)?:
-            return AgentAnswer(ok: false, error: failure)
+            return .answer(AgentAnswer(ok: false, error: failure))
         case nil:
-            break
+            if let line { remember(line, asking: (profile, minimumValidity)) }
         }
         let time = now()
         let decision = holder.withLock {
@@ -240,16 +247,16 @@ package actor AgentService {
         }
         switch decision {
         case .notHeld:
-            return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
+            return .answer(.failure(.notHeld, "the agent does not hold profile \"\(profile)\""))
         case .refused(let reason):
-            return .failure(.refreshRefused, reason)
+            return .answer(.failure(.refreshRefused, reason))
         case .serve, .refresh:
             break
         }
         // The question comes before anything the request causes: a refresh it needs is made
         // only once the person allowed the token.
         guard await confirmed(profile, asker: asker, door: door) else {
-            return .failure(.confirmationRefused, "the token of profile \"\(profile)\" was not allowed")
+            return .answer(.failure(.confirmationRefused, "the token of profile \"\(profile)\" was not allowed"))
         }
         switch decision {
         case .serve, .notHeld, .refused:
@@ -259,27 +266,26 @@ package actor AgentService {
             do {
                 tokens = try await refresh(profile, margin: minimumValidity)
             } catch let failure as AgentAnswer.Failure {
-                return AgentAnswer(ok: false, error: failure)
+                return .answer(AgentAnswer(ok: false, error: failure))
             } catch {
-                return AgentAnswer(ok: false, error: failure(of: error, profile: profile))
+                return .answer(AgentAnswer(ok: false, error: failure(of: error, profile: profile)))
             }
             if tokens.isExpired(at: now(), margin: minimumValidity) {
-                return .failure(
-                    .unsupported,
-                    "the provider's tokens for profile \"\(profile)\" are not valid for \(Int(minimumValidity.seconds)) seconds"
-                )
+                return .answer(
+                    .failure(
+                        .unsupported,
+                        "the provider's tokens for profile \"\(profile)\" are not valid for \(Int(minimumValidity.seconds)) seconds"
+                    ))
             }
         }
         let served = now()
-        let line = holder.withLock { holder -> [UInt8]? in
+        let held = holder.withLock { holder -> [UInt8]? in
             guard let held = holder.held(profile, through: door) else { return nil }
             holder.used(profile, now: served)
             return held.answerLine
         }
-        guard let line, let answer = AgentAnswer(line: Array(line.dropLast())) else {
-            return .failure(.notHeld, "the agent does not hold profile \"\(profile)\"")
-        }
-        return answer
+        guard let held else { return .answer(.failure(.notHeld, "the agent does not hold profile \"\(profile)\"")) }
+        return .heldToken(held)
     }
 
     private func add(_ profile: String, request: AgentRequest, asker: Asker) async -> AgentAnswer {

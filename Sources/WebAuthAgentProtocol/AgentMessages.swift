@@ -129,6 +129,17 @@ package struct AgentRequest: Codable, Sendable, Hashable {
         line += #""v":"# + String(version) + "}\n"
         return Array(line.utf8)
     }
+
+    /// What a request line reads as (`read(_:)`, which the token store adds: it reads with
+    /// `JSONDecoder`, which the fast path's program does not carry).
+    package enum Reading: Sendable, Hashable {
+        /// A request of this build's ``AgentProtocol/version``.
+        case request(AgentRequest)
+        /// A request of another version, whatever else it holds.
+        case otherVersion(Int)
+        /// Not one JSON line of the protocol (or longer than ``AgentProtocol/maximumRequestLength``).
+        case unreadable
+    }
 }
 
 /// The agent's answer: a token, a status, a plain success, or a typed failure. Never a token in

@@ -23,20 +23,37 @@ extension AgentRequest {
         return Array(data) + [UInt8(ascii: "\n")]
     }
 
-    /// Reads a request line (without its `\n`); `nil` when it is not one.
+    /// Reads a request line (without its `\n`); `nil` when it is not a request of this
+    /// version (see ``read(_:)``).
     package init?(line: [UInt8]) {
-        guard line.count <= AgentProtocol.maximumRequestLength,
-            let request = try? JSONDecoder().decode(Self.self, from: Data(line))
-        else { return nil }
+        guard case .request(let request) = Self.read(line) else { return nil }
         self = request
     }
 
-    /// The version alone, for a request of an unknown shape or version.
-    package static func version(of line: [UInt8]) -> Int? {
-        struct Versioned: Decodable {
-            var v: Int
+    /// Reads `line` (without its `\n`) in one pass: the version first, then — when it is this
+    /// build's — the request. The agent reads each request line here, once.
+    package static func read(_ line: [UInt8]) -> Reading {
+        guard line.count <= AgentProtocol.maximumRequestLength,
+            let read = try? JSONDecoder().decode(Versioned.self, from: Data(line))
+        else { return .unreadable }
+        if read.version != AgentProtocol.version { return .otherVersion(read.version) }
+        return read.request.map(Reading.request) ?? .unreadable
+    }
+
+    /// A line's version, and its request when the version is this build's: one decoding of
+    /// the line reads both.
+    private struct Versioned: Decodable {
+        enum Key: String, CodingKey {
+            case version = "v"
         }
-        return (try? JSONDecoder().decode(Versioned.self, from: Data(line)))?.v
+
+        var version: Int
+        var request: AgentRequest?
+
+        init(from decoder: any Decoder) throws {
+            version = try decoder.container(keyedBy: Key.self).decode(Int.self, forKey: .version)
+            request = version == AgentProtocol.version ? try? AgentRequest(from: decoder) : nil
+        }
     }
 }
 

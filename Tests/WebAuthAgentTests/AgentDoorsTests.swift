@@ -87,12 +87,15 @@ struct AgentDoorsTests {
         let shared = AgentRequest(.token, profile: "shared")
         let work = AgentRequest(.token, profile: "work")
 
-        #expect(await service.answer(shared, from: Self.asker, through: .forwarding).token?.accessToken == "at-1")
+        let sharedThere = try await AgentServiceTests.replyAsRead(shared, by: service, through: .forwarding)
+        #expect(sharedThere.answer.token?.accessToken == "at-1")
         #expect(service.immediateAnswer(to: Self.line(shared), through: .forwarding) != nil)
 
-        let hidden = await service.answer(work, from: Self.asker, through: .forwarding)
+        let hidden = try await AgentServiceTests.replyAsRead(work, by: service, through: .forwarding).answer
         #expect(hidden.error?.code == .notHeld, "a profile not forwarded is not seen there: \(hidden)")
-        #expect(service.immediateAnswer(to: Self.line(work), through: .forwarding) == nil)
+        #expect(
+            service.immediateAnswer(to: Self.line(work), through: .forwarding) == nil,
+            "a line read through either door is still answered as its door sees the profile")
         let exchanged = await service.answer(
             AgentRequest(.token, profile: "work", audience: "api"), from: Self.asker, through: .forwarding)
         #expect(exchanged.error?.code == .notHeld, "nor exchanged for another audience: \(exchanged)")

@@ -81,8 +81,14 @@ struct AgentProtocolTests {
 
     @Test func anotherVersionIsNotReadAsThisOne() {
         #expect(AgentAnswer(line: Array(#"{"v":2,"ok":true}"#.utf8)) == nil)
-        #expect(AgentRequest.version(of: Array(#"{"v":7,"op":"warp"}"#.utf8)) == 7)
-        #expect(AgentRequest(line: Array(#"{"v":1,"op":"warp"}"#.utf8)) == nil)
+        #expect(AgentRequest.read(Array(#"{"v":7,"op":"warp"}"#.utf8)) == .otherVersion(7))
+        #expect(AgentRequest.read(Array(#"{"v":7,"op":"token","profile":7}"#.utf8)) == .otherVersion(7))
+        #expect(AgentRequest.read(Array(#"{"v":1,"op":"warp"}"#.utf8)) == .unreadable)
+        #expect(AgentRequest.read(Array(#"{"op":"token"}"#.utf8)) == .unreadable)
+        #expect(AgentRequest.read(Array("[1]".utf8)) == .unreadable)
+        #expect(
+            AgentRequest.read(Array(#"{"v":1,"op":"token","profile":"w"}"#.utf8))
+                == .request(AgentRequest(.token, profile: "w")))
     }
 
     @Test func linesOverTheBoundsAreRefused() {
