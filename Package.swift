@@ -427,6 +427,9 @@ let package = Package(
             dependencies: [
                 "WebAuthAgent", "WebAuthAgentProtocol", "WebAuthTestSupport", "WebAuthProcess", "WebAuthTokenStore",
                 "WebAuthOAuth", "WebAuthSignIn", "WebAuthPlatform", "WebAuthTokenFiles", "WebAuthCore",
+                "WebAuthSocketServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "FuzzTests", dependencies: ["WebAuthTestSupport"]),
