@@ -179,6 +179,7 @@ let package = Package(
                 "WebAuthPlatform", "WebAuthDesktopSocket",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // What other programs speak to get a token from webauth: git's credential helper

@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 import WebAuthAgentProtocol
 import WebAuthDesktopSocket
@@ -31,6 +32,11 @@ package final class AgentServer: Sendable {
         /// A sentence naming the path and what is wrong.
         package let description: String
     }
+
+    /// The one event loop both sockets and all their connections run on: a request costs far
+    /// less than waking another thread for it, so none is handed from the thread that accepted
+    /// it to another.
+    static let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
 
     /// The bounds on the agent's connections.
     package static let limits = UnixSocketServer.Limits(
@@ -67,7 +73,8 @@ package final class AgentServer: Sendable {
             var servers: [(door: AgentDoor, server: UnixSocketServer)] = []
             for (door, descriptor) in zip([AgentDoor.full, .forwarding], passed) {
                 let server = try await UnixSocketServer.start(
-                    descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door)
+                    descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door),
+                    group: eventLoop
                 ).get()
                 servers.append((door, server))
             }
@@ -120,7 +127,8 @@ package final class AgentServer: Sendable {
         do {
             let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pending)
             server = try await UnixSocketServer.start(
-                descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door)
+                descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door),
+                group: eventLoop
             ).get()
         } catch {
             DesktopSocketCalls.removeFile(pending)

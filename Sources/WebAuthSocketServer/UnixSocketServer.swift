@@ -77,15 +77,18 @@ package final class UnixSocketServer: Sendable {
     /// Listens on `descriptor`, a Unix stream socket already bound (see
     /// `DesktopSocketCalls.makeBoundSocket(at:)`), which the server then owns and closes.
     /// Once this returns, the socket accepts connections. `immediate`, when given, may answer a
-    /// connection's first line itself (see ``ImmediateAnswer``).
+    /// connection's first line itself (see ``ImmediateAnswer``). The listener and its
+    /// connections run on `group`'s event loops: one loop (an `EventLoop` is a group of one)
+    /// keeps every connection on the thread that accepted it.
     package static func start(
-        descriptor: Int32, limits: Limits, logger: Logger, immediate: ImmediateAnswer? = nil
+        descriptor: Int32, limits: Limits, logger: Logger, immediate: ImmediateAnswer? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) -> EventLoopFuture<UnixSocketServer> {
         let (connections, continuation) = AsyncStream.makeStream(of: Handover.self)
         let served = OpenConnections()
         let (seconds, attoseconds) = limits.firstLineTimeout.components
         let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: group)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 // On the connection's event loop: the count, the peer check, the framing and the
