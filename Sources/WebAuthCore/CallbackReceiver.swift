@@ -65,8 +65,9 @@ public protocol CallbackListener: Sendable {
     /// The callback as bound, such as a loopback callback pinned to its port.
     var callback: Callback { get }
     /// Yields the first callback the session accepted, then finishes: the value the accepted
-    /// ``CallbackVerdict`` carried, which the session takes as it is, never one the listener
-    /// made itself. It finishes without a value when the listener is closed first.
+    /// ``CallbackVerdict`` carried, which the session takes as it is. A callback the listener
+    /// made itself, or changed, is decided again as a browser's URL is. It finishes without a
+    /// value when the listener is closed first.
     var callbacks: AsyncStream<ReceivedCallback> { get }
     /// Stops listening and releases what the listener holds (the port, the socket). Called once
     /// when the session ends, whatever the ending; safe to call more than once.

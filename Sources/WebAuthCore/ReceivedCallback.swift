@@ -22,12 +22,23 @@ import Foundation
 public struct ReceivedCallback: Sendable, Hashable, CustomStringConvertible {
     /// The URL the browser was sent to: the callback, with the authorization response.
     public var url: URL {
-        didSet { parameters = CallbackParameters(url) }
+        didSet {
+            parameters = CallbackParameters(url)
+            acceptedBy = nil
+        }
     }
     /// The redirect URI the authorization request carried.
-    public var redirectURI: URL
+    public var redirectURI: URL {
+        didSet { acceptedBy = nil }
+    }
     /// The query and fragment parameters of ``url``.
     public private(set) var parameters: CallbackParameters
+    /// The session whose verdict accepted this callback, as it was accepted: a session takes a
+    /// listener's callback without deciding it again only when it carries the session's own
+    /// mark. Any change to ``url`` or ``redirectURI`` clears it, and a callback made with
+    /// ``init(url:redirectURI:)`` has none, so such a callback is decided like a URL a browser
+    /// offers. Not part of equality.
+    package var acceptedBy: UInt64?
 
     /// Creates a received callback, reading the parameters of `url`.
     public init(url: URL, redirectURI: URL) {
@@ -39,6 +50,17 @@ public struct ReceivedCallback: Sendable, Hashable, CustomStringConvertible {
         self.url = url
         self.redirectURI = redirectURI
         self.parameters = parameters
+    }
+
+    /// Whether both name the same callback: the same URL and redirect URI.
+    public static func == (lhs: ReceivedCallback, rhs: ReceivedCallback) -> Bool {
+        lhs.url == rhs.url && lhs.redirectURI == rhs.redirectURI
+    }
+
+    /// Hashes the URL and the redirect URI, what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(redirectURI)
     }
 
     /// A readable form that does not reveal the callback URL's parameters.

@@ -37,7 +37,9 @@ import Foundation
 ///   the redirect URI of the listener once it is ready. A listener asks ``decide(_:)``, answers
 ///   its request by the verdict, and hands back the ``ReceivedCallback`` an accepted verdict
 ///   carries (``Event/callbackReceived(_:)``): the machine takes that value as the result, so
-///   the URL is neither read nor decided again. A URL a browser offers
+///   the URL is neither read nor decided again. Only a callback that carries this machine's mark
+///   (``ReceivedCallback/acceptedBy``, put on by its verdict and cleared by any change) is taken
+///   so; any other is decided as an offered URL is. A URL a browser offers
 ///   (``Event/callbackOffered(_:)``) is decided when offered; a refused one is answered with
 ///   ``Action/reject(_:)`` and the session keeps waiting. Whichever callback comes first ends
 ///   the session; later ones find it closing.
@@ -115,8 +117,15 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     /// The rule every offered URL goes through; listeners answer requests by it too.
     package private(set) var acceptance: CallbackAcceptance
 
-    package init(callback: Callback) {
+    /// The mark this machine's verdicts put on the callbacks they accept
+    /// (``ReceivedCallback/acceptedBy``): a callback handed back with it is taken as it is.
+    package let identity: UInt64
+
+    /// A machine for `callback`; `identity` is the mark of its accepted callbacks, a random one
+    /// unless a test gives it.
+    package init(callback: Callback, identity: UInt64 = .random(in: 1 ... .max)) {
         self.acceptance = CallbackAcceptance(callback: callback)
+        self.identity = identity
     }
 
     /// Whether ``Event/start`` would be taken.
@@ -168,6 +177,11 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     }
 
     package mutating func handle(_ event: Event) -> Action {
+        // A callback handed back without this machine's mark — made by a receiver, or changed
+        // since the verdict — is decided as a browser's offered URL is.
+        if case .callbackReceived(let received) = event, received.acceptedBy != identity {
+            return handle(.callbackOffered(received.url))
+        }
         switch state {
         case .idle(let waiters):
             switch event {
@@ -205,7 +219,7 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
             case .presentFailed(let error):
                 return close(.failure(error), redirectURI: redirectURI, close: listener, waiters: waiters)
             case .callbackOffered(let url):
-                switch acceptance.verdict(url, redirectURI: redirectURI) {
+                switch verdict(url, redirectURI: redirectURI) {
                 case .accepted(let received):
                     return close(
                         .success(received), redirectURI: redirectURI, close: listener, stepUnderWay: true,
@@ -228,7 +242,7 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
             let outcome: Outcome
             switch event {
             case .callbackOffered(let url):
-                switch acceptance.verdict(url, redirectURI: redirectURI) {
+                switch verdict(url, redirectURI: redirectURI) {
                 case .accepted(let received): outcome = .success(received)
                 case .refused(let why): return .reject(why)
                 }
@@ -287,10 +301,18 @@ package struct SessionStateMachine<Listener: Sendable, Presentation: Sendable, W
     package func decide(_ url: URL) -> CallbackVerdict {
         switch state {
         case .presenting(_, let redirectURI, _), .waiting(_, _, let redirectURI, _):
-            acceptance.verdict(url, redirectURI: redirectURI)
+            verdict(url, redirectURI: redirectURI)
         default:
             .refused(.callbackMismatch("the session is not waiting for a callback"))
         }
+    }
+
+    /// The acceptance rule's verdict on `url`, an accepted callback marked as this machine's.
+    private func verdict(_ url: URL, redirectURI: URL) -> CallbackVerdict {
+        let verdict = acceptance.verdict(url, redirectURI: redirectURI)
+        guard case .accepted(var received) = verdict else { return verdict }
+        received.acceptedBy = identity
+        return .accepted(received)
     }
 
     /// The failure an ending event stands for.

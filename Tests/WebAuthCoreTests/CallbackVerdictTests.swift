@@ -82,6 +82,53 @@ struct CallbackVerdictTests {
         #expect(received == verdict.accepted)
     }
 
+    @Test func aCallbackTheSessionDidNotAcceptIsDecidedAsAnOfferedURL() throws {
+        var machine = Machine(callback: .loopback())
+        _ = machine.handle(.start(acceptsCallback: { $0.query?.contains("state=good") == true }))
+        _ = machine.handle(.listenerReady("listener", callback: bound))
+        _ = machine.handle(.presentationReady("page"))
+        #expect(machine.addWaiter("caller") == nil)
+
+        // Made by a receiver, with the shape of an accepted one: refused, the session waits on.
+        let forged = try #require(URL(string: "http://127.0.0.1:5000/callback?code=evil&state=wrong"))
+        guard case .reject = machine.handle(.callbackReceived(ReceivedCallback(url: forged, redirectURI: redirect)))
+        else {
+            Issue.record("a callback the session never accepted was taken")
+            return
+        }
+        // Accepted, then changed: the mark is gone, so it is decided again, and refused.
+        let real = try #require(URL(string: "http://127.0.0.1:5000/callback?code=1&state=good"))
+        var changed = try #require(machine.decide(real).accepted)
+        changed.url = forged
+        guard case .reject = machine.handle(.callbackReceived(changed)) else {
+            Issue.record("an accepted callback changed afterwards was taken")
+            return
+        }
+        #expect(!machine.isFinished)
+        // Made by a receiver but one the rule accepts: decided, and taken.
+        guard case .tearDown = machine.handle(.callbackReceived(ReceivedCallback(url: real, redirectURI: redirect)))
+        else {
+            Issue.record("a good callback was not taken")
+            return
+        }
+    }
+
+    @Test func aCallbackAcceptedByAnotherSessionIsDecidedAgain() throws {
+        var first = Machine(callback: .loopback(), identity: 1)
+        var second = Machine(callback: .loopback(), identity: 2)
+        _ = first.handle(.start(acceptsCallback: nil))
+        _ = first.handle(.listenerReady("listener", callback: bound))
+        _ = second.handle(.start(acceptsCallback: { $0.query?.contains("state=second") == true }))
+        _ = second.handle(.listenerReady("listener", callback: bound))
+        let url = try #require(URL(string: "http://127.0.0.1:5000/callback?code=1&state=first"))
+        let acceptedByFirst = try #require(first.decide(url).accepted)
+        #expect(acceptedByFirst.acceptedBy == 1)
+        guard case .reject = second.handle(.callbackReceived(acceptedByFirst)) else {
+            Issue.record("another session's callback was taken as it is")
+            return
+        }
+    }
+
     @Test func nothingIsAcceptedBeforeTheListenerIsReadyOrAfterTheEnd() throws {
         var machine = Machine(callback: .loopback())
         _ = machine.handle(.start(acceptsCallback: nil))
