@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "WebAuthCompat", targets: ["WebAuthCompat"]),
         .library(name: "WebAuthOAuth", targets: ["WebAuthOAuth"]),
         .library(name: "WebAuthSignIn", targets: ["WebAuthSignIn"]),
+        .library(name: "WebAuthURLSession", targets: ["WebAuthURLSession"]),
         .library(name: "WebAuthEmbeddedProvider", targets: ["WebAuthEmbeddedProvider"]),
         .library(name: "WebAuthTesting", targets: ["WebAuthTesting"]),
         .library(name: "WebAuthTokenStore", targets: ["WebAuthTokenStore"]),
@@ -143,6 +144,17 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The protocol layer's HTTP over Foundation's URLSession, for a program that wants it
+        // rather than the default CurlTransport. Its own target because FoundationNetworking
+        // makes every start of a program that links it load libcurl and its 30 libraries, which
+        // the command-line programs, on CurlTransport, do not pay.
+        .target(
+            name: "WebAuthURLSession",
+            dependencies: [
+                "WebAuthOAuth", "WebAuthCore", "WebAuthPlatform",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Signing a person in: the protocol layer's authorization code, RP-initiated logout and
@@ -388,8 +400,8 @@ let package = Package(
         .testTarget(
             name: "WebAuthOAuthTests",
             dependencies: [
-                "WebAuthOAuth", "WebAuthSignIn", "WebAuthTestSupport", "WebAuthControlledBrowsers", "WebAuthProcess",
-                "WebAuthPlatform",
+                "WebAuthOAuth", "WebAuthSignIn", "WebAuthURLSession", "WebAuthTestSupport", "WebAuthControlledBrowsers",
+                "WebAuthProcess", "WebAuthPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

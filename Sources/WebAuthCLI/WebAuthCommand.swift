@@ -40,6 +40,12 @@ package struct WebAuthCommand: AsyncParsableCommand {
     /// Runs the command with `arguments` (the program name left out), as
     /// ``runFromCommandLine()`` does with this process's.
     static func runFromCommandLine(arguments: [String]) async {
+        // `--version` alone, as the parser would answer it, before the parser's first use: its
+        // type and conformance lookups cost more than the rest of the answer.
+        if arguments == ["--version"] {
+            print(BuildInformation.versionLine())
+            return
+        }
         let arguments = CommandLineArguments.normalized(arguments)
         if arguments.first == "help", let mistake = CommandLineMistakes.unknownCommand(in: arguments) {
             reportMistake(mistake, usage: "  See 'webauth --help' for more information.")

@@ -7,6 +7,7 @@ import Testing
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTestSupport
+import WebAuthURLSession
 
 /// The lines of `SECURITY.md` under "Authorization request and response" and "ID token", each
 /// tested against ``EmbeddedProvider`` with its forgery and fault switches, over real HTTP: the

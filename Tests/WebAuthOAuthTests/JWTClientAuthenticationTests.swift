@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import WebAuthSignIn
 import WebAuthTestSupport
+import WebAuthURLSession
 
 @testable import WebAuthOAuth
 

@@ -5,6 +5,7 @@ import Foundation
 import WebAuthOAuth
 import WebAuthProcess
 import WebAuthTestSupport
+import WebAuthURLSession
 
 /// The independent OAuth 1.0a provider in `Tests/Fixtures/oauth1-provider/server.py`: oauthlib's
 /// RFC 5849 server endpoints behind Python's `http.server` on 127.0.0.1, so every signature our

@@ -6,6 +6,7 @@ import HTTPTypes
 import Testing
 import WebAuthPlatform
 import WebAuthTestSupport
+import WebAuthURLSession
 
 @testable import WebAuthOAuth
 

@@ -19,13 +19,14 @@ import WebAuthPlatform
 /// the client hold more than that.
 ///
 /// Waiting costs nothing: the transfer sleeps in `poll` until the server sends something, and
-/// wakes at most once a second to see whether the caller gave up. ``URLSessionTransport``
-/// (FoundationNetworking on Linux) does not: its libcurl loop keeps watching a connected
-/// socket for writing after the request is sent, and a socket is always writable, so waiting
-/// for a server that does not answer keeps a core busy until the timeout.
+/// wakes at most once a second to see whether the caller gave up. `URLSessionTransport`
+/// (`WebAuthURLSession`; FoundationNetworking on Linux) does not: its libcurl loop keeps
+/// watching a connected socket for writing after the request is sent, and a socket is always
+/// writable, so waiting for a server that does not answer keeps a core busy until the timeout.
 ///
-/// It uses the libcurl that FoundationNetworking loads (`libcurl.so.4`), found at run time; on
-/// a system without it, every request fails with ``HTTPTransportError/Code/connectionFailed``.
+/// It loads the system's libcurl (`libcurl.so.4`) at its first request, so a program that
+/// links only this transport does not load libcurl and its libraries at every start; on a
+/// system without it, every request fails with ``HTTPTransportError/Code/connectionFailed``.
 public final class CurlTransport: HTTPTransport {
     /// Creates a transport.
     public init() {}

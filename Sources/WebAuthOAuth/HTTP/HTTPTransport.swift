@@ -6,7 +6,8 @@ import WebAuthCore
 
 /// Sends HTTP requests for the OAuth layer: the seam between the protocol logic and the network.
 ///
-/// The default is ``CurlTransport``; ``URLSessionTransport`` is the same over `URLSession`. Tests and programs with their own HTTP stack supply
+/// The default is ``CurlTransport``; `URLSessionTransport`, in the `WebAuthURLSession`
+/// product, is the same over `URLSession`. Tests and programs with their own HTTP stack supply
 /// another:
 ///
 /// ```swift

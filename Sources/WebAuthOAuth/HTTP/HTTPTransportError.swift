@@ -53,7 +53,7 @@ extension HTTPTransportError {
 extension HTTPTransportError {
     /// The failure for a response from `endpoint` that announced `size` bytes (`nil`: that sent
     /// more than it may) when at most `limit` are accepted.
-    static func responseTooLarge(endpoint: String, size: Int64?, limit: Int) -> HTTPTransportError {
+    package static func responseTooLarge(endpoint: String, size: Int64?, limit: Int) -> HTTPTransportError {
         HTTPTransportError(
             code: .responseTooLarge,
             message:
