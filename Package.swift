@@ -93,24 +93,14 @@ let package = Package(
         // socket directory, the scheme socket's wire protocol, the blocking client calls and the
         // forwarder the scheme handler runs. Every system call of the desktop code is here.
         .target(name: "WebAuthDesktopSocket", dependencies: ["WebAuthCore", "WebAuthPlatform"]),
-        // A line server on a Unix socket, on SwiftNIO: the peer check (SO_PEERCRED), the
-        // connection cap, the line framing and the first line's deadline. The desktop's sockets
-        // and the token agent run on it.
-        .target(
-            name: "WebAuthSocketServer",
-            dependencies: [
-                "WebAuthPlatform",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
         // Custom URL schemes on the Linux desktop: registration and the sessions' socket
-        // servers, on SwiftNIO (re-exports WebAuthDesktopSocket).
+        // servers, on SwiftNIO, with the one Unix-socket line server (`UnixSocketServer`: the
+        // peer check, the connection cap, the line framing and the first line's deadline) that
+        // the token agent runs on too (re-exports WebAuthDesktopSocket).
         .target(
             name: "WebAuthDesktop",
             dependencies: [
-                "WebAuthProcess", "WebAuthPlatform", "WebAuthCore", "WebAuthDesktopSocket", "WebAuthSocketServer",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuthCore", "WebAuthDesktopSocket",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -186,9 +176,8 @@ let package = Package(
         .target(
             name: "WebAuthAgent",
             dependencies: [
-                "WebAuthAgentProtocol", "WebAuthSocketServer", "WebAuthTokenStore", "WebAuthOAuth", "WebAuthCore",
-                "WebAuthProcess",
-                "WebAuthPlatform", "WebAuthDesktopSocket",
+                "WebAuthAgentProtocol", "WebAuthDesktop", "WebAuthTokenStore", "WebAuthOAuth", "WebAuthCore",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuthDesktopSocket",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -440,7 +429,7 @@ let package = Package(
             dependencies: [
                 "WebAuthAgent", "WebAuthAgentProtocol", "WebAuthTestSupport", "WebAuthProcess", "WebAuthTokenStore",
                 "WebAuthOAuth", "WebAuthSignIn", "WebAuthPlatform", "WebAuthTokenFiles", "WebAuthCore",
-                "WebAuthSocketServer",
+                "WebAuthDesktop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

@@ -7,9 +7,9 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import WebAuthAgentProtocol
+import WebAuthDesktop
 import WebAuthDesktopSocket
 import WebAuthPlatform
-import WebAuthSocketServer
 import WebAuthTokenStore
 
 /// The agent's two sockets: where they listen, how a stale or foreign socket there is treated,

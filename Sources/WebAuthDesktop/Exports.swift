@@ -5,4 +5,3 @@
 // scheme handler links; this module's users see them as its own.
 @_exported import WebAuthDesktopSocket
 // The line server on a Unix socket (shared with the token agent), likewise.
-@_exported import WebAuthSocketServer

@@ -8,7 +8,7 @@ import Testing
 import WebAuthAgent
 import WebAuthAgentProtocol
 import WebAuthPlatform
-import WebAuthSocketServer
+import WebAuthDesktop
 
 /// The agent's server handler on an in-memory channel, with the socket server's framing and
 /// deadline in front of it as on a socket: a request line in, the typed answer out; bad, other
