@@ -96,7 +96,7 @@ let package = Package(
         // Custom URL schemes on the Linux desktop: registration and the sessions' socket
         // servers, on SwiftNIO, with the one Unix-socket line server (`UnixSocketServer`: the
         // peer check, the connection cap, the line framing and the first line's deadline) that
-        // the token agent runs on too (re-exports WebAuthDesktopSocket).
+        // the token agent runs on too.
         .target(
             name: "WebAuthDesktop",
             dependencies: [
@@ -114,7 +114,7 @@ let package = Package(
             name: "WebAuth",
             dependencies: [
                 "WebAuthCore", "WebAuthSystemBrowser", "WebAuthLoopback", "WebAuthControlledBrowsers",
-                "WebAuthDesktop",
+                "WebAuthDesktop", "WebAuthDesktopSocket", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Apple's AuthenticationServices names and signatures, on Linux.
@@ -149,7 +149,12 @@ let package = Package(
         ),
         // Signing a person in: the protocol layer's authorization code, RP-initiated logout and
         // OAuth 1.0a flows run on a WebAuthSession with the package's browsers and receivers.
-        .target(name: "WebAuthSignIn", dependencies: ["WebAuthOAuth", "WebAuth", "WebAuthPlatform"]),
+        .target(
+            name: "WebAuthSignIn",
+            dependencies: [
+                "WebAuthOAuth", "WebAuth", "WebAuthPlatform", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Where signed-in tokens live between runs: the desktop keyring (Secret Service, through
         // secret-tool) or 0600 files in a 0700 directory, locked across processes.
         .target(
@@ -177,7 +182,7 @@ let package = Package(
             name: "WebAuthAgent",
             dependencies: [
                 "WebAuthAgentProtocol", "WebAuthDesktop", "WebAuthTokenStore", "WebAuthOAuth", "WebAuthCore",
-                "WebAuthProcess", "WebAuthPlatform", "WebAuthDesktopSocket",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuthDesktopSocket", "WebAuthTokenFiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -234,7 +239,7 @@ let package = Package(
                 "WebAuthCredentialHelpers",
                 "WebAuthFastPath",
                 "WebAuthAgent",
-                "WebAuthAgentProtocol",
+                "WebAuthAgentProtocol", "WebAuthCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -283,11 +288,11 @@ let package = Package(
             dependencies: [
                 "WebAuth", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthSignIn", "WebAuthTokenStore",
                 "WebAuthTokenFiles",
-                "WebAuthProcess", "WebAuthPlatform", "WebAuthLoopback",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuthLoopback", "WebAuthEmbeddedProvider",
                 // Only for the head-parsing figure: the listener's parser against SwiftNIO's.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/webauth-benchmarks"
         ),
@@ -295,7 +300,11 @@ let package = Package(
         // files named on their command line): one per kind of outside input.
         .target(name: "FuzzHarness", path: "Fuzz/FuzzHarness"),
         .executableTarget(
-            name: "FuzzLoopbackRequest", dependencies: ["FuzzHarness", "WebAuthLoopback", "WebAuthCore"],
+            name: "FuzzLoopbackRequest",
+            dependencies: [
+                "FuzzHarness", "WebAuthLoopback", "WebAuthCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Fuzz/FuzzLoopbackRequest"),
         .executableTarget(
             name: "FuzzAuthorizationResponse", dependencies: ["FuzzHarness", "WebAuthOAuth", "WebAuthCore"],
@@ -308,7 +317,7 @@ let package = Package(
             name: "FuzzIDToken",
             dependencies: [
                 "FuzzHarness", "WebAuthOAuth", .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), "WebAuthCore",
             ],
             path: "Fuzz/FuzzIDToken"),
         .executableTarget(
@@ -319,14 +328,16 @@ let package = Package(
         .executableTarget(
             name: "FuzzSchemeSocket",
             dependencies: [
-                "FuzzHarness", "WebAuthDesktop", "WebAuthCore", .product(name: "NIOCore", package: "swift-nio"),
+                "FuzzHarness", "WebAuthDesktop", "WebAuthDesktopSocket", "WebAuthCore",
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Fuzz/FuzzSchemeSocket"),
         .executableTarget(
             name: "FuzzBrowserSocket", dependencies: ["FuzzHarness", "WebAuthDesktop", "WebAuthCore"],
             path: "Fuzz/FuzzBrowserSocket"),
         .executableTarget(
-            name: "FuzzTokenEntry", dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles"],
+            name: "FuzzTokenEntry",
+            dependencies: ["FuzzHarness", "WebAuthTokenStore", "WebAuthTokenFiles", "WebAuthOAuth"],
             path: "Fuzz/FuzzTokenEntry"),
         .executableTarget(
             name: "FuzzCachedEntryReader",
@@ -347,7 +358,7 @@ let package = Package(
                 "WebAuthProcess",
                 "WebAuthTesting",
                 "WebAuthControlledBrowsers",
-                "WebAuthOAuth", "WebAuthSignIn",
+                "WebAuthOAuth", "WebAuthSignIn", "WebAuth", "WebAuthEmbeddedProvider",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -355,34 +366,50 @@ let package = Package(
             ],
             path: "Tests/WebAuthTestSupport"
         ),
-        .testTarget(name: "WebAuthCoreTests", dependencies: ["WebAuthCore"]),
+        .testTarget(
+            name: "WebAuthCoreTests",
+            dependencies: ["WebAuthPlatform", "WebAuthCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebAuthPlatformTests", dependencies: ["WebAuthPlatform"]),
         .testTarget(
             name: "WebAuthSystemBrowserTests",
-            dependencies: ["WebAuthSystemBrowser", "WebAuthCore", "WebAuthTestSupport"]),
+            dependencies: ["WebAuthPlatform", "WebAuthSystemBrowser", "WebAuthCore", "WebAuthTestSupport"]),
         .testTarget(
             name: "WebAuthLoopbackTests",
             dependencies: [
-                "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform",
+                "WebAuthLoopback", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform", "WebAuthCore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "WebAuthTests", dependencies: ["WebAuth", "WebAuthTestSupport", "WebAuthPlatform"]),
+        .testTarget(
+            name: "WebAuthTests",
+            dependencies: [
+                "WebAuthCore", "WebAuthEmbeddedProvider", "WebAuthTesting", "WebAuth", "WebAuthTestSupport",
+                "WebAuthPlatform",
+            ]),
         .testTarget(
             name: "WebAuthControlledBrowsersTests",
-            dependencies: ["WebAuthProcess", "WebAuthPlatform", "WebAuthControlledBrowsers", "WebAuthTestSupport"]
+            dependencies: [
+                "WebAuthCore", "WebAuthEmbeddedProvider", "WebAuthTesting", "WebAuthProcess", "WebAuthPlatform",
+                "WebAuthControlledBrowsers", "WebAuthTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "WebAuthDesktopTests",
-            dependencies: ["WebAuthDesktop", "WebAuthTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "WebAuthCore", "WebAuthDesktopSocket", "WebAuthPlatform", "WebAuthSystemBrowser", "WebAuthTesting",
+                "WebAuthDesktop", "WebAuthTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "WebAuthCompatTests",
             dependencies: [
-                "WebAuthCompat", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthSignIn",
+                "WebAuthCompat", "WebAuthTestSupport", "WebAuthOAuth", "WebAuthSignIn", "WebAuth",
+                "WebAuthEmbeddedProvider", "WebAuthPlatform", "WebAuthTesting",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
@@ -390,7 +417,7 @@ let package = Package(
             name: "WebAuthOAuthTests",
             dependencies: [
                 "WebAuthOAuth", "WebAuthSignIn", "WebAuthURLSession", "WebAuthTestSupport", "WebAuthControlledBrowsers",
-                "WebAuthProcess", "WebAuthPlatform",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuth", "WebAuthCore", "WebAuthEmbeddedProvider", "WebAuthTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -402,13 +429,14 @@ let package = Package(
             name: "WebAuthTokenStoreTests",
             dependencies: [
                 "WebAuthTokenStore", "WebAuthSignIn", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform",
+                "WebAuth", "WebAuthEmbeddedProvider", "WebAuthOAuth",
             ]
         ),
         .testTarget(
             name: "WebAuthTestingTests",
             dependencies: [
                 "WebAuthTesting", "WebAuthEmbeddedProvider", "WebAuthOAuth", "WebAuthSignIn", "WebAuth",
-                "WebAuthPlatform",
+                "WebAuthPlatform", "WebAuthCore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
@@ -417,9 +445,11 @@ let package = Package(
             name: "WebAuthCLITests",
             dependencies: [
                 "WebAuthCLI", "WebAuthTestSupport", "WebAuthProcess", "WebAuthPlatform", "WebAuthFastPath",
-                "WebAuthTokenFiles", "WebAuthSignIn",
+                "WebAuthTokenFiles", "WebAuthSignIn", "WebAuth", "WebAuthCredentialHelpers", "WebAuthEmbeddedProvider",
+                "WebAuthOAuth", "WebAuthTesting", "WebAuthTokenStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "WebAuthCredentialHelpersTests", dependencies: ["WebAuthCredentialHelpers"]),
@@ -438,3 +468,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target but the test targets says how far each of its imports reaches (`public
+// import` only where the module's types are part of its API, `package import` where they are part
+// of the package's) and imports every module whose members it uses, rather than seeing them
+// through another's.
+let cTargets: Set<String> = ["WebAuthSystemCalls", "WebAuthCurl", "WebAuthBuildInfo"]
+for target in package.targets where !cTargets.contains(target.name) && target.type != .test {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

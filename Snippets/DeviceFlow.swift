@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // snippet.show
 
+import WebAuthOAuth
 import WebAuthSignIn
 
 func signIn(with client: OAuthClient) async throws -> TokenSet {

@@ -4,6 +4,7 @@
 // snippet.show
 
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 
 func signInToTheEmbeddedProvider() async throws -> TokenSet {

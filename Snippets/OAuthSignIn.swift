@@ -4,6 +4,7 @@
 // snippet.show
 
 import Foundation
+import WebAuthOAuth
 import WebAuthSignIn
 
 func signIn() async throws -> String {

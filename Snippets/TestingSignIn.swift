@@ -4,6 +4,8 @@
 // snippet.show
 
 import Testing
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTesting
 

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore

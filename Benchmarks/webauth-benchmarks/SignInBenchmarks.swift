@@ -8,6 +8,9 @@
 // swift run -c release webauth-benchmarks signed-in
 import Foundation
 import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTestSupport
 

@@ -3,6 +3,8 @@
 
 import Foundation
 import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
 import WebAuthSignIn

@@ -1,7 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CNIOLinux
 import Foundation
+import WebAuthEmbeddedProvider
 import WebAuthTestSupport
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@ import Crypto
 import Foundation
 import FuzzHarness
 import HTTPTypes
+import WebAuthCore
 import WebAuthOAuth
 
 /// ID token validation as the OAuth client does it: the JWT's header, signature and claims

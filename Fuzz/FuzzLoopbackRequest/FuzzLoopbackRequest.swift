@@ -3,6 +3,7 @@
 
 import Foundation
 import FuzzHarness
+import HTTPTypes
 import WebAuthCore
 import WebAuthLoopback
 

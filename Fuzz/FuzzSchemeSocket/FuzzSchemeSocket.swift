@@ -6,6 +6,7 @@ import FuzzHarness
 import NIOCore
 import WebAuthCore
 import WebAuthDesktop
+import WebAuthDesktopSocket
 
 /// What `webauth-scheme-handler` (or anyone who can reach the socket) sends to a session
 /// waiting for a custom scheme: the bytes, framed into a line as the socket server's pipeline

@@ -3,6 +3,7 @@
 
 import Foundation
 import FuzzHarness
+import WebAuthOAuth
 import WebAuthTokenFiles
 import WebAuthTokenStore
 

@@ -4,5 +4,6 @@
 @_exported import WebAuthControlledBrowsers
 @_exported import WebAuthCore
 @_exported import WebAuthDesktop
+@_exported import WebAuthDesktopSocket
 @_exported import WebAuthLoopback
 @_exported import WebAuthSystemBrowser

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 extension SessionEnvironment {
     /// The receivers every standard environment has: the loopback listener and the desktop's

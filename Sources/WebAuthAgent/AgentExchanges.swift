@@ -1,10 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import WebAuthCore
-import WebAuthOAuth
-import WebAuthTokenStore
+package import WebAuthOAuth
+package import WebAuthTokenStore
 
 /// The tokens the agent got by exchanging held profiles' access tokens (RFC 8693), kept in
 /// memory per profile and ``ExchangeTarget`` so that asking again for the same target needs no

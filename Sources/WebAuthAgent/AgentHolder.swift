@@ -1,12 +1,12 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import WebAuthAgentProtocol
 import WebAuthCore
-import WebAuthOAuth
+package import WebAuthOAuth
 import WebAuthTokenFiles
-import WebAuthTokenStore
+package import WebAuthTokenStore
 
 /// What the agent holds and what it should do next, as a pure state machine: every decision is
 /// a function of the held profiles, the agent's ``Policy`` and the time it is given (the clock

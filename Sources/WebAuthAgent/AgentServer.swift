@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
+package import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
-import WebAuthAgentProtocol
+package import WebAuthAgentProtocol
 import WebAuthDesktop
 import WebAuthDesktopSocket
 import WebAuthPlatform

@@ -2,9 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import WebAuthAgentProtocol
 import WebAuthCore
 import WebAuthOAuth
+import WebAuthPlatform
 import WebAuthTokenStore
 
 extension AgentService {

@@ -1,14 +1,14 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import WebAuthAgentProtocol
+package import Foundation
+package import Logging
+public import WebAuthAgentProtocol
 import WebAuthCore
-import WebAuthOAuth
+package import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthTokenFiles
-import WebAuthTokenStore
+package import WebAuthTokenStore
 
 /// The agent's logic: answers each request, refreshes each held profile ahead of time, and
 /// forgets profiles as the policy says. The decisions are ``AgentHolder``'s; this actor does

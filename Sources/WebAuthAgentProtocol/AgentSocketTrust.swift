@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthPlatform
+package import WebAuthPlatform
 
 /// The rule a client checks a socket path by before it connects: the socket and its directory
 /// belong to this user or root, are not symbolic links, and cannot be replaced by anyone else.

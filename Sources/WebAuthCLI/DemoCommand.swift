@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import WebAuth
 import WebAuthFastPath
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTokenStore

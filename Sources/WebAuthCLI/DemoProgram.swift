@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuth
+package import Foundation
+package import WebAuth
 import WebAuthFastPath
 import WebAuthPlatform
 

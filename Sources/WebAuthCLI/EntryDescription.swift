@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthOAuth
 import WebAuthTokenStore
 
 /// How `status` and `login` describe a stored entry to people: its issuer and its access

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import WebAuth
-import WebAuthOAuth
-import WebAuthTokenStore
+package import WebAuth
+package import WebAuthOAuth
+package import WebAuthTokenStore
 
 /// The exit statuses of `webauth`, one per kind of ending, stable across releases.
 package enum ExitStatus {

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import WebAuthCredentialHelpers
 import WebAuthFastPath
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTokenStore
 

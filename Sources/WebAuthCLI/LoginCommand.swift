@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import WebAuth
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
 import WebAuthSignIn

@@ -1,11 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import WebAuth
 import WebAuthFastPath
-import WebAuthOAuth
+public import WebAuthOAuth
 
 /// The options that say how to sign in: the provider and client (`--issuer`, `--preset`,
 /// `--config`, `--client-id`, …) and the way (`--browser`, `--device`, `--no-browser`, …).

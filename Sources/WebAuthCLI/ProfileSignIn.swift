@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import WebAuth
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthProcess
 import WebAuthSignIn

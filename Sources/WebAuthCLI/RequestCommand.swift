@@ -4,6 +4,7 @@
 import ArgumentParser
 import Foundation
 import HTTPTypes
+import WebAuthCore
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTokenStore

@@ -3,6 +3,7 @@
 
 import Foundation
 import WebAuth
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTokenStore

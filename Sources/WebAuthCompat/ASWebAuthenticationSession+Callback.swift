@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import Foundation
+    public import Foundation
     import WebAuth
 
     /// The session engine's callback type, named apart from ``ASWebAuthenticationSession/Callback``.

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import Foundation
-    import WebAuth
+    public import Foundation
+    public import WebAuth
 
     /// A session that authenticates a user through a web service — Apple's
     /// `ASWebAuthenticationSession`, with its names and signatures, on Linux.

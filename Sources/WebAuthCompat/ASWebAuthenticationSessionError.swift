@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import Foundation
-    import WebAuth
+    public import Foundation
+    public import WebAuth
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
     /// The error domain of ``ASWebAuthenticationSessionError``, Apple's:

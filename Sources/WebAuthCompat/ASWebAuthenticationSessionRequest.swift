@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import Foundation
+    public import Foundation
     import WebAuth
 
     /// A sign-in another program's session handed to this browser app — Apple's

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import Foundation
+    public import Foundation
 
     /// What a browser app implements to handle other programs' sign-ins — Apple's
     /// `ASWebAuthenticationSessionWebBrowserSessionHandling`, on Linux. Set an instance as

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import Foundation
-    import WebAuth
+    public import Foundation
+    public import WebAuth
 
     /// The door through which a browser app receives other programs' sign-ins — Apple's
     /// `ASWebAuthenticationSessionWebBrowserSessionManager`, on Linux.

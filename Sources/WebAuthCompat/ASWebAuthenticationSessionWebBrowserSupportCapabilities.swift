@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if !canImport(AuthenticationServices)
-    import WebAuth
+    public import WebAuth
 
     /// The capabilities a browser app declares — on Apple platforms the
     /// `ASWebAuthenticationSessionWebBrowserSupportCapabilities` dictionary of its `Info.plist`,

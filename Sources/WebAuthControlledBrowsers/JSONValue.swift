@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 /// A JSON value, as DevTools protocol and WebDriver BiDi messages carry them: a plain,
 /// `Sendable`, comparable tree, so that messages can cross from a pipe's reader thread or a

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthPlatform
+
+public import Foundation
 
 /// Receives custom-scheme callbacks that the application itself is handed: the Linux form of
 /// an Apple app's `application(_:open:)`.

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 /// Which URLs a browser may be asked to open: `https` anywhere, `http` only to a loopback
 /// address. Everything else (`file:`, `javascript:`, `data:`, a custom scheme, a string that

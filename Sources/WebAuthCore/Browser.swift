@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 /// Something that can show the authorization page to the person: the desktop's default browser,
 /// a browser the session controls, or a terminal that prints the URL.

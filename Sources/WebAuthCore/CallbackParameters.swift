@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 /// The parameters a callback URL carries, read once: its query and its fragment, each decoded
 /// as `application/x-www-form-urlencoded`, keeping the first value of each name.

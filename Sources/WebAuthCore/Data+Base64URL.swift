@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 // One base64url for the package: the OAuth client (PKCE challenges, JWTs) and the embedded
 // provider (its keys, its PKCE check) both use it. Each side's tests check it against RFC 7636

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 /// `application/x-www-form-urlencoded`, as OAuth token requests (RFC 6749 Appendix B), OAuth
 /// 1.0a responses and authorization responses in a callback's query use it.

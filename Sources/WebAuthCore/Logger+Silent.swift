@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Logging
+public import Logging
 
 extension Logger {
     /// A logger that discards everything: what every `logger:` parameter of webauth defaults

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 /// What a finished ``WebAuthSession`` hands back: the callback URL, its parameters and the
 /// redirect URI the authorization URL was built with.

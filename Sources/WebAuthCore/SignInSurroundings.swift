@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 /// What the machine tells about where a sign-in happens: the environment, the kernel's release
 /// string and the marker files containers leave. The seam through which tests present a WSL

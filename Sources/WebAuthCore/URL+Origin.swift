@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 extension URL {
     /// Whether `other` has this URL's origin (RFC 6454): the same scheme, host and port, with

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 extension URL {
     /// The URL without query, fragment or user information — what may appear in logs and error

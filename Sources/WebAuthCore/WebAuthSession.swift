@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
+public import Logging
 import WebAuthPlatform
+
+public import Foundation
 
 /// A session that authenticates a person through a web service, in a real browser, and hands
 /// the callback URL back to the program — `ASWebAuthenticationSession` for Swift on Linux.

@@ -4,9 +4,9 @@
 import WebAuthTokenFiles
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The `client.authentication.k8s.io` API versions of an `ExecCredential` this helper speaks.

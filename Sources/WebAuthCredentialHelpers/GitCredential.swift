@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A credential description in git's credential helper protocol (`gitcredentials(7)`,

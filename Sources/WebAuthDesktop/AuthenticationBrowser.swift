@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
-import WebAuthCore
-import WebAuthDesktopSocket
+public import Logging
+public import WebAuthCore
+public import WebAuthDesktopSocket
 import WebAuthProcess
 
 /// The person's web-authentication browser as a ``Browser``: a session presents by handing its

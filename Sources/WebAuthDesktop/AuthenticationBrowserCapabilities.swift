@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthCore
+public import WebAuthCore
 
 /// What a program registered as the person's web-authentication browser declares it can do —
 /// the keys of Apple's `ASWebAuthenticationSessionWebBrowserSupportCapabilities` `Info.plist`

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthCore
+public import WebAuthCore
 
 /// Why registering a web-authentication browser, or handing a request to it or answering one,
 /// failed.

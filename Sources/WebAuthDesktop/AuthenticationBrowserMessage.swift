@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import WebAuthCore
+import WebAuthDesktopSocket
 
 /// What a session and the person's web-authentication browser say to each other over the
 /// browser's socket: one JSON object per line, one request per connection.

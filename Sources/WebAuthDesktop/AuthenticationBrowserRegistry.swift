@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
-import WebAuthCore
+public import Logging
+public import WebAuthCore
+public import WebAuthDesktopSocket
 
 /// Registers a program as the person's web-authentication browser: the program that answers
 /// other programs' sign-ins, as a browser app does on macOS with

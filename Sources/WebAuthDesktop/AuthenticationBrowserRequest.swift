@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+public import Foundation
+public import WebAuthCore
 
 /// A sign-in a session hands to the person's web-authentication browser: what Apple's
 /// `ASWebAuthenticationSessionRequest` carries.

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
+public import Logging
 import NIOCore
-import WebAuthCore
-import WebAuthDesktopSocket
+public import WebAuthCore
+public import WebAuthDesktopSocket
 import WebAuthPlatform
 
 /// The web-authentication browser's side of the socket: listens on

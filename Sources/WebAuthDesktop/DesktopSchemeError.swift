@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import WebAuthCore
+public import WebAuthCore
 
 /// Why registering, unregistering or looking up a URL scheme with the desktop failed.
 ///

@@ -1,10 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import WebAuthCore
-import WebAuthDesktopSocket
+public import Foundation
+public import Logging
+import NIOCore
+public import WebAuthCore
+public import WebAuthDesktopSocket
 
 /// Receives custom-scheme callbacks through the Linux desktop: the browser hands
 /// `com.example.app:/…` to the desktop, the desktop runs `webauth-scheme-handler` (registered

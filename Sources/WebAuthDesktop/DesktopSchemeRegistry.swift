@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Logging
-import WebAuthCore
+public import Logging
+public import WebAuthCore
+public import WebAuthDesktopSocket
 
 /// Registers URL schemes with the Linux desktop so that the desktop hands `scheme:…` URLs to
 /// webauth's handler program, which forwards them to the waiting session.

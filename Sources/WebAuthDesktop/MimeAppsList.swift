@@ -1,5 +1,6 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 
 /// Edits `mimeapps.list` text (the XDG MIME Applications Associations specification): the file
 /// `xdg-mime default` writes. Pure: text in, text out.

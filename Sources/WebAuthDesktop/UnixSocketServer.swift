@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Logging
-import NIOCore
+package import Logging
+package import NIOCore
 import NIOPosix
 import WebAuthPlatform
 

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthCore
+public import WebAuthCore
 
 /// Why ``CallbackForwarder/forward(_:)`` did not deliver a URL. ``message`` never contains the
 /// URL's query or fragment.

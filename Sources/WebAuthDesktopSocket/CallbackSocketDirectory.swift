@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import WebAuthCore
+public import WebAuthCore
 import WebAuthPlatform
 
 /// The private directory where waiting sessions listen for their scheme's callbacks, one Unix

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 /// Where the Linux desktop keeps the files this module reads and writes, taken from the XDG
 /// base-directory variables of one process environment.

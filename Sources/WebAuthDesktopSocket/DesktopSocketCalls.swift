@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthPlatform
+package import WebAuthPlatform
 
 /// The desktop code's system calls, in the words it uses them in: the private socket
 /// directory's checks, the scheme lock, binding a socket for a server (which SwiftNIO then

@@ -4,6 +4,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import WebAuthCore
 
 /// The checks of a client assertion (RFC 7523 §3, OpenID Connect Core §9), as a pure function
 /// of the form, the registered clients and the provider's issuer and clock. Replay (`jti` seen

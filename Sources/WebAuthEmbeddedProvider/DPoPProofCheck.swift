@@ -3,6 +3,7 @@
 
 import Crypto
 import Foundation
+import WebAuthCore
 
 /// The checks of a DPoP proof (RFC 9449 §4.3), as a pure function of the request's `DPoP`
 /// header fields, what the request is, and the provider's nonce and clock. Replay (`jti` seen

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 // The faults here are the ones an honest provider shows (slow, an error answer, a broken or
 // garbled response, unexpected claims). The forgeries a client's security checks are tested

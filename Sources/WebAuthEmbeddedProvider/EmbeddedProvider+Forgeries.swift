@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 // Forgeries no honest provider commits, for testing that a client refuses them: a wrong or
 // missing `iss` or `state` in the authorization response, discovery metadata naming another

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 extension EmbeddedProvider {
     /// The shape of a multi-tenant provider, as Microsoft's identity platform has it: clients

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 // Answers an honest provider does not give, for testing how a client copes with what comes
 // back: token and device authorization responses with hostile members, refreshes without an

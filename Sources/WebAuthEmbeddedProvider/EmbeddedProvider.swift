@@ -1,7 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
+import WebAuthPlatform
 
 /// A real OAuth 2.0 and OpenID Connect authorization server that runs inside your process, on
 /// `127.0.0.1`: for demos, and for testing sign-in code in CI with no account anywhere.

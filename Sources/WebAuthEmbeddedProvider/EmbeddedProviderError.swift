@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthCore
+public import WebAuthCore
 
 /// Why an ``EmbeddedProvider`` could not start, or could not make a new signing key.
 ///

@@ -3,6 +3,7 @@
 
 import Foundation
 import HTTPTypes
+import WebAuthPlatform
 
 /// What comes next in an authorization once the request is valid, as a pure function of the
 /// request's `prompt`, the browser's sign-in and the configuration.

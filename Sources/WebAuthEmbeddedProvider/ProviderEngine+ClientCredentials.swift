@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 extension ProviderEngine {
     /// The client credentials grant's `grant_type` (RFC 6749 §4.4.2).

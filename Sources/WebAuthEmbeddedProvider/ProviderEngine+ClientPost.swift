@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 /// A form a client posted to a back-channel endpoint (token, revocation, device authorization),
 /// with the client it authenticated as.

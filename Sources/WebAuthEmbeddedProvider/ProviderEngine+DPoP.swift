@@ -3,6 +3,7 @@
 
 import Foundation
 import HTTPTypes
+import WebAuthPlatform
 
 extension ProviderEngine {
     /// A request's DPoP proof, checked.

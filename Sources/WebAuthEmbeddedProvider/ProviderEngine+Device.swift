@@ -3,6 +3,7 @@
 
 import Foundation
 import HTTPTypes
+import WebAuthPlatform
 
 /// The device authorization response (RFC 8628 §3.2).
 struct DeviceAuthorizationBody: Encodable {

@@ -5,6 +5,8 @@ import Crypto
 import CryptoExtras
 import Foundation
 import HTTPTypes
+import WebAuthCore
+import WebAuthPlatform
 
 /// An end-session request that passed every check.
 struct AcceptedEndSession: Sendable, Hashable {

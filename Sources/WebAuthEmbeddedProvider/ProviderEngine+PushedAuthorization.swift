@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 /// A pushed request's answer (RFC 9126 §2.2).
 struct PushedAuthorizationBody: Encodable {

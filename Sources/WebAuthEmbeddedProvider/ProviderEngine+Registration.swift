@@ -3,6 +3,7 @@
 
 import Foundation
 import HTTPTypes
+import WebAuthPlatform
 
 extension EmbeddedProvider {
     /// Dynamic client registration (RFC 7591) and its management (RFC 7592), switched on with

@@ -3,6 +3,7 @@
 
 import Foundation
 import HTTPTypes
+import WebAuthPlatform
 
 /// A UserInfo response (OpenID Connect Core §5.3.2): `sub`, and more claims by scope.
 struct UserInfoBody: Encodable {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 /// A successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
 struct TokenResponseBody: Encodable {

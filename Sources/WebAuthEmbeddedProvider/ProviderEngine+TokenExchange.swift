@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthPlatform
 
 extension ProviderEngine {
     /// The token exchange's `grant_type` (RFC 8693 §2.1).

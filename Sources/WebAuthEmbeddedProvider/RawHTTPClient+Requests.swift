@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import HTTPTypes
+public import Foundation
+public import HTTPTypes
 
 extension RawHTTPClient {
     /// Sends one HTTP/1.1 request to a loopback `url` (`http` only) and reads the whole reply.

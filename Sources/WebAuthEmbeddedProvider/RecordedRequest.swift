@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import HTTPTypes
+public import Foundation
+public import HTTPTypes
 
 /// One HTTP request a test server (`AuthorizationPageServer` in `WebAuthTesting`) received, and
 /// what it answered.

@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import HTTPTypes
-import WebAuthCore
+public import WebAuthCore
 import WebAuthPlatform
 
 /// A `Browser` that plays the person, for tests and demos with no real browser: it requests

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthCore
+public import WebAuthCore
 
 /// Why a ``ScriptedUserAgent`` stopped, such as "the login form was refused: Wrong username
 /// or password."

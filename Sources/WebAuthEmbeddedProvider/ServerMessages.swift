@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import HTTPTypes
+package import Foundation
+package import HTTPTypes
+package import NIOCore
 
 /// One request a ``LoopbackHTTPServer`` received: the head as parsed, and the body as bytes.
 ///

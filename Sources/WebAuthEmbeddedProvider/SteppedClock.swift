@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import WebAuthPlatform
 
 /// Time that passes only when a test says so: give ``clock`` to an ``EmbeddedProvider`` (its

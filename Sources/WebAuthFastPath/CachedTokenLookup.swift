@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import WebAuthPlatform
-import WebAuthTokenFiles
+package import WebAuthTokenFiles
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -6,9 +6,9 @@ import WebAuthCredentialHelpers
 import WebAuthTokenFiles
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// What `webauth` answers before it loads its full command set: a cached, fresh token for the

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthCredentialHelpers
+package import WebAuthCredentialHelpers
 import WebAuthTokenFiles
 
 /// The command lines the fast path answers alone, recognised before any argument parser runs:

@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+public import Foundation
+public import WebAuthCore
 import WebAuthPlatform
 
 /// A loopback listener bound before its session starts, for a sign-in whose redirect URI must

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import NIOCore
+package import NIOCore
 
 /// The two ends of a TCP connection to the loopback listener, as the kernel's socket table
 /// names them: the client's end (the *peer*) and the listener's own.

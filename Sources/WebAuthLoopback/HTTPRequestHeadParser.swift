@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import HTTPTypes
+package import HTTPTypes
 
 /// The head of an HTTP/1.x request: request line and header fields.
 package struct HTTPRequestHead: Sendable, Hashable {

@@ -1,11 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import NIOCore
+package import Foundation
+package import Logging
+package import NIOCore
 import NIOPosix
-import WebAuthCore
+package import WebAuthCore
 
 /// A form that a ``LoopbackFormPage`` makes the browser post: where to, which fields, and the
 /// words the person sees for the moment the page is shown.

@@ -1,11 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import NIOCore
-import NIOPosix
-import WebAuthCore
+public import Foundation
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import WebAuthCore
 
 /// Receives a loopback callback with a tiny HTTP listener on `127.0.0.1` or `::1`, as RFC 8252
 /// §7.3 describes for native apps.

@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import HTTPTypes
-import WebAuthCore
+package import WebAuthCore
 
 /// Decides, without I/O, what a complete request head is: the callback, or something to turn
 /// away and with which status.

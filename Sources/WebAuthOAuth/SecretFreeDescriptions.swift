@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import HTTPTypes
 import WebAuthCore
+
+import Foundation
 
 // Printing, interpolating, `String(reflecting:)` or `dump` of the types that hold a secret
 // shows everything but the secret. Each type's own file says which of its properties are secret.

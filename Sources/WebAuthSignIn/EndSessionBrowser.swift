@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import WebAuth
+import WebAuthOAuth
 
 /// The browser an end-session request is shown in: the session's own browser, given no address
 /// that carries the ID token unless it receives addresses on no command line.

@@ -1,17 +1,18 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import HTTPTypes
-import Logging
-import WebAuth
-import WebAuthOAuth
+public import Logging
+public import WebAuth
+public import WebAuthOAuth
 
 /// Signs a person in with OAuth 1.0a (RFC 5849's redirection-based authorization, the
 /// "three-legged" flow) in a `WebAuthSession`, and signs API requests with the
 /// token credentials it obtains.
 ///
 /// ```swift
+/// import WebAuthOAuth
 /// import WebAuthSignIn
 ///
 /// let client = OAuth1Client(

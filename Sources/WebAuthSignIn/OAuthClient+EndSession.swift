@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuth
-import WebAuthOAuth
+public import Foundation
+public import WebAuth
+public import WebAuthOAuth
 
 extension OAuthClient {
     /// Signs the person out of the provider (OpenID Connect RP-Initiated Logout 1.0), through

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import WebAuth
-import WebAuthOAuth
+public import WebAuth
+public import WebAuthOAuth
 import WebAuthPlatform
 
 extension OAuthClient {

@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import WebAuthCore
+public import Foundation
+public import Logging
+public import WebAuthCore
 import WebAuthPlatform
 import WebAuthProcess
 

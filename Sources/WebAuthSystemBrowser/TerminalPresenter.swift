@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import WebAuthCore
+public import WebAuthCore
 import WebAuthPlatform
 
 /// "No display": prints the authorization URL for the person to open on any device, and takes

@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthEmbeddedProvider
+public import Foundation
+public import WebAuthEmbeddedProvider
 
 /// A tiny HTTP/1.1 server on `127.0.0.1` that stands in for an authorization server's login
 /// page in tests, and records every request it gets.

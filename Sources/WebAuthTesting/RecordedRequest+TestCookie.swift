@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthEmbeddedProvider
+public import WebAuthEmbeddedProvider
 
 extension RecordedRequest {
     /// Whether the request came with the cookie ``AuthorizationPageServer/Mode/cookie`` sets

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import WebAuthCore
+public import WebAuthCore
 import WebAuthEmbeddedProvider
 
 /// A browser stand-in for tests with no real browser: it requests the authorization URL over

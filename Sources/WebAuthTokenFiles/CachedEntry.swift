@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// A stored token entry read for handing out its cached token, and nothing more: an entry in

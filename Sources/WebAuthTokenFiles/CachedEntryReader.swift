@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The first reader of a stored entry for the fast path: a small strict JSON reader for the

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The stored token entry's format, version 1: JSON with ISO 8601 dates, objects with these

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthPlatform
+package import WebAuthPlatform
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

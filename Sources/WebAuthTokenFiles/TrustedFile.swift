@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthPlatform
+package import WebAuthPlatform
 
 /// The one way the stores' small files (the profile index, a cached entry in the fast path) are
 /// read: opened without following a final link and without waiting (`O_NOFOLLOW | O_NONBLOCK`,

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Dispatch
-import Foundation
+public import Foundation
 import WebAuthAgentProtocol
-import WebAuthCore
-import WebAuthOAuth
+public import WebAuthCore
+public import WebAuthOAuth
 import WebAuthTokenFiles
 
 /// Asks a running `webauth agent` for tokens, and tells it what to hold.

@@ -3,7 +3,7 @@
 
 import Foundation
 import WebAuthCore
-import WebAuthOAuth
+package import WebAuthOAuth
 
 /// What a sign-in handed to an agent over its socket (`webauth login --agent-only`) may carry.
 ///

@@ -1,11 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import WebAuthCore
+public import Foundation
+public import Logging
+public import WebAuthCore
 import WebAuthPlatform
-import WebAuthTokenFiles
+package import WebAuthTokenFiles
 
 /// A ``TokenStore`` of JSON files, one per profile, in a directory only the user can enter.
 ///

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import Logging
+import WebAuthCore
 import WebAuthPlatform
 import WebAuthTokenFiles
 

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import WebAuthCore
-import WebAuthOAuth
+public import WebAuthOAuth
 
 /// One signed-in profile of ``TokenStores``, as the `TokenPersistence` of an
 /// `AccessTokenProvider`: each refresh runs under the profile's lock — excluding other tasks

@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
-import WebAuthOAuth
+public import Foundation
+public import WebAuthCore
+public import WebAuthOAuth
 
 /// What a stored entry's access token needs before it is handed out, decided from the entry and
 /// the time alone: ``TokenStores/freshTokens(profile:minimumValidity:)`` asks it first, and

@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import WebAuthCore
-import WebAuthOAuth
+public import WebAuthOAuth
 import WebAuthTokenFiles
 
 /// Where signed-in tokens live between runs, one entry per profile name.

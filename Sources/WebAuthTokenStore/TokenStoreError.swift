@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import WebAuthCore
+public import WebAuthCore
 import WebAuthPlatform
 
 /// Why a ``TokenStore`` operation failed. The message names paths, profiles and system errors,

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import WebAuthCore
-import WebAuthOAuth
+public import WebAuthOAuth
 
 extension TokenStores {
     /// An `AccessTokenProvider` for `profile`: it refreshes with the client configuration

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import WebAuthCore
-import WebAuthOAuth
+public import WebAuthOAuth
 
 extension TokenStores {
     /// What ``signOut(profile:)`` did.

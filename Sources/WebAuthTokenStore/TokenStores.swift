@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import WebAuthCore
+public import Foundation
+public import Logging
+public import WebAuthCore
 
 /// A user's signed-in profiles across both stores: which store holds each (recorded in the
 /// ``ProfileIndex``), where a new sign-in is saved, the fallback from the keyring to files, and

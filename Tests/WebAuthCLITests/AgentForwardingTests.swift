@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthCLI
+import WebAuthEmbeddedProvider
 import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore

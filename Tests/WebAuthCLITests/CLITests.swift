@@ -4,7 +4,9 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthEmbeddedProvider
 import WebAuthTestSupport
+import WebAuthTesting
 
 @testable import WebAuthCLI
 

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthEmbeddedProvider
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore

@@ -4,6 +4,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuthEmbeddedProvider
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore

@@ -5,6 +5,8 @@ import Foundation
 import HTTPTypes
 import Testing
 import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore

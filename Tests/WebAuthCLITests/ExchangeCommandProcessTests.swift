@@ -3,6 +3,8 @@
 
 import Foundation
 import Testing
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthOAuth
 import WebAuthProcess
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthEmbeddedProvider
 import WebAuthOAuth
 import WebAuthProcess
 import WebAuthTestSupport

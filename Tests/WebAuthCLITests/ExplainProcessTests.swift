@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthEmbeddedProvider
 import WebAuthTestSupport
 
 /// `webauth login --explain`, run as a process in each kind of place: which place applied and

@@ -3,6 +3,8 @@
 
 import Foundation
 import Testing
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthProcess
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthCLI
+import WebAuthEmbeddedProvider
 import WebAuthTestSupport
 import WebAuthTokenStore
 

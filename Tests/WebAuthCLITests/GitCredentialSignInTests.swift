@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WebAuth
 import WebAuthCredentialHelpers
+import WebAuthEmbeddedProvider
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore

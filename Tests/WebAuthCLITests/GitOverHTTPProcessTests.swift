@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthCredentialHelpers
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore

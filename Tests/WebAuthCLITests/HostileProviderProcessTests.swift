@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthEmbeddedProvider
 import WebAuthProcess
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthEmbeddedProvider
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTestSupport

@@ -4,6 +4,8 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenFiles

@@ -8,6 +8,7 @@
     import WebAuth
     import WebAuthCompat
     import WebAuthTestSupport
+    import WebAuthTesting
 
     // Seed 003, "SFSafariViewController and OAuth – the Instagram example": the browser is sent to
     // `myapp://…`, the app's open-URL entry point receives the URL and posts a notification, and the

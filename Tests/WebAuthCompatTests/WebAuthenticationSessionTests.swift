@@ -8,7 +8,9 @@
     import WebAuth
     import WebAuthCompat
     import WebAuthSignIn
+    import WebAuthOAuth
     import WebAuthTestSupport
+    import WebAuthEmbeddedProvider
 
     /// A SwiftUI view as it is written on Apple platforms, less `View` and `body`: the
     /// environment line is SwiftUI's, character for character.

@@ -7,6 +7,7 @@
     import Testing
     import WebAuthCore
     import WebAuthDesktop
+    import WebAuthDesktopSocket
     import WebAuthTestSupport
 
     @Suite("The web-authentication browser's protocol and registration")

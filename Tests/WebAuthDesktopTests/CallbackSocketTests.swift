@@ -9,6 +9,7 @@
     import WebAuthTestSupport
 
     @testable import WebAuthDesktop
+    import WebAuthDesktopSocket
 
     #if canImport(Glibc)
         import Glibc

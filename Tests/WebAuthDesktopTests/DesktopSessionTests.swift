@@ -8,8 +8,10 @@
     import WebAuthCore
     import WebAuthSystemBrowser
     import WebAuthTestSupport
+    import WebAuthTesting
 
     @testable import WebAuthDesktop
+    import WebAuthDesktopSocket
 
     /// Whole sessions whose custom-scheme callback comes back through the desktop: real headless
     /// Chromium as the person's browser hands the redirect to the real `xdg-open`, which runs the real

@@ -10,6 +10,7 @@
     import WebAuthTestSupport
 
     @testable import WebAuthDesktop
+    import WebAuthDesktopSocket
 
     /// A temporary desktop with the handler registered for some schemes, and the parts that work in it.
     struct RegisteredDesktop {

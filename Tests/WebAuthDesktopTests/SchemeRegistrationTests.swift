@@ -9,6 +9,7 @@
     import WebAuthTestSupport
 
     @testable import WebAuthDesktop
+    import WebAuthDesktopSocket
 
     extension DesktopIntegrationTests {
         @Suite("Scheme names, desktop entries and mimeapps.list")

@@ -10,6 +10,7 @@
     import WebAuthTestSupport
 
     @testable import WebAuthDesktop
+    import WebAuthDesktopSocket
 
     #if canImport(Glibc)
         import Glibc

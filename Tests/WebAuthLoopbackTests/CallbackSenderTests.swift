@@ -8,6 +8,7 @@ import NIOPosix
 import Testing
 import WebAuthCore
 import WebAuthPlatform
+import WebAuthProcess
 import WebAuthTestSupport
 
 @testable import WebAuthLoopback

@@ -4,6 +4,9 @@
 import Crypto
 import Foundation
 import Testing
+import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTestSupport

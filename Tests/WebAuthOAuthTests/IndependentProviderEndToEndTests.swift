@@ -3,6 +3,8 @@
 
 import Foundation
 import Testing
+import WebAuth
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTestSupport

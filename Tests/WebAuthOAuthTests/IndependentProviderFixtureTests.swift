@@ -5,6 +5,7 @@ import Crypto
 import Foundation
 import JWTKit
 import Testing
+import WebAuth
 import WebAuthControlledBrowsers
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -4,6 +4,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuth
 import WebAuthSignIn
 
 @testable import WebAuthOAuth

@@ -3,10 +3,14 @@
 
 import Foundation
 import Testing
+import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthURLSession
+import WebAuthTesting
 
 /// OAuth 1.0a end to end: our client against an independently written provider (oauthlib's
 /// RFC 5849 server endpoints, `Tests/Fixtures/oauth1-provider`), a loopback callback, and a

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthOAuth
 import WebAuthSignIn
 
 /// The OAuth examples of README.md and the WebAuthOAuth DocC catalog, compiled so that the

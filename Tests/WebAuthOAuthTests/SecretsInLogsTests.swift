@@ -4,6 +4,9 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 

@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthControlledBrowsers
-import WebAuthCore
+package import Foundation
+package import WebAuthControlledBrowsers
+package import WebAuthCore
 import WebAuthPlatform
 
 /// A headless, offline Chromium for tests that act in the page a session opened: sign in, click

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthEmbeddedProvider
 
 extension GlewlwydProvider {
     /// How glewlwyd's OIDC plugin registers clients (RFC 7591), as the launcher sets it up.

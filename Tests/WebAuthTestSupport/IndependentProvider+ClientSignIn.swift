@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuth
+package import WebAuthOAuth
 import WebAuthSignIn
 
 extension ChromiumPageDriver {

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import WebAuthCore
+import WebAuthEmbeddedProvider
 import WebAuthPlatform
 import WebAuthProcess
 

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthEmbeddedProvider
 import WebAuthTesting
 
 /// Whether the loopback listener that served `path` on `port` is gone.

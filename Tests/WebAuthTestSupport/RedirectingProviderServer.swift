@@ -1,7 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
+public import WebAuthEmbeddedProvider
 import WebAuthTesting
 
 /// A stand-in for an authorization server whose behaviour the test writes: a tiny HTTP/1.1

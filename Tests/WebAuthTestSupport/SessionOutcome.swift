@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+package import Foundation
+package import WebAuthCore
 
 /// Runs `session` and returns how it ended, for tests that check a failure as closely as a
 /// success.

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()`` or, at the
 /// latest, when the value goes away.

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Testing
+public import Testing
 import WebAuthPlatform
 import WebAuthProcess
 

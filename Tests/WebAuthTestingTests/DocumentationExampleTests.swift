@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Testing
+import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTesting
 

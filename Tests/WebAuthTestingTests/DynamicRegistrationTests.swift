@@ -6,6 +6,7 @@ import HTTPTypes
 import Testing
 import WebAuth
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 
 /// Dynamic client registration (RFC 7591, RFC 7592) end to end: the library's registrar and

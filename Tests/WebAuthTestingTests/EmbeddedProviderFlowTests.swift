@@ -4,6 +4,9 @@
 import Foundation
 import JWTKit
 import Testing
+import WebAuth
+import WebAuthCore
+import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WebAuth
 import WebAuthCore
+import WebAuthOAuth
 import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider

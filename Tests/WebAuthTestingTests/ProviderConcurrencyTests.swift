@@ -3,6 +3,8 @@
 
 import Foundation
 import Testing
+import WebAuth
+import WebAuthOAuth
 import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider

@@ -4,6 +4,8 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuth
+import WebAuthOAuth
 import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider

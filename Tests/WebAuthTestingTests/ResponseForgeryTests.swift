@@ -3,7 +3,9 @@
 
 import Foundation
 import Testing
+import WebAuth
 import WebAuthCore
+import WebAuthOAuth
 import WebAuthSignIn
 
 @testable import WebAuthEmbeddedProvider

@@ -4,8 +4,10 @@
 import Foundation
 import Testing
 import WebAuth
+import WebAuthEmbeddedProvider
 import WebAuthPlatform
 import WebAuthTestSupport
+import WebAuthTesting
 
 /// Whole sessions over real sockets: the real loopback listener, a real local authorization page,
 /// and either real headless Chromium (as the person's `$BROWSER`) or a redirect-following client.

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthOAuth
 import WebAuthTokenStore
 
 #if canImport(Glibc)

@@ -1,8 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CDispatch
+import CoreFoundation
 import Foundation
 import Testing
+import WebAuthCore
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore

@@ -3,6 +3,9 @@
 
 import Foundation
 import Testing
+import WebAuth
+import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthSignIn
 import WebAuthTestSupport
 import WebAuthTokenStore

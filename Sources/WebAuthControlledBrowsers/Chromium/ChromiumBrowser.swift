@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import Logging
-import WebAuthCore
+public import WebAuthCore
 
 /// Chromium or Google Chrome, launched and steered by the session over the DevTools protocol on a
 /// pipe (`--remote-debugging-pipe`) — never a TCP debugging port, so no other local process can

@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Logging
 import WebAuthCore
 import WebAuthPlatform
+import WebAuthProcess
 
 /// Starting Chromium and connecting to it over the DevTools pipe.
 ///

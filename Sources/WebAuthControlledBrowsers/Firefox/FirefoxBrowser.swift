@@ -1,9 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+public import Foundation
 import Logging
-import WebAuthCore
+public import WebAuthCore
 
 /// A Firefox the session starts and steers itself over WebDriver BiDi (Firefox 128 ESR or newer).
 ///

@@ -1,10 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import Logging
-import WebAuthCore
+package import WebAuthCore
 import WebAuthPlatform
+import WebAuthProcess
 
 /// The authorization page open in a Firefox the session launched (``FirefoxLauncher``) and steers
 /// over WebDriver BiDi.

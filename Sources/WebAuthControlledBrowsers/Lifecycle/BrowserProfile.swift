@@ -1,8 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+package import Foundation
+package import WebAuthCore
 import WebAuthPlatform
 
 /// The data directory a controlled browser runs with, held by this session until

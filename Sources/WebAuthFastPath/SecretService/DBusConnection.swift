@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import WebAuthPlatform
-import WebAuthTokenFiles
+package import WebAuthTokenFiles
 
 /// A connection to a D-Bus bus over its Unix socket, opened as ``SessionBusSocket`` opens it —
 /// a bus of this user's or root's, with the address's GUID, authenticated as this user

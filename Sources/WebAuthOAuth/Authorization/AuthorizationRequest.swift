@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// The one-time values of one authorization request: `state`, the PKCE verifier and, for
 /// OpenID Connect, the `nonce`. Made fresh for every sign-in; never reused.

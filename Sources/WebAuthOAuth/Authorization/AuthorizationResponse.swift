@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+public import WebAuthCore
+
+public import Foundation
 
 /// What a valid authorization response carries.
 public enum AuthorizationGrant: Sendable, Hashable {

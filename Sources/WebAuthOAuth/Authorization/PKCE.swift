@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// Proof Key for Code Exchange (RFC 7636) with the `S256` method — the only one this layer
 /// sends: `plain` would hand the verifier to anyone who sees the authorization request.

@@ -1,8 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+import Logging
+public import WebAuthCore
+
+public import Foundation
 
 /// One RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): the end-session URL the
 /// browser opens and the check of the redirect that comes back — pure functions of their

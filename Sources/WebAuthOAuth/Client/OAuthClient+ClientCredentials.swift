@@ -1,6 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+import Logging
+
 extension OAuthClient {
     /// Obtains tokens for the client itself (RFC 6749 §4.4, the client credentials grant): no
     /// person and no browser, for machines and CI jobs. The client authenticates as its

@@ -1,10 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import Logging
-import WebAuthCore
+public import Logging
+public import WebAuthCore
 import WebAuthPlatform
+
+public import Foundation
 
 /// An OAuth 2.0 / OpenID Connect client: the authorization code flow with PKCE, token refresh,
 /// revocation, UserInfo, the device flow, client credentials and token exchange, with every
@@ -15,6 +16,7 @@ import WebAuthPlatform
 /// `WebAuthSession`:
 ///
 /// ```swift
+/// import WebAuthOAuth
 /// import WebAuthSignIn
 ///
 /// let client = try OAuthClient(configuration: ClientConfiguration(

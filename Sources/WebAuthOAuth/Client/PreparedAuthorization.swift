@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+public import WebAuthCore
 import WebAuthPlatform
+
+public import Foundation
 
 /// A sign-in's authorization step, ready for a browser: the one-time request values, the
 /// authorization URL builder and the validator for the response.

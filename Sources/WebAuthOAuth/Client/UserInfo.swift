@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// Claims from the UserInfo endpoint (OpenID Connect Core §5.3).
 public struct UserInfo: Sendable, Hashable, Decodable {

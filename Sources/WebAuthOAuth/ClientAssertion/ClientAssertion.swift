@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// One client assertion (RFC 7523 §2.2 and §3, OpenID Connect Core §9): a short-lived JWT
 /// that proves the client's identity at the token, pushed authorization, revocation and device

@@ -3,7 +3,7 @@
 
 import Crypto
 import CryptoExtras
-import Foundation
+public import Foundation
 import WebAuthCore
 import WebAuthPlatform
 

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// Ready-made configurations for well-known providers, with their quirks handled or written
 /// down. Register your own app with the provider first; these need only your client ID (and

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import WebAuthCore
+package import WebAuthCore
+
+package import Foundation
 
 /// Which endpoint URLs the OAuth layer talks to: `https`, or `http` to a loopback address (a
 /// provider on this machine, as in tests). Anything else would send codes and secrets in clear.

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// The key pair that binds DPoP tokens (RFC 9449) to this client: an ES256 (P-256) key made
 /// with swift-crypto.

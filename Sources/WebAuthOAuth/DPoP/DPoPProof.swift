@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// One DPoP proof (RFC 9449 §4.2): a JWT signed with a ``DPoPKey`` that binds one HTTP request
 /// — its method and URI, at one time — to the key, and to an access token when one is sent.

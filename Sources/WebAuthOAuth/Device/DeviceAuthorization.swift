@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// A device authorization in progress (RFC 8628 §3.2): what to show the person, and the
 /// device code to poll with.

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// The polling rules of RFC 8628 §3.4–3.5 as a pure state machine: what to do after each
 /// token-endpoint answer, given the time.

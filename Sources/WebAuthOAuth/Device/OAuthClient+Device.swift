@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 extension OAuthClient {
     /// The longest `expires_in` taken from a device authorization response (a day); a larger

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+public import WebAuthCore
+
 import Foundation
-import WebAuthCore
 
 /// Why a sign-in, token request or other OAuth operation failed.
 ///

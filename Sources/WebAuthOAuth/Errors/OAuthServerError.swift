@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// An error response from an authorization server (RFC 6749 §4.1.2.1 and §5.2, RFC 8628 §3.5):
 /// the `error` code, and the optional `error_description` and `error_uri`.

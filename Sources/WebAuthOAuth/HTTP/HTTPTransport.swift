@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// Sends HTTP requests for the OAuth layer: the seam between the protocol logic and the network.
 ///

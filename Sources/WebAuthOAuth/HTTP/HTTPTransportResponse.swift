@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import HTTPTypes
+public import HTTPTypes
 import WebAuthCore
+
+public import Foundation
 
 /// An HTTP response from an OAuth endpoint.
 public struct HTTPTransportResponse: Sendable, Hashable {

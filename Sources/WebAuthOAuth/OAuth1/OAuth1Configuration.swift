@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// Everything `OAuth1Client` (in `WebAuthSignIn`) needs to know about an OAuth 1.0a provider and the client's
 /// registration with it.

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// A token and its shared secret (RFC 5849 §1.1): the token credentials an OAuth 1.0a sign-in
 /// ends with, or the temporary credentials it uses on the way.

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
-import Foundation
+public import Foundation
 import HTTPTypes
 import WebAuthCore
 

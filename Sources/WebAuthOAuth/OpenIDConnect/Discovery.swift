@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// Finds a provider's metadata from its issuer: OpenID Connect Discovery
 /// (`{issuer}/.well-known/openid-configuration`), then RFC 8414

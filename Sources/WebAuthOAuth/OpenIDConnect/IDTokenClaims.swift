@@ -1,10 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import JWTKit
 import WebAuthCore
 import WebAuthTokenFiles
+
+public import Foundation
 
 /// The claims of a validated ID token (OpenID Connect Core §2) that programs use.
 public struct IDTokenClaims: Sendable, Hashable, Codable {

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// The claim checks of OpenID Connect Core §3.1.3.7 (and §12.2 for refreshed tokens), as a
 /// pure function of the payload, the expectations and the time.

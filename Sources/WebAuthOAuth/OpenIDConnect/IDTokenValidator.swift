@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import JWTKit
 import WebAuthCore
+
+import Foundation
 
 /// Validates ID tokens (OpenID Connect Core §3.1.3.7): the JOSE header's algorithm against the
 /// accepted ones, the signature against the provider's JWKS (re-fetched once for an unknown

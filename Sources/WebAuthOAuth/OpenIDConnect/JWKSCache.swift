@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import JWTKit
 import WebAuthCore
+
+import Foundation
 
 /// The provider's JSON Web Key Set, fetched on first use and kept for a day at most; fetched
 /// again once when a token names a key it does not have (the provider rotated its keys).

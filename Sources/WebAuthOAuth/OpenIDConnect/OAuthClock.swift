@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// Time for the OAuth layer: the wall-clock date (token expiry, ID token `exp`/`iat`) and
 /// sleeping (device-flow polling). Tests inject a clock they control.

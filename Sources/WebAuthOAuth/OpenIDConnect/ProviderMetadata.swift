@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+public import Foundation
 
 /// An authorization server's metadata: OpenID Connect Discovery 1.0 or RFC 8414, as far as this
 /// layer uses it. Unknown members are ignored.

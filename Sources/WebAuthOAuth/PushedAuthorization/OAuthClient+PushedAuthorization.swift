@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 extension OAuthClient {
     /// Whether and where this sign-in pushes its authorization request, from the

@@ -1,8 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import Logging
 import WebAuthCore
+
+import Foundation
 
 /// Pushes one sign-in's authorization request to the provider (RFC 9126) and makes the URL
 /// the browser opens from the answer: the authorization endpoint with `client_id` and

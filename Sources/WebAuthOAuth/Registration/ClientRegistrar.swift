@@ -1,10 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import HTTPTypes
-import Logging
-import WebAuthCore
+public import Logging
+public import WebAuthCore
+
+public import Foundation
 
 /// Registers a client with a provider at its `registration_endpoint` (OAuth 2.0 Dynamic Client
 /// Registration, RFC 7591), and reads or deletes the registration later (RFC 7592), as oidc-agent

@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import HTTPTypes
 import WebAuthCore
+
+public import Foundation
 
 /// Sends requests to a resource server (an API) with an access token from an
 /// ``AccessTokenProvider``: `Authorization: <token type> <access token>`, a refresh and one retry

@@ -1,9 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import HTTPTypes
 import WebAuthCore
+
+import Foundation
 
 /// The one rule for following a resource server's redirect with credentials: which answers are
 /// followed, where to, with which method and body, and which header fields go along. A pure

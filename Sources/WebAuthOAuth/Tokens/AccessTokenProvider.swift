@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// Hands out a fresh access token: the current one while it has more than ``refreshMargin``
 /// left, otherwise a refreshed one. Concurrent callers share one refresh — there are never two

@@ -1,8 +1,9 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
 import WebAuthCore
+
+import Foundation
 
 /// The one place a number from a provider becomes a duration or a date: each is checked for
 /// finiteness and bounded before use, so no later arithmetic or conversion can trap and nothing

@@ -1,8 +1,10 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import Logging
 import WebAuthCore
+
+public import Foundation
 
 /// A token type identifier of OAuth 2.0 Token Exchange (RFC 8693 §3), such as
 /// `urn:ietf:params:oauth:token-type:access_token`.

@@ -19,3 +19,12 @@ let package = Package(
         )
     ]
 )
+
+// Imports state their reach and each file imports the modules whose members it uses, as in the
+// package itself.
+for target in package.targets {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

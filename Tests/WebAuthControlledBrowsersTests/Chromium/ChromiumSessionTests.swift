@@ -6,6 +6,7 @@ import Testing
 import WebAuthControlledBrowsers
 import WebAuthCore
 import WebAuthTestSupport
+import WebAuthTesting
 
 #if canImport(Glibc)
     import Glibc

@@ -6,6 +6,7 @@ import Testing
 import WebAuthCore
 import WebAuthProcess
 import WebAuthTestSupport
+import WebAuthTesting
 
 @testable import WebAuthControlledBrowsers
 

@@ -7,6 +7,7 @@ import Testing
 import WebAuthCore
 import WebAuthProcess
 import WebAuthTestSupport
+import WebAuthTesting
 
 @testable import WebAuthControlledBrowsers
 

@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import WebAuthCore
+import WebAuthEmbeddedProvider
 import WebAuthPlatform
 import WebAuthTestSupport
 

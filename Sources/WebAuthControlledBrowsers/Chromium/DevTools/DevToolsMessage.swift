@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 /// One message Chromium sent over the DevTools pipe: the reply to a command, or an event.
 package enum DevToolsMessage: Sendable, Hashable {

@@ -3,6 +3,7 @@
 
 import Foundation
 import Logging
+import NIOCore
 import WebAuthPlatform
 
 /// A WebDriver BiDi client over a ``WebSocketClient``: commands carry ids and are answered
