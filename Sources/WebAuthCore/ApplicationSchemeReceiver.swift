@@ -3,7 +3,11 @@
 
 import WebAuthPlatform
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Receives custom-scheme callbacks that the application itself is handed: the Linux form of
 /// an Apple app's `application(_:open:)`.

@@ -1,7 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Which URLs a browser may be asked to open: `https` anywhere, `http` only to a loopback
 /// address. Everything else (`file:`, `javascript:`, `data:`, a custom scheme, a string that

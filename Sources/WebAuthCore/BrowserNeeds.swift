@@ -1,7 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a starting session asks of its browser, for environments that choose one per session.
 public struct BrowserNeeds: Sendable, Hashable {

@@ -1,7 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The parameters a callback URL carries, read once: its query and its fragment, each decoded
 /// as `application/x-www-form-urlencoded`, keeping the first value of each name.

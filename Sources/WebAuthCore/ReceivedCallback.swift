@@ -1,7 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// What a finished ``WebAuthSession`` hands back: the callback URL, its parameters and the
 /// redirect URI the authorization URL was built with.

@@ -1,7 +1,11 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The parts a ``WebAuthSession`` works with: the browser it presents in (fixed, or
 /// chosen per session from its ``BrowserNeeds``) and the receivers that can catch callbacks

@@ -4,7 +4,11 @@
 public import Logging
 import WebAuthPlatform
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A session that authenticates a person through a web service, in a real browser, and hands
 /// the callback URL back to the program — `ASWebAuthenticationSession` for Swift on Linux.

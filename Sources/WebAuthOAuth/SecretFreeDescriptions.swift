@@ -4,7 +4,11 @@
 import HTTPTypes
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Printing, interpolating, `String(reflecting:)` or `dump` of the types that hold a secret
 // shows everything but the secret. Each type's own file says which of its properties are secret.

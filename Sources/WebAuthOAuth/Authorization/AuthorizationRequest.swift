@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The one-time values of one authorization request: `state`, the PKCE verifier and, for
 /// OpenID Connect, the `nonce`. Made fresh for every sign-in; never reused.

@@ -3,7 +3,11 @@
 
 public import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// What a valid authorization response carries.
 public enum AuthorizationGrant: Sendable, Hashable {

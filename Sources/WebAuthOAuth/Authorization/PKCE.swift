@@ -4,7 +4,11 @@
 import Crypto
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Proof Key for Code Exchange (RFC 7636) with the `S256` method — the only one this layer
 /// sends: `plain` would hand the verifier to anyone who sees the authorization request.

@@ -4,7 +4,11 @@
 import Logging
 public import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): the end-session URL the
 /// browser opens and the check of the redirect that comes back — pure functions of their

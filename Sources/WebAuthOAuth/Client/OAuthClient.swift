@@ -5,7 +5,11 @@ public import Logging
 public import WebAuthCore
 import WebAuthPlatform
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An OAuth 2.0 / OpenID Connect client: the authorization code flow with PKCE, token refresh,
 /// revocation, UserInfo, the device flow, client credentials and token exchange, with every

@@ -4,7 +4,11 @@
 public import WebAuthCore
 import WebAuthPlatform
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A sign-in's authorization step, ready for a browser: the one-time request values, the
 /// authorization URL builder and the validator for the response.

@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Claims from the UserInfo endpoint (OpenID Connect Core §5.3).
 public struct UserInfo: Sendable, Hashable, Decodable {

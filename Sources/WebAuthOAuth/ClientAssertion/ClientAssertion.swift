@@ -4,7 +4,11 @@
 import Crypto
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One client assertion (RFC 7523 §2.2 and §3, OpenID Connect Core §9): a short-lived JWT
 /// that proves the client's identity at the token, pushed authorization, revocation and device

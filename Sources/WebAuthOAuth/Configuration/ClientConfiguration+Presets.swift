@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Ready-made configurations for well-known providers, with their quirks handled or written
 /// down. Register your own app with the provider first; these need only your client ID (and

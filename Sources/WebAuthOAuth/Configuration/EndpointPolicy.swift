@@ -3,7 +3,11 @@
 
 package import WebAuthCore
 
-package import Foundation
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Which endpoint URLs the OAuth layer talks to: `https`, or `http` to a loopback address (a
 /// provider on this machine, as in tests). Anything else would send codes and secrets in clear.

@@ -4,7 +4,11 @@
 import Crypto
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The key pair that binds DPoP tokens (RFC 9449) to this client: an ES256 (P-256) key made
 /// with swift-crypto.

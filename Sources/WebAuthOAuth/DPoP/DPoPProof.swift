@@ -4,7 +4,11 @@
 import Crypto
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One DPoP proof (RFC 9449 §4.2): a JWT signed with a ``DPoPKey`` that binds one HTTP request
 /// — its method and URI, at one time — to the key, and to an access token when one is sent.

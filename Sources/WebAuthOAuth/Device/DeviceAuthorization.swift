@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A device authorization in progress (RFC 8628 §3.2): what to show the person, and the
 /// device code to poll with.

@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The polling rules of RFC 8628 §3.4–3.5 as a pure state machine: what to do after each
 /// token-endpoint answer, given the time.

@@ -3,7 +3,11 @@
 
 public import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why a sign-in, token request or other OAuth operation failed.
 ///

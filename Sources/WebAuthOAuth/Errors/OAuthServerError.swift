@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An error response from an authorization server (RFC 6749 §4.1.2.1 and §5.2, RFC 8628 §3.5):
 /// the `error` code, and the optional `error_description` and `error_uri`.

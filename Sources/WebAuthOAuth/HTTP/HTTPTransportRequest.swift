@@ -4,7 +4,11 @@
 public import HTTPTypes
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An HTTP request to an OAuth endpoint.
 public struct HTTPTransportRequest: Sendable, Hashable {

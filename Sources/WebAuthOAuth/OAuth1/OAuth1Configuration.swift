@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Everything `OAuth1Client` (in `WebAuthSignIn`) needs to know about an OAuth 1.0a provider and the client's
 /// registration with it.

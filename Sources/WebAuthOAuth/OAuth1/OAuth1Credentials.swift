@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A token and its shared secret (RFC 5849 §1.1): the token credentials an OAuth 1.0a sign-in
 /// ends with, or the temporary credentials it uses on the way.

@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Finds a provider's metadata from its issuer: OpenID Connect Discovery
 /// (`{issuer}/.well-known/openid-configuration`), then RFC 8414

@@ -5,7 +5,11 @@ import JWTKit
 import WebAuthCore
 import WebAuthTokenFiles
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The claims of a validated ID token (OpenID Connect Core §2) that programs use.
 public struct IDTokenClaims: Sendable, Hashable, Codable {

@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The claim checks of OpenID Connect Core §3.1.3.7 (and §12.2 for refreshed tokens), as a
 /// pure function of the payload, the expectations and the time.

@@ -4,7 +4,11 @@
 import JWTKit
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Validates ID tokens (OpenID Connect Core §3.1.3.7): the JOSE header's algorithm against the
 /// accepted ones, the signature against the provider's JWKS (re-fetched once for an unknown

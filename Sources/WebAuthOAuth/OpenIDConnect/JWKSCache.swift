@@ -4,7 +4,11 @@
 import JWTKit
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The provider's JSON Web Key Set, fetched on first use and kept for a day at most; fetched
 /// again once when a token names a key it does not have (the provider rotated its keys).

@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Time for the OAuth layer: the wall-clock date (token expiry, ID token `exp`/`iat`) and
 /// sleeping (device-flow polling). Tests inject a clock they control.

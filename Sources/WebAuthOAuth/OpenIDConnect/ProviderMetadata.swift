@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An authorization server's metadata: OpenID Connect Discovery 1.0 or RFC 8414, as far as this
 /// layer uses it. Unknown members are ignored.

@@ -4,7 +4,11 @@
 import Logging
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Pushes one sign-in's authorization request to the provider (RFC 9126) and makes the URL
 /// the browser opens from the answer: the authorization endpoint with `client_id` and

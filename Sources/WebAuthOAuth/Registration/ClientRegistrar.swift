@@ -5,7 +5,11 @@ import HTTPTypes
 public import Logging
 public import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Registers a client with a provider at its `registration_endpoint` (OAuth 2.0 Dynamic Client
 /// Registration, RFC 7591), and reads or deletes the registration later (RFC 7592), as oidc-agent

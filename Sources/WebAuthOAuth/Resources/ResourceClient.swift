@@ -4,7 +4,11 @@
 import HTTPTypes
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Sends requests to a resource server (an API) with an access token from an
 /// ``AccessTokenProvider``: `Authorization: <token type> <access token>`, a refresh and one retry

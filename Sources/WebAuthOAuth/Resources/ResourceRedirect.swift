@@ -4,7 +4,11 @@
 import HTTPTypes
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one rule for following a resource server's redirect with credentials: which answers are
 /// followed, where to, with which method and body, and which header fields go along. A pure

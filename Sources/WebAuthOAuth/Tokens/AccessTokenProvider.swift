@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Hands out a fresh access token: the current one while it has more than ``refreshMargin``
 /// left, otherwise a refreshed one. Concurrent callers share one refresh — there are never two

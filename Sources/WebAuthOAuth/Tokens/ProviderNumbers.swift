@@ -3,7 +3,11 @@
 
 import WebAuthCore
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one place a number from a provider becomes a duration or a date: each is checked for
 /// finiteness and bounded before use, so no later arithmetic or conversion can trap and nothing

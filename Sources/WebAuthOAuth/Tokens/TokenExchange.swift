@@ -4,7 +4,11 @@
 import Logging
 import WebAuthCore
 
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A token type identifier of OAuth 2.0 Token Exchange (RFC 8693 §3), such as
 /// `urn:ietf:params:oauth:token-type:access_token`.
