@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 
 /// The agent's time: what time it is, and waiting for a time to come. Every time the agent
 /// decides by — a token's freshness, a lifetime's or an idle time's end, when to refresh

@@ -1,7 +1,8 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthAgentProtocol
+package import WebAuthAgentProtocol
+import WebAuthTokenStore
 
 /// The agent's answer to one request, kept as what it is until the server writes it: a held
 /// token's answer, whose line was made once when the token was held (``AgentHolder/Held``), or

@@ -7,7 +7,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 package import WebAuthAgentProtocol
-import WebAuthDesktop
+package import WebAuthDesktop
 import WebAuthDesktopSocket
 import WebAuthPlatform
 import WebAuthTokenStore

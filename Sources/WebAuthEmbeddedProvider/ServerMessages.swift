@@ -3,7 +3,7 @@
 
 package import Foundation
 package import HTTPTypes
-package import NIOCore
+import NIOCore
 
 /// One request a ``LoopbackHTTPServer`` received: the head as parsed, and the body as bytes.
 ///

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthAgentProtocol
+package import WebAuthAgentProtocol
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

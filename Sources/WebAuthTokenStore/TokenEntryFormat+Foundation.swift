@@ -1,12 +1,12 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import WebAuthTokenFiles
+package import WebAuthTokenFiles
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The JSON coders of the stored entry's format, beside the store that writes it: not in the

@@ -4,7 +4,7 @@
 import Foundation
 import HTTPTypes
 import WebAuthCore
-import WebAuthOAuth
+public import WebAuthOAuth
 import WebAuthPlatform
 
 #if canImport(FoundationNetworking)

@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+package import Foundation
 import WebAuthPlatform
 
 /// Runs `operation`, failing with ``HTTPTransportError/Code/timedOut`` once `limit` has passed
