@@ -402,7 +402,8 @@ let package = Package(
             name: "WebAuthDesktopTests",
             dependencies: [
                 "WebAuthCore", "WebAuthDesktopSocket", "WebAuthPlatform", "WebAuthSystemBrowser", "WebAuthTesting",
-                "WebAuthDesktop", "WebAuthTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "WebAuthDesktop", "WebAuthTestSupport", "WebAuthEmbeddedProvider",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -417,7 +418,8 @@ let package = Package(
             name: "WebAuthOAuthTests",
             dependencies: [
                 "WebAuthOAuth", "WebAuthSignIn", "WebAuthURLSession", "WebAuthTestSupport", "WebAuthControlledBrowsers",
-                "WebAuthProcess", "WebAuthPlatform", "WebAuth", "WebAuthCore", "WebAuthEmbeddedProvider", "WebAuthTesting",
+                "WebAuthProcess", "WebAuthPlatform", "WebAuth", "WebAuthCore", "WebAuthEmbeddedProvider",
+                "WebAuthTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -469,12 +471,11 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Every Swift target but the test targets says how far each of its imports reaches (`public
-// import` only where the module's types are part of its API, `package import` where they are part
-// of the package's) and imports every module whose members it uses, rather than seeing them
-// through another's.
+// Every Swift target says how far each of its imports reaches (`public import` only where the
+// module's types are part of its API, `package import` where they are part of the package's) and
+// imports every module whose members it uses, rather than seeing them through another's.
 let cTargets: Set<String> = ["WebAuthSystemCalls", "WebAuthCurl", "WebAuthBuildInfo"]
-for target in package.targets where !cTargets.contains(target.name) && target.type != .test {
+for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),

@@ -7,8 +7,9 @@ import NIOEmbedded
 import Testing
 import WebAuthAgent
 import WebAuthAgentProtocol
-import WebAuthPlatform
 import WebAuthDesktop
+import WebAuthPlatform
+import WebAuthTokenStore
 
 /// The agent's server handler on an in-memory channel, with the socket server's framing and
 /// deadline in front of it as on a socket: a request line in, the typed answer out; bad, other

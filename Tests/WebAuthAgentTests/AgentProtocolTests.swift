@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthAgentProtocol
+import WebAuthTokenStore
 
 /// The agent's wire protocol: what is written is what is read, and what is out of bounds is not.
 @Suite("Agent protocol messages")

@@ -7,6 +7,7 @@ import WebAuthAgent
 import WebAuthAgentProtocol
 import WebAuthPlatform
 import WebAuthTestSupport
+import WebAuthTokenStore
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WebAuthCLI
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthProcess
 import WebAuthTestSupport
 import WebAuthTokenStore

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuth
 import WebAuthEmbeddedProvider
 import WebAuthOAuth
 import WebAuthSignIn

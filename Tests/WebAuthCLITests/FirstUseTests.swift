@@ -5,8 +5,16 @@ import Foundation
 import Testing
 import WebAuthCLI
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore
+
+// The C library's `stat` and the like, which this toolchain's Foundation declares through
+// CoreFoundation and CDispatch: the modules that member-import visibility asks for.
+#if canImport(CDispatch)
+    import CDispatch
+    import CoreFoundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,12 +1,14 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+import ArgumentParser
 import Foundation
 import Testing
 import WebAuthCredentialHelpers
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthProcess
+import WebAuthTokenStore
 
 @testable import WebAuthCLI
 

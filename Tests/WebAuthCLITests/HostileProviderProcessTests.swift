@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthProcess
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -6,6 +6,7 @@ import Testing
 import WebAuth
 import WebAuthCredentialHelpers
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthProcess
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -8,6 +8,7 @@ import WebAuthEmbeddedProvider
 import WebAuthFastPath
 import WebAuthOAuth
 import WebAuthTestSupport
+import WebAuthTokenStore
 
 @testable import WebAuthCLI
 

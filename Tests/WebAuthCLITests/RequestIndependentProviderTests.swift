@@ -4,7 +4,9 @@
 import Foundation
 import Testing
 import WebAuthEmbeddedProvider
+import WebAuthOAuth
 import WebAuthTestSupport
+import WebAuthTokenStore
 
 @testable import WebAuthCLI
 

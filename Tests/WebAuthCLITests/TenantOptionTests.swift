@@ -1,6 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
+import ArgumentParser
 import Foundation
 import Testing
 import WebAuthOAuth

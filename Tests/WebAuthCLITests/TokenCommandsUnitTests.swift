@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import Logging
 import Testing
 import WebAuth

@@ -8,6 +8,8 @@
     import WebAuth
     import WebAuthCompat
     import WebAuthTestSupport
+    import HTTPTypes
+    import WebAuthEmbeddedProvider
 
     /// A temporary desktop whose web-authentication browser is the example browser app
     /// (`Examples/webauth-example-browser`), registered through a small script that gives it the

@@ -3,12 +3,13 @@
 
 // The Linux implementation's tests; on Apple platforms the module is AuthenticationServices.
 #if !canImport(AuthenticationServices)
-    import Foundation
+    public import Foundation
     import OpenCombine
     import Testing
     import WebAuth
     import WebAuthCompat
     import WebAuthTestSupport
+    import WebAuthEmbeddedProvider
 
     // Seed 000, "Using ASWebAuthenticationSession with SwiftUI", minus SwiftUI: the view model as the
     // article writes it, with `import WebAuthCompat` for `import AuthenticationServices` and

@@ -8,6 +8,7 @@
     import WebAuth
     import WebAuthCompat
     import WebAuthTestSupport
+    import WebAuthEmbeddedProvider
 
     // Seed 002, "Authenticating a User Through a Web Service" (Apple's article), with only the import
     // changed: `import WebAuthCompat` for `import AuthenticationServices`. The article's fragments are

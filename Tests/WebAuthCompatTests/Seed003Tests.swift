@@ -9,6 +9,7 @@
     import WebAuthCompat
     import WebAuthTestSupport
     import WebAuthTesting
+    import WebAuthEmbeddedProvider
 
     // Seed 003, "SFSafariViewController and OAuth – the Instagram example": the browser is sent to
     // `myapp://…`, the app's open-URL entry point receives the URL and posts a notification, and the

@@ -8,6 +8,7 @@
     import WebAuth
     import WebAuthCompat
     import WebAuthTestSupport
+    import WebAuthEmbeddedProvider
 
     // Seed 004, "iOS 11, Privacy and Single Sign On": SFAuthenticationSession with a nil callback
     // scheme (the scheme the app registered) for an OAuth 1.0a-style callback carrying `oauth_token`,

@@ -11,6 +11,7 @@
     import WebAuthOAuth
     import WebAuthTestSupport
     import WebAuthEmbeddedProvider
+    import HTTPTypes
 
     /// A SwiftUI view as it is written on Apple platforms, less `View` and `body`: the
     /// environment line is SwiftUI's, character for character.

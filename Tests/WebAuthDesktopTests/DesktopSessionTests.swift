@@ -9,6 +9,7 @@
     import WebAuthSystemBrowser
     import WebAuthTestSupport
     import WebAuthTesting
+    import WebAuthEmbeddedProvider
 
     @testable import WebAuthDesktop
     import WebAuthDesktopSocket

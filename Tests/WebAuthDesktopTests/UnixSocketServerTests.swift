@@ -5,6 +5,7 @@
 #if os(Linux)
     import Foundation
     import NIOCore
+    import WebAuthCore
     import Testing
     import WebAuthPlatform
     import WebAuthTestSupport

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthCore
 
 @testable import WebAuthOAuth
 

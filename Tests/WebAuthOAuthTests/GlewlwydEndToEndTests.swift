@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WebAuthCore
 import WebAuthSignIn
 import WebAuthTestSupport
 

@@ -5,6 +5,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import Testing
+import WebAuth
 import WebAuthEmbeddedProvider
 import WebAuthSignIn
 import WebAuthTestSupport

@@ -9,8 +9,8 @@ import WebAuthOAuth
 import WebAuthPlatform
 import WebAuthSignIn
 import WebAuthTestSupport
-import WebAuthURLSession
 import WebAuthTesting
+import WebAuthURLSession
 
 /// OAuth 1.0a end to end: our client against an independently written provider (oauthlib's
 /// RFC 5849 server endpoints, `Tests/Fixtures/oauth1-provider`), a loopback callback, and a

@@ -4,6 +4,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuthCore
 import WebAuthPlatform
 
 @testable import WebAuthOAuth

@@ -1,14 +1,19 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-import CDispatch
-import CoreFoundation
 import Foundation
 import Testing
 import WebAuthCore
 import WebAuthOAuth
 import WebAuthTestSupport
 import WebAuthTokenStore
+
+// The C library's `stat` and the like, which this toolchain's Foundation declares through
+// CoreFoundation and CDispatch: the modules that member-import visibility asks for.
+#if canImport(CDispatch)
+    import CDispatch
+    import CoreFoundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -10,6 +10,7 @@ import WebAuthTesting
 
 #if canImport(Glibc)
     import Glibc
+    import WebAuthEmbeddedProvider
 #endif
 
 extension ChromiumTests {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthEmbeddedProvider
 import WebAuthTestSupport
 
 /// The Chromium tests' network: the package's test server (`LoopbackHTTPServer`) serving fixed

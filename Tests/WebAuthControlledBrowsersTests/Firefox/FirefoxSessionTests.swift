@@ -13,6 +13,7 @@ import WebAuthTesting
 
 #if canImport(Glibc)
     import Glibc
+    import WebAuthEmbeddedProvider
 #endif
 
 /// Whole sessions through real headless Firefox (Debian's `firefox-esr`) over WebDriver BiDi,

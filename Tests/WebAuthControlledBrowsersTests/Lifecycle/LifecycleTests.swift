@@ -12,6 +12,7 @@ import WebAuthTestSupport
 
 #if canImport(Glibc)
     import Glibc
+    import Logging
 #endif
 
 /// The lifecycle every controlled browser shares, driven with stand-in programs instead of a
