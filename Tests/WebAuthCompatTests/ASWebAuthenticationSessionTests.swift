@@ -165,6 +165,8 @@
                 #expect(completion.detail?.code == .presentationContextNotProvided)
                 #expect(!session.canStart)
                 #expect(start(session, in: setup) == false)
+                // Real time is the point: a refused second start that still called the handler
+                // would do so later, from no event the test can wait for; 100 ms bounds it.
                 try await Task.sleep(for: .milliseconds(100))
                 #expect(received.all.count == 1, "the handler runs once")
                 #expect(!setup.socketExists(forScheme: "com.example.noprovider"))

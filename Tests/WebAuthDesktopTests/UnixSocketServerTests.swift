@@ -75,7 +75,8 @@
                 try await withEchoServer(maximumConnections: 2) { path, _ in
                     let clients = try (0..<3).map { _ in try DesktopSocketCalls.makeConnection(to: path) }
                     defer { clients.forEach(DesktopSocketCalls.close) }
-                    // Let the server accept all three before the first answer frees a place.
+                    // Real time is the point: the server accepts all three before the first
+                    // answer frees a place, and a refused connection shows no event of its own.
                     try await Task.sleep(for: .milliseconds(300))
                     var answers: [String] = []
                     for (index, client) in clients.enumerated() {
