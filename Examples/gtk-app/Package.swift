@@ -61,3 +61,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Imports state their reach and each file imports the modules whose members it uses, as in the
+// package itself.
+for target in package.targets
+where target.type != .system && !["CMainQueueDrain", "GtkWindowShim"].contains(target.name) {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

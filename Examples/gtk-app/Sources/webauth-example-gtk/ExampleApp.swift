@@ -3,6 +3,7 @@
 
 import Foundation
 import GtkWindowShim
+import Synchronization
 import WebAuth
 import WebAuthCompat
 import WebAuthOAuth
