@@ -49,12 +49,6 @@ package enum AgentAnswerReader {
 }
 
 extension CachedEntryReader.Reader {
-    /// A string, a number or `null`, each read with `read`: `.some(nil)` for `null`.
-    fileprivate mutating func optional<Value>(_ read: (inout Self) -> Value?) -> Value?? {
-        if null() { return .some(nil) }
-        return read(&self).map { .some($0) }
-    }
-
     /// An answer's token (``AgentAnswer/Token``): its keys, each once; any other key, which
     /// `JSONDecoder`'s reading ignores, holds well-formed JSON.
     fileprivate mutating func agentToken() -> AgentAnswer.Token? {

@@ -76,7 +76,7 @@ public struct ExecCredentialRequest: Sendable, Hashable {
                     return reader.object { reader, key in
                         switch key {
                         case "interactive":
-                            interactive = reader.null() ? .some(nil) : reader.bool().map { .some($0) }
+                            interactive = reader.optional { $0.bool() }
                             return interactive != nil
                         case "cluster":
                             if reader.null() { return true }

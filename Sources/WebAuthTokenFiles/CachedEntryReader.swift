@@ -344,17 +344,18 @@ package enum CachedEntryReader {
             return object { reader, _ in reader.string() != nil }
         }
 
-        /// A string or `null`: `.some(nil)` for `null`, `nil` when neither is next.
-        package mutating func optionalString() -> String?? {
+        /// A value read with `read`, or `null`: `.some(nil)` for `null`, `nil` when neither is
+        /// next.
+        package mutating func optional<Value>(_ read: (inout Self) -> Value?) -> Value?? {
             if null() { return .some(nil) }
-            return string().map { .some($0) }
+            return read(&self).map { .some($0) }
         }
 
+        /// A string or `null`.
+        package mutating func optionalString() -> String?? { optional { $0.string() } }
+
         /// A date in the store's form, or `null`.
-        package mutating func optionalDate() -> Date?? {
-            if null() { return .some(nil) }
-            return date().map { .some($0) }
-        }
+        package mutating func optionalDate() -> Date?? { optional { $0.date() } }
 
         /// A date in the form `2026-11-26T12:00:00Z` (``TokenEntryFormat/utcDate(_:)``).
         package mutating func date() -> Date? { string().flatMap(TokenEntryFormat.utcDate) }
@@ -364,10 +365,7 @@ package enum CachedEntryReader {
         package mutating func url() -> PlainURL? { string().flatMap { PlainURL($0) } }
 
         /// A URL or `null`.
-        package mutating func optionalURL() -> PlainURL?? {
-            if null() { return .some(nil) }
-            return url().map { .some($0) }
-        }
+        package mutating func optionalURL() -> PlainURL?? { optional { $0.url() } }
 
         /// `true` or `false`.
         package mutating func bool() -> Bool? {
