@@ -10,11 +10,14 @@ import WebAuthTokenStore
 /// Figures for the `webauth` program itself, run as a person or a script runs it: the program
 /// built next to this one (`swift build -c release` builds both).
 enum CLIBenchmarks {
-    /// The `webauth` executable beside this benchmark, if it has been built.
+    /// The `webauth` executable to measure, if it has been built: the one in the directory
+    /// `WEBAUTH_BENCHMARK_PROGRAMS` names (the packages' programs, say, which carry the Swift
+    /// runtime), else the one beside this benchmark.
     static func webauthExecutable() -> String? {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        let path = directory.appendingPathComponent("webauth").path
+        let directory =
+            ProcessInfo.processInfo.environment["WEBAUTH_BENCHMARK_PROGRAMS"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+        let path = directory + "/webauth"
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 

@@ -94,15 +94,17 @@ enum FloorBenchmarks {
         var output: Int32
     }
 
-    /// Starts `command` with standard input from `/dev/null`, standard output into `output`
-    /// (an open file, emptied first) and standard error into `errorPath`.
-    static func start(_ command: CLIBenchmarks.TimedCommand, output: Int32, errorPath: String) throws -> Started {
+    /// Starts `command` with standard input from `input` (default `/dev/null`), standard output
+    /// into `output` (an open file, emptied first) and standard error into `errorPath`.
+    static func start(
+        _ command: CLIBenchmarks.TimedCommand, output: Int32, errorPath: String, input: String = "/dev/null"
+    ) throws -> Started {
         _ = ftruncate(output, 0)
         _ = lseek(output, 0, SEEK_SET)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         let arguments = [command.executable] + command.arguments

@@ -135,6 +135,12 @@ enum SessionBenchmarks {
                 exit(1)
             }
             try await FloorBenchmarks.printFigures(webauth: webauth)
+        case "login" where arguments.count == 1:
+            guard let webauth = CLIBenchmarks.webauthExecutable() else {
+                print("build webauth next to this program first (swift build -c release)")
+                exit(1)
+            }
+            try await LoginBenchmarks.printFigures(webauth: webauth)
         case "flood" where arguments.count == 1:
             try HeadParserBenchmarks.printFigures()
             try await PeerLookupBenchmarks.printFigures()
@@ -167,6 +173,9 @@ enum SessionBenchmarks {
                                              agent) beside oidc-token and hello programs in C and
                                              Swift built here, in turn and eight at once, with
                                              the targets
+               webauth-benchmarks login      only a whole sign-in's CPU: webauth login beside
+                                             google-auth-oauthlib's run_local_server, both against
+                                             the embedded provider, with the target
                webauth-benchmarks flood      only the loopback listener's: reading a request head
                                              (its parser and SwiftNIO's), who owns a connection's
                                              client end, sign-in to completion, and the callback
@@ -280,5 +289,7 @@ enum SessionBenchmarks {
         for (step, figures) in demo.steps { print(figures.line(step)) }
         print(demo.total.line("whole process, start to exit"))
         print("")
+
+        try await LoginBenchmarks.printFigures(webauth: webauth)
     }
 }
