@@ -29,6 +29,7 @@ struct BrowserCommand: ParsableCommand {
 
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "register",
             abstract: "Make PROGRAM the person's web-authentication browser.",
             discussion: "Exit status: 0 registered, 1 failed, 7 invalid input."
         )
@@ -62,6 +63,7 @@ struct BrowserCommand: ParsableCommand {
 
     struct Unregister: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unregister",
             abstract: "Remove the web-authentication browser's registration.",
             discussion: "Exit status: 0 done (also when none was registered), 1 failed."
         )
@@ -81,6 +83,7 @@ struct BrowserCommand: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the registered web-authentication browser.",
             discussion: "Exit status: 0 registered and usable, 1 none (or not usable)."
         )

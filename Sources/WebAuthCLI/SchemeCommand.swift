@@ -24,6 +24,7 @@ struct SchemeCommand: ParsableCommand {
 
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "register",
             abstract: "Make webauth's handler the desktop's handler for SCHEME: URLs.",
             discussion: "Exit status: 0 registered, 1 failed (for example xdg-utils missing), 7 invalid input."
         )
@@ -70,6 +71,7 @@ struct SchemeCommand: ParsableCommand {
 
     struct Unregister: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unregister",
             abstract: "Remove webauth's handler for SCHEME: URLs.",
             discussion: "Exit status: 0 done (also when it was not registered), 1 failed, 7 invalid input."
         )
@@ -90,6 +92,7 @@ struct SchemeCommand: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show whether SCHEME: URLs reach webauth's handler.",
             discussion: "Exit status: 0 registered, 1 not registered (or failed), 7 invalid input."
         )

@@ -13,6 +13,22 @@ import WebAuthTesting
 
 @Suite("webauth command line: parsing and mapping")
 struct CLIParsingTests {
+    /// A command without a name of its own has the argument parser derive one from its type,
+    /// through reflection, each time it looks — about a millisecond of every run — and the
+    /// check of mistyped commands reads the same names.
+    @Test func everyCommandInTheTreeNamesItself() {
+        var unnamed: [String] = []
+        func visit(_ command: any ParsableCommand.Type, under path: String) {
+            let name = command.configuration.commandName
+            if name == nil { unnamed.append(path + " " + String(describing: command)) }
+            for subcommand in command.configuration.subcommands {
+                visit(subcommand, under: path + " " + (name ?? "?"))
+            }
+        }
+        visit(WebAuthCommand.self, under: "")
+        #expect(unnamed.isEmpty, "commands without a commandName: \(unnamed)")
+    }
+
     @Test func aBareLoopbackMeansTheDefaultPath() {
         #expect(
             CommandLineArguments.normalized(["open", "--loopback", "https://x"]) == [
