@@ -236,19 +236,21 @@ private final class CurlTransfer: Sendable {
             HTTPTransportResponse(status: status, headerFields: received.headerFields, body: received.body))
     }
 
-    /// Takes one header line; returns whether to go on.
+    /// Takes one header line; returns whether to go on. Read as bytes: the line's ends and the
+    /// value's are trimmed of HTTP's whitespace (space, tab, and the line's CR LF), which is
+    /// all RFC 9110 §5.5 lets surround a field value.
     fileprivate func headerLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = Self.trimmed(line[...])
         return received.withLock { received in
-            if text.hasPrefix("HTTP/") {
+            if line.starts(with: "HTTP/".utf8) {
                 // A new response: an interim 100's fields are not the final one's.
                 received.headerFields = HTTPFields()
                 return true
             }
-            guard let colon = text.firstIndex(of: ":"),
-                let name = HTTPField.Name(String(text[..<colon]))
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+                let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
             else { return true }
-            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
             received.headerFields.append(HTTPField(name: name, value: value))
             if name == .contentLength, let length = Int64(value), length > Int64(request.maximumResponseSize) {
                 received.stopped = .tooLarge(length)
@@ -256,6 +258,16 @@ private final class CurlTransfer: Sendable {
             }
             return true
         }
+    }
+
+    /// `bytes` without the spaces, tabs, CRs and LFs at either end.
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return bytes[start..<end]
     }
 
     /// Takes body bytes; returns whether to go on.
