@@ -1,7 +1,7 @@
 // Copyright 2026 the webauth authors
 // SPDX-License-Identifier: Apache-2.0
 
-package import Foundation
+import Foundation
 
 /// `application/x-www-form-urlencoded`, as OAuth token requests (RFC 6749 Appendix B), OAuth
 /// 1.0a responses and authorization responses in a callback's query use it.
@@ -9,22 +9,49 @@ package import Foundation
 /// The embedded provider keeps its own codec (`FormCoding`): it checks this package's client, so
 /// it does not share the client's parsing.
 package enum FormEncoding {
-    /// Characters left as they are: RFC 3986 unreserved.
-    package static let unreserved: CharacterSet = {
-        var set = CharacterSet()
-        set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return set
-    }()
+    /// Whether `byte` is an RFC 3986 unreserved character, left as it is.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
 
     /// Encodes the pairs in order, percent-encoding everything but unreserved characters.
     package static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        var bytes: [UInt8] = []
+        for (index, (name, value)) in pairs.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            escape(name, into: &bytes)
+            bytes.append(UInt8(ascii: "="))
+            escape(value, into: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Percent-encodes everything but unreserved characters (so a space is `%20`, which every
-    /// form decoder reads).
+    /// Percent-encodes everything but unreserved characters, each other UTF-8 byte as `%XX` in
+    /// upper case (so a space is `%20`, which every form decoder reads).
     package static func escape(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: unreserved) ?? string
+        var bytes: [UInt8] = []
+        escape(string, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `string` to `bytes`, percent-encoded as ``escape(_:)`` says. Byte by byte: the
+    /// `CharacterSet` route through Foundation cost more than the rest of a token request's
+    /// encoding.
+    static func escape(_ string: String, into bytes: inout [UInt8]) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in string.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
     }
 
     /// Decodes `a=b&c=d`; `+` is a space. Later duplicates are kept after earlier ones.
