@@ -13,8 +13,13 @@ package enum PrivateFile {
     ///
     /// Temporary files a writer killed mid-write left behind for this `path` are removed first;
     /// call it with the file's lock held, so no live writer's file is among them.
-    package static func write(_ data: Data, to path: String) throws(TokenStoreError) {
-        try Reservation(for: path, bytes: 0).commit(data)
+    ///
+    /// `durably: false` leaves out both `fsync`s, for a record that only running processes
+    /// read (after a crash, nothing waits for it): it is still replaced whole, but after a
+    /// crash may be the old contents, or empty, so its readers must take an unreadable one
+    /// for none.
+    package static func write(_ data: Data, to path: String, durably: Bool = true) throws(TokenStoreError) {
+        try Reservation(for: path, bytes: 0).commit(data, durably: durably)
     }
 
     /// A replacement for a file, made and given its disk space before the new contents exist:
@@ -63,9 +68,10 @@ package enum PrivateFile {
         }
 
         /// Writes `data` into the reserved file, cuts it to that length, `fsync`s it, renames it
-        /// over the file and `fsync`s the directory. On failure the temporary file is removed
-        /// and the old file stays as it was.
-        package func commit(_ data: Data) throws(TokenStoreError) {
+        /// over the file and `fsync`s the directory (without the `fsync`s when `durably` is
+        /// false: see ``PrivateFile/write(_:to:durably:)``). On failure the temporary file is
+        /// removed and the old file stays as it was.
+        package func commit(_ data: Data, durably: Bool = true) throws(TokenStoreError) {
             var renamed = false
             defer { if !renamed { try? FileSystem.removeFile(temporary) } }
             do {
@@ -80,10 +86,12 @@ package enum PrivateFile {
                 } catch {
                     throw TokenStoreError.system("cannot truncate \(temporary)", error)
                 }
-                do {
-                    try Descriptor.synchronize(descriptor)
-                } catch {
-                    throw TokenStoreError.system("cannot fsync \(temporary)", error)
+                if durably {
+                    do {
+                        try Descriptor.synchronize(descriptor)
+                    } catch {
+                        throw TokenStoreError.system("cannot fsync \(temporary)", error)
+                    }
                 }
             }
             do {
@@ -92,7 +100,7 @@ package enum PrivateFile {
                 throw TokenStoreError.system("cannot rename \(temporary) to \(path)", error)
             }
             renamed = true
-            try syncDirectory(of: path)
+            if durably { try syncDirectory(of: path) }
         }
 
         /// Removes the reserved file; the old file stays as it was.

@@ -203,7 +203,8 @@ package final class SignInLease: Sendable {
     private func write(_ record: Record) {
         guard descriptor.withLock({ $0 != nil }), let data = try? Self.encoder.encode(record) else { return }
         // Only what waiters are told: a record that cannot be written costs them the details.
-        try? PrivateFile.write(data, to: paths.record)
+        // Not flushed to the disk: only live processes read it, and a torn one reads as none.
+        try? PrivateFile.write(data, to: paths.record, durably: false)
     }
 
     private static let encoder: JSONEncoder = {
