@@ -116,32 +116,20 @@ package final class AgentServer: Sendable {
     }
 
     /// Listens at `path` for requests through `door`: a stale socket there replaced, the new
-    /// one bound under a name of its own and renamed into place once it listens.
+    /// one made as ``UnixSocketServer/listen(at:pendingPath:limits:logger:immediate:group:)``
+    /// makes it.
     private static func listen(
         at path: String, door: AgentDoor, service: AgentService, logger: Logger
     ) async throws -> UnixSocketServer {
         try replaceStaleSocket(at: path)
-        let pending = path + ".\(CurrentProcess.id).new"
-        DesktopSocketCalls.removeFile(pending)
-        let server: UnixSocketServer
         do {
-            let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pending)
-            server = try await UnixSocketServer.start(
-                descriptor: descriptor, limits: limits, logger: logger, immediate: immediateAnswer(service, door),
-                group: eventLoop
+            return try await UnixSocketServer.listen(
+                at: path, pendingPath: path + ".\(CurrentProcess.id).new", limits: limits, logger: logger,
+                immediate: immediateAnswer(service, door), group: eventLoop
             ).get()
         } catch {
-            DesktopSocketCalls.removeFile(pending)
-            throw StartFailure(description: "cannot listen on \(pending): \(error)")
+            throw StartFailure(description: "\(error)")
         }
-        do {
-            try DesktopSocketCalls.rename(pending, to: path)
-        } catch {
-            await server.closeUnserved()
-            DesktopSocketCalls.removeFile(pending)
-            throw StartFailure(description: error.description)
-        }
-        return server
     }
 
     /// What a server answers on its event loop: a token the service holds ready for requests

@@ -90,27 +90,15 @@ public final class AuthenticationBrowserServer: Sendable {
             throw .alreadyListening("another program already listens for web authentication requests at \(path)")
         }
         DesktopSocketCalls.removeFile(path)  // a socket left by a program that ended without removing it
-        // Made under a name of this process's and renamed once it listens, so the path exists
-        // only while something accepts, and two programs starting at once never clobber a
-        // half-made socket.
-        let pending = path + ".\(DesktopSocketCalls.processID).new"
-        DesktopSocketCalls.removeFile(pending)
         let server: UnixSocketServer
         do {
-            let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pending)
             // Synchronous, as Apple's `sessionHandler` setter that starts it is: binding on the
             // event loop takes a moment.
-            server = try UnixSocketServer.start(descriptor: descriptor, limits: limits, logger: logger).wait()
+            server = try UnixSocketServer.listen(
+                at: path, pendingPath: path + ".\(DesktopSocketCalls.processID).new", limits: limits, logger: logger
+            ).wait()
         } catch {
-            DesktopSocketCalls.removeFile(pending)
-            throw .fileSystem("cannot listen on \(pending): \(error)")
-        }
-        do {
-            try DesktopSocketCalls.rename(pending, to: path)
-        } catch {
-            Task { await server.closeUnserved() }
-            DesktopSocketCalls.removeFile(pending)
-            throw .fileSystem(error.description)
+            throw .fileSystem("\(error)")
         }
         let started = AuthenticationBrowserServer(socketPath: path, server: server, handler: handler, logger: logger)
         Task {

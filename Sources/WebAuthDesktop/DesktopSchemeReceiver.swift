@@ -161,27 +161,15 @@ public struct DesktopSchemeReceiver: CallbackReceiver {
         if DesktopSocketCalls.removeFile(socketPath) {
             logger.debug("removed a stale callback socket", metadata: ["path": "\(socketPath)"])
         }
-        DesktopSocketCalls.removeFile(pendingPath)
         let listening: UnixSocketServer
         do {
-            // Made under another name and renamed once it listens: a handler that finds the
-            // path can connect.
-            let descriptor = try DesktopSocketCalls.makeBoundSocket(at: pendingPath)
-            listening = try await UnixSocketServer.start(
-                descriptor: descriptor, limits: SchemeSocketServer.limits(configuration), logger: logger
+            listening = try await UnixSocketServer.listen(
+                at: socketPath, pendingPath: pendingPath, limits: SchemeSocketServer.limits(configuration),
+                logger: logger
             ).get()
         } catch {
-            DesktopSocketCalls.removeFile(pendingPath)
             DesktopSocketCalls.close(lock)
             throw failure("\(error)")
-        }
-        do {
-            try DesktopSocketCalls.rename(pendingPath, to: socketPath)
-        } catch {
-            await listening.closeUnserved()
-            DesktopSocketCalls.removeFile(pendingPath)
-            DesktopSocketCalls.close(lock)
-            throw failure(error.description)
         }
         let server = SchemeSocketServer(
             server: listening, lock: lock, socketPath: socketPath, callback: callback, deciding: deciding,

@@ -4,6 +4,7 @@
 package import Logging
 package import NIOCore
 import NIOPosix
+import WebAuthDesktopSocket
 import WebAuthPlatform
 
 /// A line-oriented server on a Unix socket, on SwiftNIO: what the desktop's scheme socket
@@ -124,6 +125,49 @@ package final class UnixSocketServer: Sendable {
             }
             return UnixSocketServer(listener: listener, connections: connections)
         }
+    }
+
+    /// Why a server could not listen at its path: a sentence naming the path and the cause.
+    package struct ListenFailure: Error, CustomStringConvertible {
+        /// The sentence.
+        package let description: String
+    }
+
+    /// Listens at `path`, which exists only while something accepts there: the socket is bound
+    /// at `pendingPath` (mode 0600, see `DesktopSocketCalls.makeBoundSocket(at:)`), listens,
+    /// and is then renamed over `path`, so a client that finds the path can connect and two
+    /// servers starting at once never take each other's half-made socket. Whatever is at
+    /// `pendingPath` is removed first, and nothing is left there on failure. What is at `path`
+    /// is the caller's to judge beforehand (a live server, a stale socket, another user's): the
+    /// rename replaces it. The rest as ``start(descriptor:limits:logger:immediate:group:)``.
+    package static func listen(
+        at path: String, pendingPath: String, limits: Limits, logger: Logger, immediate: ImmediateAnswer? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) -> EventLoopFuture<UnixSocketServer> {
+        DesktopSocketCalls.removeFile(pendingPath)
+        let descriptor: Int32
+        do {
+            descriptor = try DesktopSocketCalls.makeBoundSocket(at: pendingPath)
+        } catch {
+            DesktopSocketCalls.removeFile(pendingPath)
+            return group.next().makeFailedFuture(
+                ListenFailure(description: "cannot listen on \(pendingPath): \(error)"))
+        }
+        return start(descriptor: descriptor, limits: limits, logger: logger, immediate: immediate, group: group)
+            .flatMapErrorThrowing { error in
+                DesktopSocketCalls.removeFile(pendingPath)
+                throw ListenFailure(description: "cannot listen on \(pendingPath): \(error)")
+            }
+            .flatMapThrowing { server in
+                do {
+                    try DesktopSocketCalls.rename(pendingPath, to: path)
+                } catch {
+                    Task { await server.closeUnserved() }
+                    DesktopSocketCalls.removeFile(pendingPath)
+                    throw ListenFailure(description: "\(error)")
+                }
+                return server
+            }
     }
 
     /// Serves each connection with `serve`, concurrently, until the listener is closed; then,

@@ -144,6 +144,49 @@
                 #expect(await eventually(within: .seconds(10)) { (try? descriptors(boundTo: path)) == 0 })
             }
 
+            @Test func listeningAtAPathRenamesTheSocketIntoPlaceOnlyOnceItAccepts() async throws {
+                let directory = try TemporaryDirectory()
+                defer { directory.remove() }
+                let path = directory.path + "/s.sock"
+                let pending = path + ".new"
+                try Data("left by a writer that died".utf8).write(to: URL(fileURLWithPath: pending))
+                let server = try await UnixSocketServer.listen(
+                    at: path, pendingPath: pending,
+                    limits: .init(maximumConnections: 2, maximumLineLength: 64, firstLineTimeout: .seconds(5)),
+                    logger: .webAuthSilent, immediate: { _, _ in Array("here\n".utf8) }
+                ).get()
+                #expect(!FileManager.default.fileExists(atPath: pending), "the pending name is gone")
+                #expect(try FileSystem.status(path, followingLinks: false).kind == .other, "a socket is at the path")
+                #expect(try FileSystem.status(path, followingLinks: false).permissions & 0o777 == 0o600)
+                #expect(await exchange(path, "anything\n") == "here")
+                await server.closeUnserved()
+            }
+
+            @Test func aServerThatCannotListenOrCannotBeRenamedLeavesNothingBehind() async throws {
+                let directory = try TemporaryDirectory()
+                defer { directory.remove() }
+                let limits = UnixSocketServer.Limits(
+                    maximumConnections: 2, maximumLineLength: 64, firstLineTimeout: .seconds(5))
+                // No directory for the pending name.
+                let missing = directory.path + "/none/s.sock.new"
+                await #expect(throws: UnixSocketServer.ListenFailure.self) {
+                    _ = try await UnixSocketServer.listen(
+                        at: directory.path + "/s.sock", pendingPath: missing, limits: limits, logger: .webAuthSilent
+                    ).get()
+                }
+                // A directory with something in it where the socket goes: the rename fails.
+                let occupied = directory.path + "/occupied"
+                try FileManager.default.createDirectory(atPath: occupied + "/inside", withIntermediateDirectories: true)
+                let pending = directory.path + "/occupied.new"
+                await #expect(throws: UnixSocketServer.ListenFailure.self) {
+                    _ = try await UnixSocketServer.listen(
+                        at: occupied, pendingPath: pending, limits: limits, logger: .webAuthSilent
+                    ).get()
+                }
+                #expect(!FileManager.default.fileExists(atPath: pending), "the pending socket was removed")
+                #expect(FileManager.default.fileExists(atPath: occupied + "/inside"), "what was there is untouched")
+            }
+
             // MARK: - Helpers
 
             /// What the test's server logic saw: each connection's first frame.
