@@ -22,22 +22,45 @@
 /// let contents = bytes.withUnsafeBytes { ProfileIndexReader.contents($0) }
 /// ```
 package enum ProfileIndexReader {
+    /// An index as read, each of its objects as an array in the order written (each key once,
+    /// as the reader takes an object): no `Dictionary` made, which the fast path avoids (see
+    /// ``ProfileIndexFormat/storeKind(of:reading:)``).
+    package struct Entries: Sendable {
+        /// `version`.
+        package var version: Int
+        /// `profiles`: each profile's store kind.
+        package var profiles: [(name: String, store: String)]
+        /// `bindings`: each profile's bindings; `nil` when absent or `null`.
+        package var bindings: [(name: String, bindings: ProfileIndexFormat.Bindings)]?
+    }
+
     /// The index's contents in `bytes`, or `nil` when `JSONDecoder` must decide.
     package static func contents(_ bytes: UnsafeRawBufferPointer) -> ProfileIndexFormat.Contents? {
+        guard let entries = entries(bytes) else { return nil }
+        var contents = ProfileIndexFormat.Contents()
+        contents.version = entries.version
+        contents.profiles = Dictionary(uniqueKeysWithValues: entries.profiles.map { ($0.name, $0.store) })
+        contents.bindings = entries.bindings.map { Dictionary(uniqueKeysWithValues: $0.map { ($0.name, $0.bindings) }) }
+        return contents
+    }
+
+    /// The index in `bytes` as ``contents(_:)`` reads it, its objects as arrays; `nil` where
+    /// that is `nil`.
+    package static func entries(_ bytes: UnsafeRawBufferPointer) -> Entries? {
         var reader = CachedEntryReader.Reader(bytes: bytes.bindMemory(to: UInt8.self))
         var version: Int?
-        var profiles: [String: String]?
-        var bindings: [String: ProfileIndexFormat.Bindings]??
+        var profiles: [(name: String, store: String)]?
+        var bindings: [(name: String, bindings: ProfileIndexFormat.Bindings)]??
         let read = reader.object { reader, key in
             switch key {
             case "version":
                 version = reader.integer()
                 return version != nil
             case "profiles":
-                var kinds: [String: String] = [:]
+                var kinds: [(name: String, store: String)] = []
                 let read = reader.object { reader, profile in
                     guard let kind = reader.string() else { return false }
-                    kinds[profile] = kind
+                    kinds.append((profile, kind))
                     return true
                 }
                 profiles = kinds
@@ -47,10 +70,10 @@ package enum ProfileIndexReader {
                     bindings = .some(nil)
                     return true
                 }
-                var all: [String: ProfileIndexFormat.Bindings] = [:]
+                var all: [(name: String, bindings: ProfileIndexFormat.Bindings)] = []
                 let read = reader.object { reader, profile in
                     guard let hosts = reader.gitHosts(depth: 2) else { return false }
-                    all[profile] = ProfileIndexFormat.Bindings(gitHosts: hosts)
+                    all.append((profile, ProfileIndexFormat.Bindings(gitHosts: hosts)))
                     return true
                 }
                 bindings = .some(all)
@@ -60,11 +83,7 @@ package enum ProfileIndexReader {
             }
         }
         guard read, reader.atEnd(), let version, let profiles else { return nil }
-        var contents = ProfileIndexFormat.Contents()
-        contents.version = version
-        contents.profiles = profiles
-        contents.bindings = bindings ?? nil
-        return contents
+        return Entries(version: version, profiles: profiles, bindings: bindings ?? nil)
     }
 }
 
