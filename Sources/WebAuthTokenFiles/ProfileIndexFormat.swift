@@ -63,20 +63,31 @@ package enum ProfileIndexFormat {
     /// a program makes costs the Swift runtime a walk over every protocol conformance in the
     /// binary (`String: Hashable`), which the fast path does not pay.
     package static func storeKind(of profile: String, reading bytes: [UInt8]) -> String? {
-        entries(reading: bytes)?.profiles.first { $0.name == profile }?.store
+        var kind: String?
+        var allKnown = true
+        let read = bytes.withUnsafeBytes { bytes in
+            ProfileIndexReader.read(
+                bytes,
+                profile: { name, store in
+                    if !isStoreKind(store) { allKnown = false }
+                    if name == profile { kind = store }
+                }, bindings: { _, _ in })
+        }
+        guard read != nil, allKnown else { return nil }
+        return kind
     }
 
     /// `profile`'s bindings in the index in `bytes`: what `contents(reading: bytes)?.bindings?[profile]`
     /// gives, read without making its dictionaries (see ``storeKind(of:reading:)``).
     package static func bindings(of profile: String, reading bytes: [UInt8]) -> Bindings? {
-        entries(reading: bytes)?.bindings?.first { $0.name == profile }?.bindings
-    }
-
-    /// The index in `bytes` as ``contents(reading:)`` takes it, as arrays.
-    private static func entries(reading bytes: [UInt8]) -> ProfileIndexReader.Entries? {
-        guard let entries = bytes.withUnsafeBytes({ ProfileIndexReader.entries($0) }),
-            entries.profiles.allSatisfy({ isStoreKind($0.store) })
-        else { return nil }
-        return entries
+        var found: Bindings?
+        var allKnown = true
+        let read = bytes.withUnsafeBytes { bytes in
+            ProfileIndexReader.read(
+                bytes, profile: { _, store in if !isStoreKind(store) { allKnown = false } },
+                bindings: { name, bindings in if name == profile { found = bindings } })
+        }
+        guard read != nil, allKnown else { return nil }
+        return found
     }
 }
