@@ -254,15 +254,23 @@ let package = Package(
         // scripts/check-static-fast-path checks that on every release build of the packages.
         .executableTarget(
             name: "webauth", dependencies: ["WebAuthFastPath"],
+            exclude: ["fast-path.order"],
             linkerSettings: [
                 // FoundationEssentials' own archives, which a static link must name after it.
                 // lld, shipped with the toolchain, because it finds archive members in any order.
+                // The functions a cached token runs placed together at the start of the code
+                // (fast-path.order, written by scripts/fast-path-symbol-order from profiles): the
+                // kernel maps a whole page-cache folio at each fault, so code spread over the
+                // binary costs about 2 MiB more memory. A name the binary no longer has is
+                // skipped without a warning; scripts/check-static-fast-path fails when most are.
                 // An executable's flags only: the libraries users depend on carry none.
                 .unsafeFlags(
                     [
                         "-static-executable", "-Xlinker", "-lFoundationEssentials", "-Xlinker", "-l_FoundationCShims",
                         "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-lswiftSynchronization",
-                        "-use-ld=lld",
+                        "-use-ld=lld", "-Xlinker",
+                        "--symbol-ordering-file=\(Context.packageDirectory)/Sources/webauth/fast-path.order",
+                        "-Xlinker", "--no-warn-symbol-ordering",
                     ], .when(platforms: [.linux], configuration: .release))
             ]
         ),

@@ -28,16 +28,22 @@ package struct AgentSocketPath: Sendable, Hashable {
     /// The path for `environment`; a relative `WEBAUTH_AGENT_SOCK` or runtime directory is
     /// ignored.
     package init(environment: [String: String]) {
-        if let named = environment[Self.variable], named.hasPrefix("/") {
+        self.init(environmentValue: { environment[$0] })
+    }
+
+    /// The path for the environment `environmentValue` reads (a variable's value, `nil` when
+    /// unset), as ``init(environment:)`` finds it.
+    package init(environmentValue: (String) -> String?) {
+        if let named = environmentValue(Self.variable), named.hasPrefix("/") {
             path = named
             isNamed = true
             return
         }
         isNamed = false
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+        if let runtime = environmentValue("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
             path = runtime + "/webauth/agent.sock"
         } else {
-            var temporary = environment["TMPDIR"] ?? "/tmp"
+            var temporary = environmentValue("TMPDIR") ?? "/tmp"
             if !temporary.hasPrefix("/") { temporary = "/tmp" }
             while temporary.count > 1, temporary.hasSuffix("/") { temporary.removeLast() }
             path = temporary + "/webauth-\(CurrentProcess.effectiveUserID)/agent.sock"

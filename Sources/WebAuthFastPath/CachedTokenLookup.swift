@@ -31,8 +31,10 @@ package import WebAuthTokenFiles
 package struct CachedTokenLookup: Sendable {
     /// Where the files are.
     package let layout: TokenFileLayout
-    /// The environment: where the stores are (see ``init(environment:)``).
-    package let environment: [String: String]
+    /// `DBUS_SESSION_BUS_ADDRESS`, for the keyring.
+    package let busAddress: String?
+    /// `PATH`, where the keyring store finds `secret-tool`.
+    package let searchPath: String?
 
     /// The largest entry read; a bigger one is left to the full program.
     package static let maximumEntrySize = 1024 * 1024
@@ -42,9 +44,16 @@ package struct CachedTokenLookup: Sendable {
     /// nor `HOME` is an absolute path: the store would then ask the user database, which the
     /// fast path never does (``TokenFileLayout/init(environmentOnly:)``).
     package init?(environment: [String: String]) {
-        guard let layout = TokenFileLayout(environmentOnly: environment) else { return nil }
+        self.init(environmentValue: { environment[$0] })
+    }
+
+    /// A lookup in the stores of the environment `environmentValue` reads (a variable's value,
+    /// `nil` when unset); see ``init(environment:)``.
+    package init?(environmentValue: (String) -> String?) {
+        guard let layout = TokenFileLayout(environmentOnly: environmentValue) else { return nil }
         self.layout = layout
-        self.environment = environment
+        busAddress = environmentValue("DBUS_SESSION_BUS_ADDRESS")
+        searchPath = environmentValue("PATH")
     }
 
     /// The entry of `profile` for `--store store` (`automatic`, `file` or `keyring`), or `nil`.
@@ -52,9 +61,9 @@ package struct CachedTokenLookup: Sendable {
         guard Self.isReadyDirectory(layout.storeDirectory, as: .store) else { return nil }
         var kind = store
         if store == "automatic" {
-            guard let index = indexBytes(),
-                let known = ProfileIndexFormat.contents(reading: index)?.profiles[profile]
-            else { return nil }
+            guard let index = indexBytes(), let known = ProfileIndexFormat.storeKind(of: profile, reading: index) else {
+                return nil
+            }
             kind = known
         }
         switch kind {
@@ -76,7 +85,7 @@ package struct CachedTokenLookup: Sendable {
     /// leave more to the full program, which reads the index with `JSONDecoder` too.
     package func bindings(profile: String) -> ProfileIndexFormat.Bindings {
         guard let index = indexBytes() else { return ProfileIndexFormat.Bindings() }
-        return ProfileIndexFormat.contents(reading: index)?.bindings?[profile] ?? ProfileIndexFormat.Bindings()
+        return ProfileIndexFormat.bindings(of: profile, reading: index) ?? ProfileIndexFormat.Bindings()
     }
 
     private func fileEntry(profile: String) -> CachedEntry? {
@@ -91,8 +100,7 @@ package struct CachedTokenLookup: Sendable {
     /// The keyring's item, when the keyring store would start as it is — a D-Bus session named,
     /// `secret-tool` installed, its lock directory there — and ``SecretServiceLookup`` reads it.
     private func keyringEntry(profile: String) -> CachedEntry? {
-        guard let busAddress = environment["DBUS_SESSION_BUS_ADDRESS"], !busAddress.isEmpty,
-            KeyringItem.secretTool(searchPath: environment["PATH"]) != nil,
+        guard let busAddress, !busAddress.isEmpty, KeyringItem.secretTool(searchPath: searchPath) != nil,
             Self.isReadyDirectory(layout.lockDirectory, as: .private),
             let bytes = SecretServiceLookup.secret(profile: profile, busAddress: busAddress)
         else { return nil }

@@ -34,11 +34,12 @@ package enum FastPath {
     /// diagnostic: every call then takes the full program's way.
     package static let switchVariable = "WEBAUTH_FAST_PATH"
 
-    /// The environment variables the fast path reads.
-    package static let environmentNames =
-        [
-            "XDG_STATE_HOME", "HOME", "PATH", "DBUS_SESSION_BUS_ADDRESS", "KUBERNETES_EXEC_INFO", switchVariable,
-        ] + AgentSocketPath.environmentNames
+    /// The environment variables the fast path reads: its own, and the agent socket's
+    /// (``AgentSocketPath/environmentNames``). One literal, so that it costs nothing to make.
+    package static let environmentNames = [
+        "XDG_STATE_HOME", "HOME", "PATH", "DBUS_SESSION_BUS_ADDRESS", "KUBERNETES_EXEC_INFO", "WEBAUTH_FAST_PATH",
+        "WEBAUTH_AGENT_SOCK", "XDG_RUNTIME_DIR", "TMPDIR",
+    ]
 
     /// Standard output for `arguments`, or `nil` when the full program must answer.
     ///
@@ -51,10 +52,27 @@ package enum FastPath {
     package static func answer(
         _ arguments: [String], environment: [String: String], now: Date, standardInput: () -> [UInt8]?
     ) -> [UInt8]? {
-        guard environment[switchVariable] != "0", let command = FastPathCommand(arguments: arguments),
-            let lookup = CachedTokenLookup(environment: environment)
+        answer(arguments, environmentValue: { environment[$0] }, now: now, standardInput: standardInput)
+    }
+
+    /// Standard output for `arguments`, or `nil` when the full program must answer, with the
+    /// environment read through `environmentValue` (a variable's value, `nil` when unset): the
+    /// program's way, which makes no dictionary (the first `[String: String]` a program grows
+    /// costs the Swift runtime a walk over every protocol conformance in the binary).
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line without the program's name.
+    ///   - environmentValue: The value of each of ``environmentNames``.
+    ///   - now: The time freshness is judged at.
+    ///   - standardInput: Reads standard input (only `git-credential get` calls it); `nil` when
+    ///     it may not be read (a terminal) or failed.
+    package static func answer(
+        _ arguments: [String], environmentValue: (String) -> String?, now: Date, standardInput: () -> [UInt8]?
+    ) -> [UInt8]? {
+        guard environmentValue(switchVariable) != "0", let command = FastPathCommand(arguments: arguments),
+            let lookup = CachedTokenLookup(environmentValue: environmentValue)
         else { return nil }
-        let agent = AgentSocketPath(environment: environment)
+        let agent = AgentSocketPath(environmentValue: environmentValue)
         // The agent first, as the full program asks it; `nil` leaves the decision to the full
         // program, which asks again and reports.
         let freshBearer = { (profile: String, store: String, minimumValidity: Double) -> CachedEntry? in
@@ -88,7 +106,7 @@ package enum FastPath {
 
         case .execCredential(let profile, let idToken, let minimumValidity, let store, let clusterServers):
             // A cluster the servers do not allow is refused by the full program, with its message.
-            guard let request = try? ExecCredentialRequest(execInfo: environment["KUBERNETES_EXEC_INFO"]),
+            guard let request = try? ExecCredentialRequest(execInfo: environmentValue("KUBERNETES_EXEC_INFO")),
                 ClusterServerBinding.decision(server: request.clusterServer, allowed: clusterServers) == .allowed,
                 let entry = freshBearer(profile, store, minimumValidity)
             else { return nil }
@@ -144,7 +162,7 @@ package enum FastPath {
         guard let line = AgentRequest(.token, profile: profile, minimumValidity: minimumValidity).plainLine() else {
             return .fullProgram
         }
-        switch AgentConnection.exchange(
+        switch AgentConnection.answer(
             line: line, path: socket.path, timeout: AgentProtocol.confirmationTimeout,
             reading: AgentAnswer.init(reading:))
         {
@@ -152,7 +170,7 @@ package enum FastPath {
             return .store
         case .failure:
             return .fullProgram
-        case .success(let answer):
+        case .answer(let answer):
             if answer.ok, let token = answer.token {
                 guard
                     TokenCharacters.areAllowed(

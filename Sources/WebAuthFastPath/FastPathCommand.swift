@@ -39,7 +39,8 @@ package enum FastPathCommand: Sendable, Hashable {
     /// the full program must handle.
     package init?(arguments: [String]) {
         guard let command = arguments.first else { return nil }
-        let allowed: Set<String>
+        // Arrays, not sets or dictionaries of strings: see ``GivenOptions``.
+        let allowed: [String]
         switch command {
         case "token": allowed = ["--profile", "--min-validity", "--store"]
         case "exec-credential":
@@ -48,12 +49,11 @@ package enum FastPathCommand: Sendable, Hashable {
         default: return nil
         }
         // The helpers' own options that may be given more than once.
-        let repeatable: Set<String> = ["--profile-for", "--cluster-server"]
-        var repeated: [String: [String]] = [:]
+        let repeatable = ["--profile-for", "--cluster-server"]
         // The helpers also carry `login`'s options, for when they must sign in.
         let takesSignInOptions = command != "token"
-        var options: [String: String] = [:]
-        var signInOptions: [String: [String]] = [:]
+        var options = GivenOptions()
+        var signInOptions = GivenOptions()
         var positional: [String] = []
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
@@ -67,7 +67,7 @@ package enum FastPathCommand: Sendable, Hashable {
             if allowed.contains(name) {
                 guard options[name] == nil || repeatable.contains(name) else { return nil }
                 arity = .value
-            } else if takesSignInOptions, let known = SignInOptionSyntax.options[name] {
+            } else if takesSignInOptions, let known = SignInOptionSyntax.arity(of: name) {
                 arity = known
             } else {
                 return nil
@@ -81,30 +81,30 @@ package enum FastPathCommand: Sendable, Hashable {
             }
             if allowed.contains(name) {
                 guard let value, !value.hasPrefix("-") else { return nil }
-                options[name] = value
-                repeated[name, default: []].append(value)
+                options.append(value, to: name)
             } else if arity == .flag {
                 // A flag given a value, or given twice: the full parser's to judge.
                 guard value == nil, signInOptions[name] == nil else { return nil }
-                signInOptions[name] = []
+                signInOptions.append(nil, to: name)
             } else if let value {
-                signInOptions[name, default: []].append(value)
+                signInOptions.append(value, to: name)
             }
         }
-        guard SignInOptionSyntax.accepts(signInOptions) else { return nil }
+        // No sign-in option is always accepted: not asked, so that a plain `token` pays nothing.
+        guard signInOptions.isEmpty || SignInOptionSyntax.accepts(signInOptions) else { return nil }
 
-        let profile = options["--profile"] ?? Self.defaultProfile
-        let store = options["--store"] ?? "automatic"
+        let profile = options["--profile"]?.last ?? Self.defaultProfile
+        let store = options["--store"]?.last ?? "automatic"
         guard ProfileNameRule.isValid(profile), ["automatic", "file", "keyring"].contains(store) else { return nil }
         switch command {
         case "git-credential":
             guard positional == ["get"] else { return nil }
-            let username = options["--username"]
+            let username = options["--username"]?.last
             if let username, username.isEmpty || username.contains(where: \.isNewline) || username.utf8.contains(0) {
                 return nil
             }
             var profileFor: [GitHostBinding.ProfileFor] = []
-            for argument in repeated["--profile-for"] ?? [] {
+            for argument in options["--profile-for"] ?? [] {
                 guard let named = GitHostBinding.ProfileFor(argument: argument),
                     named.profile.map(ProfileNameRule.isValid) ?? true
                 else { return nil }
@@ -112,13 +112,13 @@ package enum FastPathCommand: Sendable, Hashable {
             }
             self = .gitCredentialGet(profile: profile, username: username, store: store, profileFor: profileFor)
         default:
-            guard positional.isEmpty, let validity = Self.seconds(options["--min-validity"]) else { return nil }
-            let clusterServers = repeated["--cluster-server"] ?? []
+            guard positional.isEmpty, let validity = Self.seconds(options["--min-validity"]?.last) else { return nil }
+            let clusterServers = options["--cluster-server"] ?? []
             guard clusterServers.allSatisfy({ ClusterServerBinding.normalized($0) != nil }) else { return nil }
             if command == "token" {
                 self = .token(profile: profile, minimumValidity: validity, store: store)
             } else {
-                switch options["--token-type"] ?? "id" {
+                switch options["--token-type"]?.last ?? "id" {
                 case "id":
                     self = .execCredential(
                         profile: profile, idToken: true, minimumValidity: validity, store: store,
@@ -153,6 +153,62 @@ package enum FastPathCommand: Sendable, Hashable {
         switch self {
         case .token(_, _, let store), .gitCredentialGet(_, _, let store, _), .execCredential(_, _, _, let store, _):
             store
+        }
+    }
+}
+
+/// Options as a command line gives them: each name once, in the order first given, with its
+/// values in order (none for a flag).
+///
+/// A small array rather than a `[String: [String]]`, as the fast path's other lookups by name
+/// are: the first `Set` or `Dictionary` of strings a program makes has the Swift runtime look
+/// up `String`'s `Hashable` conformance, a walk over every conformance record in the binary
+/// that touches pages across it (see the Benchmarks article, "A token at the floor").
+/// `scripts/check-static-fast-path` fails if the fast path asks the runtime for a conformance.
+///
+/// ```swift
+/// var given: GivenOptions = ["--issuer": ["https://id.example.com"]]
+/// given.append(nil, to: "--device")
+/// given["--device"]  // []
+/// ```
+package struct GivenOptions: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    /// One option and its values.
+    package struct Option: Sendable, Equatable {
+        /// The option's name, with its dashes: `--issuer`.
+        package var name: String
+        /// Its values in the order given; empty for a flag.
+        package var values: [String]
+    }
+
+    /// The options, each once, in the order first given.
+    package private(set) var options: [Option] = []
+
+    /// No options.
+    package init() {}
+
+    /// The options of a literal, each name once.
+    package init(dictionaryLiteral elements: (String, [String])...) {
+        for (name, values) in elements {
+            precondition(self[name] == nil, "\(name) given twice in a literal")
+            options.append(Option(name: name, values: values))
+        }
+    }
+
+    /// Whether no option is given.
+    package var isEmpty: Bool { options.isEmpty }
+
+    /// The values of `name` in the order given (empty for a flag); `nil` when not given.
+    package subscript(name: String) -> [String]? {
+        options.first { $0.name == name }?.values
+    }
+
+    /// Records `name` with `value` after its earlier values; `nil` records the option (a flag)
+    /// with no value.
+    package mutating func append(_ value: String?, to name: String) {
+        if let index = options.firstIndex(where: { $0.name == name }) {
+            if let value { options[index].values.append(value) }
+        } else {
+            options.append(Option(name: name, values: value.map { [$0] } ?? []))
         }
     }
 }

@@ -15,13 +15,12 @@ import WebAuthPlatform
 package enum FastPathProgram {
     /// Answers and exits 0, or replaces this process with the full program.
     package static func run() -> Never {
-        var environment: [String: String] = [:]
-        for name in FastPath.environmentNames {
-            if let value = CurrentProcess.environmentValue(name) { environment[name] = value }
-        }
         var consumedInput: [UInt8]?
+        // The environment read where it is needed, not copied into a dictionary first.
         let output = FastPath.answer(
-            Array(CommandLine.arguments.dropFirst()), environment: environment, now: Date(),
+            Array(CommandLine.arguments.dropFirst()),
+            environmentValue: { FastPath.environmentNames.contains($0) ? CurrentProcess.environmentValue($0) : nil },
+            now: Date(),
             standardInput: {
                 consumedInput = readStandardInput()
                 return consumedInput

@@ -33,13 +33,20 @@ package enum SignInOptionSyntax {
         case repeatable
     }
 
-    /// Every sign-in option the fast path knows, by name.
-    package static let options: [String: Arity] = [
-        "--issuer": .value, "--preset": .value, "--config": .value, "--client-id": .value, "--scope": .repeatable,
-        "--redirect-uri": .value, "--tenant": .repeatable, "--browser": .value, "--ephemeral": .flag, "--device": .flag,
-        "--no-browser": .flag, "--timeout": .value, "--par": .value, "--dpop": .flag, "--client-credentials": .flag,
-        "--client-auth": .value, "--client-key": .value, "--client-assertion-audience": .value, "--prompt": .value,
+    /// Every sign-in option the fast path knows, with what it takes. An array, not a
+    /// dictionary: see ``GivenOptions``.
+    package static let options: [(name: String, arity: Arity)] = [
+        ("--issuer", .value), ("--preset", .value), ("--config", .value), ("--client-id", .value),
+        ("--scope", .repeatable), ("--redirect-uri", .value), ("--tenant", .repeatable), ("--browser", .value),
+        ("--ephemeral", .flag), ("--device", .flag), ("--no-browser", .flag), ("--timeout", .value), ("--par", .value),
+        ("--dpop", .flag), ("--client-credentials", .flag), ("--client-auth", .value), ("--client-key", .value),
+        ("--client-assertion-audience", .value), ("--prompt", .value),
     ]
+
+    /// What the sign-in option `name` takes; `nil` for a name that is not one of ``options``.
+    package static func arity(of name: String) -> Arity? {
+        options.first { $0.name == name }?.arity
+    }
 
     /// The `--browser` values besides a path (anything with a `/`), in lower case.
     package static let browserNames: Set<String> = [
@@ -241,9 +248,10 @@ package enum SignInOptionSyntax {
     /// a command line — passes the full program's checks for sure: each option as often as it
     /// may be given, values that are not empty and do not start with `-`, a `--timeout` in
     /// plain decimal digits, URLs in ``PlainURL``'s form, and no ``refusal(_:reading:)``.
-    package static func accepts(_ given: [String: [String]]) -> Bool {
-        for (name, values) in given {
-            guard let arity = options[name] else { return false }
+    package static func accepts(_ given: GivenOptions) -> Bool {
+        for option in given.options {
+            let values = option.values
+            guard let arity = arity(of: option.name) else { return false }
             switch arity {
             case .flag: guard values.isEmpty else { return false }
             case .value: guard values.count == 1 else { return false }

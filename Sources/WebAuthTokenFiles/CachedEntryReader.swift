@@ -394,9 +394,13 @@ package enum CachedEntryReader {
         }
 
         /// A JSON string: its escapes resolved, its bytes valid UTF-8.
+        ///
+        /// The bytes between escapes and each escape's character, UTF-8 encoded, are gathered
+        /// and checked once: a character's encoding starts with a byte that no sequence cut off
+        /// before it can take, and ends complete, so the whole is well-formed exactly when each
+        /// part is.
         package mutating func string() -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var scalars = String.UnicodeScalarView()
             var raw: [UInt8] = []
             var rawStart = index
             var plain = true
@@ -406,20 +410,15 @@ package enum CachedEntryReader {
                 case UInt8(ascii: "\""):
                     let tail = UnsafeBufferPointer(rebasing: bytes[rawStart..<index])
                     index += 1
-                    if plain { return String(validating: tail, as: UTF8.self) }
+                    if plain { return Self.utf8(tail) }
                     raw.append(contentsOf: tail)
-                    guard let rest = String(validating: raw, as: UTF8.self) else { return nil }
-                    scalars.append(contentsOf: rest.unicodeScalars)
-                    return String(scalars)
+                    return raw.withUnsafeBufferPointer(Self.utf8)
                 case UInt8(ascii: "\\"):
                     plain = false
                     raw.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[rawStart..<index]))
-                    guard let text = String(validating: raw, as: UTF8.self) else { return nil }
-                    scalars.append(contentsOf: text.unicodeScalars)
-                    raw.removeAll(keepingCapacity: true)
                     index += 1
                     guard let scalar = escape() else { return nil }
-                    scalars.append(scalar)
+                    UTF8.encode(scalar) { raw.append($0) }
                     rawStart = index
                 case 0..<0x20:
                     return nil
@@ -428,6 +427,20 @@ package enum CachedEntryReader {
                 }
             }
             return nil
+        }
+
+        /// `bytes` as a string when they are well-formed UTF-8, else `nil`: what
+        /// `String(validating: bytes, as: UTF8.self)` gives. That initializer is generic and
+        /// not inlined, so its first use asks the Swift runtime for type metadata; decoding
+        /// (specialized here) and comparing does not. Decoding replaces each ill-formed
+        /// sequence with U+FFFD, itself well-formed, so the text's bytes equal `bytes` exactly
+        /// when there was none.
+        package static func utf8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+            var text = String(decoding: bytes, as: UTF8.self)
+            let same = text.withUTF8 { decoded in
+                decoded.count == bytes.count && decoded.elementsEqual(bytes)
+            }
+            return same ? text : nil
         }
 
         /// The character an escape names, after its backslash.

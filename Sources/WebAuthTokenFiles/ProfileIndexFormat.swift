@@ -14,6 +14,12 @@ package enum ProfileIndexFormat {
     /// The store kinds an index names: `file` and `keyring`.
     package static let storeKinds: Set<String> = ["file", "keyring"]
 
+    /// Whether `kind` is one of ``storeKinds``, asked without the set (the fast path makes no
+    /// `Set` or `Dictionary` of strings: see ``storeKind(of:reading:)``).
+    package static func isStoreKind(_ kind: String) -> Bool {
+        kind == "file" || kind == "keyring"
+    }
+
     /// What the index records about where a profile's token may go through the credential
     /// helpers: the hosts `webauth git-credential setup` was run for with the profile.
     package struct Bindings: Sendable, Hashable, Codable {
@@ -47,8 +53,41 @@ package enum ProfileIndexFormat {
     /// token store's reading), and also when the reader leaves them to `JSONDecoder`.
     package static func contents(reading bytes: [UInt8]) -> Contents? {
         guard let contents = bytes.withUnsafeBytes({ ProfileIndexReader.contents($0) }),
-            contents.profiles.values.allSatisfy(storeKinds.contains)
+            contents.profiles.values.allSatisfy(isStoreKind)
         else { return nil }
         return contents
+    }
+
+    /// `profile`'s store kind in the index in `bytes`: what `contents(reading: bytes)?.profiles[profile]`
+    /// gives, read without making its dictionaries. The first `Set` or `Dictionary` of strings
+    /// a program makes costs the Swift runtime a walk over every protocol conformance in the
+    /// binary (`String: Hashable`), which the fast path does not pay.
+    package static func storeKind(of profile: String, reading bytes: [UInt8]) -> String? {
+        var kind: String?
+        var allKnown = true
+        let read = bytes.withUnsafeBytes { bytes in
+            ProfileIndexReader.read(
+                bytes,
+                profile: { name, store in
+                    if !isStoreKind(store) { allKnown = false }
+                    if name == profile { kind = store }
+                }, bindings: { _, _ in })
+        }
+        guard read != nil, allKnown else { return nil }
+        return kind
+    }
+
+    /// `profile`'s bindings in the index in `bytes`: what `contents(reading: bytes)?.bindings?[profile]`
+    /// gives, read without making its dictionaries (see ``storeKind(of:reading:)``).
+    package static func bindings(of profile: String, reading bytes: [UInt8]) -> Bindings? {
+        var found: Bindings?
+        var allKnown = true
+        let read = bytes.withUnsafeBytes { bytes in
+            ProfileIndexReader.read(
+                bytes, profile: { _, store in if !isStoreKind(store) { allKnown = false } },
+                bindings: { name, bindings in if name == profile { found = bindings } })
+        }
+        guard read != nil, allKnown else { return nil }
+        return found
     }
 }

@@ -24,47 +24,59 @@
 package enum ProfileIndexReader {
     /// The index's contents in `bytes`, or `nil` when `JSONDecoder` must decide.
     package static func contents(_ bytes: UnsafeRawBufferPointer) -> ProfileIndexFormat.Contents? {
+        var profiles: [String: String] = [:]
+        var bindings: [String: ProfileIndexFormat.Bindings] = [:]
+        guard
+            let read = read(
+                bytes, profile: { profiles[$0] = $1 }, bindings: { bindings[$0] = $1 })
+        else { return nil }
+        var contents = ProfileIndexFormat.Contents()
+        contents.version = read.version
+        contents.profiles = profiles
+        contents.bindings = read.hasBindings ? bindings : nil
+        return contents
+    }
+
+    /// Reads the index in `bytes` as ``contents(_:)`` does, handing each profile's store kind
+    /// to `profile` and each profile's bindings to `bindings` in the order written (each key
+    /// once, as the reader takes an object) rather than gathering them into dictionaries, which
+    /// the fast path does not make (see ``ProfileIndexFormat/storeKind(of:reading:)``). The
+    /// version, and whether `bindings` is there (not absent or `null`); `nil` where
+    /// ``contents(_:)`` is `nil`, after handing over what came before the fault.
+    package static func read(
+        _ bytes: UnsafeRawBufferPointer, profile: (String, String) -> Void,
+        bindings: (String, ProfileIndexFormat.Bindings) -> Void
+    ) -> (version: Int, hasBindings: Bool)? {
         var reader = CachedEntryReader.Reader(bytes: bytes.bindMemory(to: UInt8.self))
         var version: Int?
-        var profiles: [String: String]?
-        var bindings: [String: ProfileIndexFormat.Bindings]??
+        var hasProfiles = false
+        var hasBindings = false
         let read = reader.object { reader, key in
             switch key {
             case "version":
                 version = reader.integer()
                 return version != nil
             case "profiles":
-                var kinds: [String: String] = [:]
-                let read = reader.object { reader, profile in
+                hasProfiles = true
+                return reader.object { reader, name in
                     guard let kind = reader.string() else { return false }
-                    kinds[profile] = kind
+                    profile(name, kind)
                     return true
                 }
-                profiles = kinds
-                return read
             case "bindings":
-                if reader.null() {
-                    bindings = .some(nil)
-                    return true
-                }
-                var all: [String: ProfileIndexFormat.Bindings] = [:]
-                let read = reader.object { reader, profile in
+                if reader.null() { return true }
+                hasBindings = true
+                return reader.object { reader, name in
                     guard let hosts = reader.gitHosts(depth: 2) else { return false }
-                    all[profile] = ProfileIndexFormat.Bindings(gitHosts: hosts)
+                    bindings(name, ProfileIndexFormat.Bindings(gitHosts: hosts))
                     return true
                 }
-                bindings = .some(all)
-                return read
             default:
                 return reader.skipValue(depth: 1)
             }
         }
-        guard read, reader.atEnd(), let version, let profiles else { return nil }
-        var contents = ProfileIndexFormat.Contents()
-        contents.version = version
-        contents.profiles = profiles
-        contents.bindings = bindings ?? nil
-        return contents
+        guard read, reader.atEnd(), let version, hasProfiles else { return nil }
+        return (version, hasBindings)
     }
 }
 

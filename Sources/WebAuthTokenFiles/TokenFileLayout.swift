@@ -41,7 +41,13 @@ package struct TokenFileLayout: Sendable, Hashable {
     /// neither `XDG_STATE_HOME` nor `HOME` is an absolute path. The fast path's: a statically
     /// linked program must not look users up (glibc would load its NSS modules at run time).
     package init?(environmentOnly environment: [String: String]) {
-        guard let directory = Self.stateDirectory(environment: environment, userDatabaseHome: { nil }) else {
+        self.init(environmentOnly: { environment[$0] })
+    }
+
+    /// The layout for the environment `environmentValue` reads (a variable's value, `nil` when
+    /// unset) alone, placed as from a dictionary of the same variables.
+    package init?(environmentOnly environmentValue: (String) -> String?) {
+        guard let directory = Self.stateDirectory(environmentValue: environmentValue, userDatabaseHome: { nil }) else {
             return nil
         }
         stateDirectory = directory
@@ -49,17 +55,18 @@ package struct TokenFileLayout: Sendable, Hashable {
 
     /// `$XDG_STATE_HOME` if absolute, else `$HOME/.local/state`.
     package static func stateDirectory(environment: [String: String]) -> String {
-        stateDirectory(environment: environment, userDatabaseHome: { CurrentProcess.userDatabaseHomeDirectory })
+        stateDirectory(
+            environmentValue: { environment[$0] }, userDatabaseHome: { CurrentProcess.userDatabaseHomeDirectory })
             ?? (environment["HOME"] ?? "") + "/.local/state"
     }
 
     /// `$XDG_STATE_HOME` if absolute, else `$HOME/.local/state`, with `userDatabaseHome()` for
     /// `HOME` when that is not absolute; `nil` when neither gives an absolute path.
     private static func stateDirectory(
-        environment: [String: String], userDatabaseHome: () -> String?
+        environmentValue: (String) -> String?, userDatabaseHome: () -> String?
     ) -> String? {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state" }
+        if let state = environmentValue("XDG_STATE_HOME"), state.hasPrefix("/") { return state }
+        if let home = environmentValue("HOME"), home.hasPrefix("/") { return home + "/.local/state" }
         return userDatabaseHome().map { $0 + "/.local/state" }
     }
 

@@ -15,7 +15,10 @@ package enum TrustedFile {
     /// The whole file at `path`, if it opens as described above, its `fstat` passes `trusted`
     /// and it holds at most `limit` bytes; else `nil`.
     package static func read(_ path: String, limit: Int, trusted: (FileStatus) -> Bool) -> [UInt8]? {
-        guard let descriptor = try? Descriptor.open(path, .read, [.noFollow, .nonBlocking]) else { return nil }
+        // `union`, not an array literal, whose array costs a runtime lookup of its type at first use.
+        guard let descriptor = try? Descriptor.open(path, .read, Descriptor.Options.noFollow.union(.nonBlocking)) else {
+            return nil
+        }
         defer { Descriptor.close(descriptor) }
         guard let status = try? Descriptor.status(descriptor), trusted(status),
             let bytes = try? Descriptor.readAll(descriptor, limit: limit + 1), bytes.count <= limit

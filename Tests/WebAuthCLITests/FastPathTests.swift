@@ -49,6 +49,48 @@ func fullEntry(
 
 @Suite("Fast path: the command lines it answers")
 struct FastPathCommandTests {
+    @Test("Options are kept once each, in the order first given, with their values in order")
+    func givenOptions() {
+        var given = GivenOptions()
+        #expect(given.isEmpty)
+        given.append("a.example", to: "--profile-for")
+        given.append(nil, to: "--device")
+        given.append("b.example", to: "--profile-for")
+        #expect(given["--profile-for"] == ["a.example", "b.example"])
+        #expect(given["--device"] == [])
+        #expect(given["--issuer"] == nil)
+        #expect(given.options.map(\.name) == ["--profile-for", "--device"])
+        #expect(given == ["--profile-for": ["a.example", "b.example"], "--device": []])
+    }
+
+    @Test("No sign-in option passes the full program's checks, so a plain call need not ask")
+    func noSignInOptionIsAccepted() {
+        #expect(SignInOptionSyntax.accepts([:]))
+        #expect(SignInOptionSyntax.accepts(GivenOptions()))
+    }
+
+    @Test("The program reads no environment variable but those the fast path names")
+    func environmentRead() {
+        for arguments in [["token"], ["exec-credential"], ["git-credential", "get"]] {
+            for environment in [
+                ["HOME": "/nonexistent-webauth", "XDG_RUNTIME_DIR": "/nonexistent-webauth/run"],
+                ["XDG_STATE_HOME": "/nonexistent-webauth", "WEBAUTH_AGENT_SOCK": "/nonexistent-webauth/agent.sock"],
+            ] {
+                var asked: [String] = []
+                let answer = FastPath.answer(
+                    arguments,
+                    environmentValue: { name in
+                        asked.append(name)
+                        return environment[name]
+                    }, now: Date(), standardInput: { nil })
+                #expect(answer == nil)
+                #expect(asked.contains(FastPath.switchVariable))
+                #expect(asked.allSatisfy(FastPath.environmentNames.contains), "\(arguments): \(asked)")
+            }
+        }
+        #expect(Set(FastPath.environmentNames).count == FastPath.environmentNames.count)
+    }
+
     @Test("The everyday command lines are recognised, with their options in either spelling")
     func recognised() throws {
         #expect(

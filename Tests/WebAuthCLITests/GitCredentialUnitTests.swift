@@ -120,10 +120,14 @@ struct GitCredentialUnitTests {
         #expect(declared.subtracting(arguments).subtracting(loginOnly).isEmpty)
 
         // The fast path skips exactly these options on a cached read, with the same arity.
-        #expect(Set(SignInOptionSyntax.options.keys) == declared.subtracting(loginOnly))
+        let skipped = SignInOptionSyntax.options.map(\.name)
+        #expect(Set(skipped) == declared.subtracting(loginOnly))
+        #expect(Set(skipped).count == skipped.count, "each option once")
         for (name, arity) in SignInOptionSyntax.options {
             #expect(help.contains("\(name) <") == (arity != .flag), "\(name)")
+            #expect(SignInOptionSyntax.arity(of: name) == arity)
         }
+        #expect(SignInOptionSyntax.arity(of: "--client-secret") == nil)
 
         // Defaults are left out: a helper line says only what was chosen.
         #expect(try LoginOptions.parse([]).arguments.isEmpty)

@@ -173,6 +173,78 @@ struct CachedEntryReaderTests {
         #expect(Self.index(text) == nil)
     }
 
+    @Test(arguments: [
+        #"{"profiles":{"default":"file"},"version":1}"#,
+        #"{"bindings":{"work":{"gitHosts":["github.com","git.example.com:8443"]}},"#
+            + #""profiles":{"default":"file","work":"keyring"},"version":1}"#,
+        #"{"bindings":null,"later":{"a":[1,2.5e-3,"x\u00e9"]},"profiles":{},"version":1}"#,
+        #"{"bindings":{"w":{"gitHosts":[],"later":true}},"profiles":{"w":"file"},"version":7}"#,
+        #"{"profiles":{"a":"file","a":"keyring"},"version":1}"#, #"{"profiles":{"a":"file"}}"#,
+        #"{"bindings":{"a":{}},"profiles":{"a":"file"},"version":1}"#, #"{"profiles":{"a":"vault"},"version":1}"#,
+        #"{"profiles":{"a":"file","w":"vault"},"bindings":{"a":{"gitHosts":["x"]}},"version":1}"#, "", "{}",
+    ])
+    func oneProfilesStoreAndBindingsAreWhatTheWholeIndexGives(text: String) {
+        let bytes = Array(text.utf8)
+        let contents = ProfileIndexFormat.contents(reading: bytes)
+        for profile in ["default", "work", "w", "a", "absent"] {
+            #expect(ProfileIndexFormat.storeKind(of: profile, reading: bytes) == contents?.profiles[profile])
+            #expect(ProfileIndexFormat.bindings(of: profile, reading: bytes) == contents?.bindings?[profile])
+        }
+        #expect(ProfileIndexFormat.storeKinds.allSatisfy(ProfileIndexFormat.isStoreKind))
+        #expect(!ProfileIndexFormat.isStoreKind("vault"))
+    }
+
+    /// What the reader's string reading gives for `bytes`, a JSON string with its quotes.
+    static func string(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = CachedEntryReader.Reader(bytes: buffer)
+            return reader.string()
+        }
+    }
+
+    @Test func stringsAreWellFormedUTF8WithTheirEscapesResolved() {
+        #expect(Self.string(Array(#""Z\u00f6e \ud83d\ude00 \/x""#.utf8)) == "Zöe 😀 /x")
+        #expect(Self.string(Array("\"é\\n€\\\"\"".utf8)) == "é\n€\"")
+        #expect(Self.string(Array(#""""#.utf8)) == "")
+        // Ill-formed UTF-8, plain or beside an escape: a lone continuation byte, a sequence cut
+        // off by an escape or by the end, a continuation after an escape, an overlong form, a
+        // surrogate's encoding.
+        let quote: UInt8 = 0x22
+        let newline: [UInt8] = [0x5C, 0x6E]
+        for inside: [[UInt8]] in [
+            [[0x80]], [[0xE2, 0x82], newline], [newline, [0x82, 0xAC]], [[0xF0, 0x9F, 0x98]], [[0xC0, 0xAF]],
+            [[0xED, 0xA0, 0x80]], [[0x61], newline, [0xE2, 0x82]],
+        ] {
+            let bytes = [quote] + inside.joined() + [quote]
+            #expect(Self.string(bytes) == nil, "\(bytes)")
+        }
+    }
+
+    @Test func aStringsBytesAreCheckedAsStringValidatingChecksThem() {
+        // Every sequence of one and two bytes, and many longer ones.
+        var sequences: [[UInt8]] = (0...255).map { [UInt8($0)] }
+        for first in 0...255 {
+            for second in 0...255 { sequences.append([UInt8(first), UInt8(second)]) }
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<60_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(3 + Int(state % 4)) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                // Mostly the bytes that start and continue sequences, where the rules are.
+                let byte = UInt8(truncatingIfNeeded: state >> 33)
+                bytes.append(state >> 60 < 3 ? byte & 0x7F : byte | 0x80)
+            }
+            sequences.append(bytes)
+        }
+        var differing: [[UInt8]] = []
+        for bytes in sequences {
+            let read = bytes.withUnsafeBufferPointer(CachedEntryReader.Reader.utf8)
+            if read != String(validating: bytes, as: UTF8.self) { differing.append(bytes) }
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(5))")
+    }
+
     @Test func aStoreKindOtherThanFileOrKeyringStillMakesTheIndexUnreadable() {
         let text = #"{"profiles":{"a":"vault"},"version":1}"#
         #expect(Self.index(text) != nil)
