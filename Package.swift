@@ -411,7 +411,7 @@ let package = Package(
             dependencies: [
                 "WebAuthCore", "WebAuthDesktopSocket", "WebAuthPlatform", "WebAuthSystemBrowser", "WebAuthTesting",
                 "WebAuthDesktop", "WebAuthTestSupport", "WebAuthEmbeddedProvider",
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -33,9 +33,9 @@ package final class AgentServer: Sendable {
         package let description: String
     }
 
-    /// The one event loop both sockets and all their connections run on: a request costs far
-    /// less than waking another thread for it, so none is handed from the thread that accepted
-    /// it to another.
+    /// The one event loop the connections of both sockets run on once they are channels. A
+    /// held, fresh token is answered before that, by the socket's accepting thread
+    /// (``UnixSocketServer``'s front door): an accept, a peer check, a read, a send and a close.
     static let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
 
     /// The bounds on the agent's connections.
@@ -132,8 +132,9 @@ package final class AgentServer: Sendable {
         }
     }
 
-    /// What a server answers on its event loop: a token the service holds ready for requests
-    /// through `door` (see ``AgentService/immediateAnswer(to:through:)``).
+    /// What a server answers at once, on its accepting thread or its event loop: a token the
+    /// service holds ready for requests through `door` (see
+    /// ``AgentService/immediateAnswer(to:through:)``).
     static func immediateAnswer(_ service: AgentService, _ door: AgentDoor) -> UnixSocketServer.ImmediateAnswer {
         { first, _ in
             guard case .line(let bytes) = first else { return nil }

@@ -18,8 +18,8 @@ package import WebAuthTokenStore
 /// Each request line is read once (``AgentRequest/read(_:)``, by the server) and answered
 /// here as an ``AgentReply``, which stays typed until the server writes it. A token request
 /// the holder can serve as it is (no refresh, no confirmation: nearly every one) is answered
-/// without the actor, on the server's event loop (``immediateAnswer(to:through:)``), once its
-/// line has been read: the lines read are remembered with what they ask, the holder is shared
+/// without the actor, by the server's accepting thread before the connection becomes a channel
+/// (``immediateAnswer(to:through:)``), once its line has been read: the lines read are remembered with what they ask, the holder is shared
 /// under a lock, and the answer line is made once per token.
 ///
 /// No token appears in a status, a log line or an error message.
@@ -199,7 +199,7 @@ package actor AgentService {
     /// confirm: the answer the actor would give, without its hop and without reading the line
     /// again (see ``AgentHolder/serveAsHeld(profile:minimumValidity:now:door:)``). `nil` leaves
     /// the request to the server's reading and ``reply(to:line:from:through:)``. Quick and
-    /// non-blocking, for the server's event loop.
+    /// non-blocking, for the server's accepting thread and its event loop.
     package nonisolated func immediateAnswer(to line: [UInt8], through door: AgentDoor = .full) -> [UInt8]? {
         guard confirmation == nil, let (profile, validity) = readRequests.withLock({ $0[line] }) else { return nil }
         let time = now()

@@ -25,9 +25,12 @@ import WebAuthPlatform
 /// once the listener is closed (and, as asked, its connections are done). A connection reaches
 /// it with its first line (`FirstLineHandover`), so one that never sends a line costs no task.
 ///
-/// A server may answer some first lines at once, on the event loop (``ImmediateAnswer``): the
-/// answer is written and the connection closed, without a task or a thread hop. The token
-/// agent answers a held, fresh token that way.
+/// A server may answer some first lines at once (``ImmediateAnswer``): the answer is written
+/// and the connection closed, without a task or a thread hop. On Linux such a server accepts on
+/// a thread of its own, its front door, which checks the same bounds and answers a first line
+/// that has arrived whole before the connection becomes a channel at all; every other
+/// connection goes on to the event loop as above. The token agent answers a held, fresh token
+/// that way.
 package final class UnixSocketServer: Sendable {
     /// One accepted connection: lines in, bytes out.
     package typealias Connection = NIOAsyncChannel<SocketLine, ByteBuffer>
@@ -62,25 +65,58 @@ package final class UnixSocketServer: Sendable {
         package var userID: UInt32
     }
 
-    private let listener: any Channel
+    private let listener: Listener
     private let connections: AsyncStream<Handover>
 
-    private init(listener: any Channel, connections: AsyncStream<Handover>) {
+    /// What accepts the connections.
+    private enum Listener: Sendable {
+        /// SwiftNIO's listening channel.
+        case channel(any Channel)
+        #if os(Linux)
+            /// The server's own accepting thread (a server with an immediate answer).
+            case frontDoor(FrontDoor)
+        #endif
+
+        /// Stops accepting: closes the listening socket, without waiting.
+        func close() {
+            switch self {
+            case .channel(let channel): channel.close(promise: nil)
+            #if os(Linux)
+                case .frontDoor(let door): door.requestClose()
+            #endif
+            }
+        }
+
+        /// Stops accepting, and returns once the listening socket is closed.
+        func closeAndWait() async {
+            switch self {
+            case .channel(let channel): try? await channel.close()
+            #if os(Linux)
+                case .frontDoor(let door):
+                    door.requestClose()
+                    try? await door.closed.get()
+            #endif
+            }
+        }
+    }
+
+    private init(listener: Listener, connections: AsyncStream<Handover>) {
         self.listener = listener
         self.connections = connections
     }
 
-    /// Answers a connection's first line on the event loop, or `nil` to hand the connection
-    /// (that line first) to the server's logic. It must be quick and must not block: it runs on
-    /// the event loop every connection shares.
+    /// Answers a connection's first line at once, or `nil` to hand the connection (that line
+    /// first) to the server's logic. It must be quick and must not block: it runs on the
+    /// accepting thread and on the event loop, which every connection shares.
     package typealias ImmediateAnswer = @Sendable (_ first: SocketLine, _ peer: Peer) -> [UInt8]?
 
     /// Listens on `descriptor`, a Unix stream socket already bound (see
     /// `DesktopSocketCalls.makeBoundSocket(at:)`), which the server then owns and closes.
     /// Once this returns, the socket accepts connections. `immediate`, when given, may answer a
-    /// connection's first line itself (see ``ImmediateAnswer``). The listener and its
-    /// connections run on `group`'s event loops: one loop (an `EventLoop` is a group of one)
-    /// keeps every connection on the thread that accepted it.
+    /// connection's first line itself (see ``ImmediateAnswer``); on Linux such a server accepts
+    /// on a thread of its own, its front door (see ``ImmediateAnswer``). The connections the
+    /// server's logic serves (and, without a front door, the listener) run on `group`'s event
+    /// loops: one loop (an `EventLoop` is a group of one) keeps every connection on one thread.
     package static func start(
         descriptor: Int32, limits: Limits, logger: Logger, immediate: ImmediateAnswer? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -89,6 +125,33 @@ package final class UnixSocketServer: Sendable {
         let served = OpenConnections()
         let (seconds, attoseconds) = limits.firstLineTimeout.components
         let timeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let handOver: @Sendable (any Channel, Peer) throws -> Void = { channel, peer in
+            served.lineArrived(channel)
+            let connection = Handover(try Connection(wrappingChannelSynchronously: channel), peer: peer)
+            guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
+        }
+        // The listener's end ends the stream of connections (those already in it are still
+        // served or cancelled, see run), and closes those that have not sent a line yet.
+        let listenerClosed: @Sendable () -> Void = {
+            continuation.finish()
+            served.closeThoseWithoutALine()
+        }
+        #if os(Linux)
+            if let immediate {
+                let door: FrontDoor
+                do {
+                    door = try FrontDoor(
+                        limits: limits, timeout: timeout, logger: logger, immediate: immediate, group: group,
+                        served: served, handOver: handOver)
+                } catch {
+                    Descriptor.close(descriptor)
+                    return group.next().makeFailedFuture(error)
+                }
+                return door.open(descriptor, whenClosed: listenerClosed).map {
+                    UnixSocketServer(listener: .frontDoor(door), connections: connections)
+                }
+            }
+        #endif
         let bootstrap = ServerBootstrap(group: group)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
@@ -100,30 +163,18 @@ package final class UnixSocketServer: Sendable {
                 }
                 channel.closeFuture.whenComplete { _ in served.leave(channel) }
                 return peer(of: channel).flatMapThrowing { peer in
-                    let user = peer.userID
-                    guard user == CurrentProcess.effectiveUserID || (limits.servesRoot && user == 0) else {
+                    guard isServed(peer, limits) else {
                         logger.debug("refused a connection from another user")
                         throw Refused.anotherUser
                     }
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(limit: limits.maximumLineLength)))
-                    try pipeline.addHandler(FirstLineDeadline(timeout: timeout))
-                    try pipeline.addHandler(
-                        FirstLineHandover(peer: peer, immediate: immediate) { channel, peer in
-                            served.lineArrived(channel)
-                            let connection = Handover(try Connection(wrappingChannelSynchronously: channel), peer: peer)
-                            guard case .enqueued = continuation.yield(connection) else { throw Refused.stopping }
-                        })
+                    try frame(
+                        channel, peer: peer, limits: limits, deadline: FirstLineDeadline(timeout: timeout),
+                        immediate: immediate, handOver: handOver)
                 }
             }
         return bootstrap.withBoundSocket(descriptor).map { listener in
-            // The listener's end ends the stream of connections (those already in it are still
-            // served or cancelled, see run), and closes those that have not sent a line yet.
-            listener.closeFuture.whenComplete { _ in
-                continuation.finish()
-                served.closeThoseWithoutALine()
-            }
-            return UnixSocketServer(listener: listener, connections: connections)
+            listener.closeFuture.whenComplete { _ in listenerClosed() }
+            return UnixSocketServer(listener: .channel(listener), connections: connections)
         }
     }
 
@@ -170,6 +221,25 @@ package final class UnixSocketServer: Sendable {
             }
     }
 
+    /// Whether `peer` is served: this process's own user, and root when the limits say so.
+    static func isServed(_ peer: Peer, _ limits: Limits) -> Bool {
+        peer.userID == CurrentProcess.effectiveUserID || (limits.servesRoot && peer.userID == 0)
+    }
+
+    /// Puts the framing, the first line's `deadline` and the handover in `channel`'s pipeline,
+    /// behind `earlier` — bytes the front door read from the connection before the channel
+    /// existed, passed on first, ahead of anything the channel reads.
+    static func frame(
+        _ channel: any Channel, peer: Peer, limits: Limits, deadline: FirstLineDeadline, earlier: [UInt8] = [],
+        immediate: ImmediateAnswer?, handOver: @escaping (any Channel, Peer) throws -> Void
+    ) throws {
+        let pipeline = channel.pipeline.syncOperations
+        if !earlier.isEmpty { try pipeline.addHandler(EarlierBytes(earlier)) }
+        try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(limit: limits.maximumLineLength)))
+        try pipeline.addHandler(deadline)
+        try pipeline.addHandler(FirstLineHandover(peer: peer, immediate: immediate, handOver: handOver))
+    }
+
     /// Serves each connection with `serve`, concurrently, until the listener is closed; then,
     /// when `cancellingConnectionsAtClose`, cancels the connections still being served, and
     /// returns once every one has ended.
@@ -198,14 +268,14 @@ package final class UnixSocketServer: Sendable {
     /// For a server that never ran: stops accepting and closes the connections accepted
     /// meanwhile, unserved.
     package func closeUnserved() async {
-        try? await listener.close()
+        await listener.closeAndWait()
         for await handover in connections { await handover.take()?.closeUnserved() }
     }
 
     /// Stops accepting and closes the listening socket, without waiting (it does not remove the
     /// socket's file); ``run(cancellingConnectionsAtClose:serve:)`` then returns.
     package func requestClose() {
-        listener.close(promise: nil)
+        listener.close()
     }
 
     /// The connection's peer, from `SO_PEERCRED`. Fails where the system cannot say, so that
@@ -224,7 +294,7 @@ package final class UnixSocketServer: Sendable {
     /// A connection nobody takes (the server stopped between accepting it and handing it over,
     /// or the task reading the connections ended first) is therefore closed through that
     /// method when its handover ends.
-    private final class Handover: Sendable {
+    final class Handover: Sendable {
         private let connection: Locked<Connection?>
         /// Who connected.
         let peer: Peer
@@ -247,7 +317,7 @@ package final class UnixSocketServer: Sendable {
     }
 
     /// Why a connection was closed before it reached the server's logic.
-    private enum Refused: Error {
+    enum Refused: Error {
         case tooManyConnections
         case anotherUser
         case stopping
@@ -255,7 +325,7 @@ package final class UnixSocketServer: Sendable {
 
     /// The open connections: how many (for the limit), and those that have not sent a line
     /// yet, which no task serves, so that the listener's end closes them.
-    private final class OpenConnections: Sendable {
+    final class OpenConnections: Sendable {
         private struct State {
             var count = 0
             var withoutALine: [ObjectIdentifier: any Channel] = [:]
@@ -268,6 +338,27 @@ package final class UnixSocketServer: Sendable {
             state.withLock { state in
                 guard state.count < limit, !state.listenerClosed else { return false }
                 state.count += 1
+                state.withoutALine[ObjectIdentifier(channel)] = channel
+                return true
+            }
+        }
+
+        /// Counts a connection in that has no channel yet, unless `limit` are open already or
+        /// the listener is closed: its place, which ``Place/release()`` frees once.
+        func reserve(limit: Int) -> Place? {
+            let reserved = state.withLock { state in
+                guard state.count < limit, !state.listenerClosed else { return false }
+                state.count += 1
+                return true
+            }
+            return reserved ? Place(self) : nil
+        }
+
+        /// Notes `channel`, counted in already, as one without a line; `false` (and nothing
+        /// noted) once the listener is closed.
+        func attach(_ channel: any Channel) -> Bool {
+            state.withLock { state in
+                guard !state.listenerClosed else { return false }
                 state.withoutALine[ObjectIdentifier(channel)] = channel
                 return true
             }
@@ -286,6 +377,14 @@ package final class UnixSocketServer: Sendable {
             }
         }
 
+        /// A connection counted in has gone.
+        fileprivate func release(_ channel: (any Channel)?) {
+            state.withLock { state in
+                state.count -= 1
+                if let channel { state.withoutALine.removeValue(forKey: ObjectIdentifier(channel)) }
+            }
+        }
+
         /// Closes the connections that have not sent a line; no more are counted in.
         func closeThoseWithoutALine() {
             let waiting = state.withLock { state in
@@ -293,6 +392,26 @@ package final class UnixSocketServer: Sendable {
                 return Array(state.withoutALine.values)
             }
             for channel in waiting { channel.close(promise: nil) }
+        }
+
+        /// One connection's place among the open ones, freed once: when its channel closes, or,
+        /// when no channel came of it, by whoever gave up on it.
+        final class Place: Sendable {
+            private let connections: OpenConnections
+            private let held = Locked(true)
+
+            fileprivate init(_ connections: OpenConnections) {
+                self.connections = connections
+            }
+
+            /// Frees the place (and forgets `channel`, if any) unless it is free already.
+            func release(_ channel: (any Channel)? = nil) {
+                let releasing = held.withLock { held in
+                    defer { held = false }
+                    return held
+                }
+                if releasing { connections.release(channel) }
+            }
         }
     }
 }
@@ -377,14 +496,27 @@ package final class FirstLineDeadline: ChannelInboundHandler {
     package typealias InboundIn = SocketLine
     package typealias InboundOut = SocketLine
 
-    private let timeout: TimeAmount
+    private let end: End
     private var deadline: Scheduled<Void>?
     private var met = false
     private var expired = false
 
+    /// When the deadline is.
+    private enum End {
+        /// This long after the channel becomes active.
+        case afterActive(TimeAmount)
+        /// At this moment (a connection accepted before its channel was made).
+        case at(NIODeadline)
+    }
+
     /// A deadline `timeout` after the connection is made.
     package init(timeout: TimeAmount) {
-        self.timeout = timeout
+        self.end = .afterActive(timeout)
+    }
+
+    /// A deadline at `deadline`, for a connection accepted before its channel was made.
+    package init(deadline: NIODeadline) {
+        self.end = .at(deadline)
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {
@@ -414,15 +546,44 @@ package final class FirstLineDeadline: ChannelInboundHandler {
         guard deadline == nil, !met else { return }
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
+        let expire: @Sendable () -> Void = {
             handler.value.expired = true
             channel.close(promise: nil)
+        }
+        switch end {
+        case .afterActive(let timeout): deadline = context.eventLoop.scheduleTask(in: timeout, expire)
+        case .at(let moment): deadline = context.eventLoop.scheduleTask(deadline: moment, expire)
         }
     }
 }
 
 @available(*, unavailable)
 extension FirstLineDeadline: Sendable {}
+
+/// Passes on, once the channel is active and before anything it reads, the bytes the front door
+/// read from the connection before the channel was made; then stands aside.
+final class EarlierBytes: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private var bytes: [UInt8]?
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        guard let bytes else { return }
+        self.bytes = nil
+        context.fireChannelRead(wrapInboundOut(ByteBuffer(bytes: bytes)))
+        context.fireChannelReadComplete()
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+@available(*, unavailable)
+extension EarlierBytes: Sendable {}
 
 /// Takes a connection's first line: answers it on the event loop when the server's
 /// ``UnixSocketServer/ImmediateAnswer`` does (then closes the connection), else hands the

@@ -155,33 +155,48 @@ package enum LocalSocket {
         #endif
     }
 
-    /// Sends all of `bytes` on the non-blocking `descriptor`, waiting while the socket is full;
-    /// `false` on an error or when `deadline` passes.
+    /// Sends all of `bytes` on the non-blocking `descriptor`, waiting only while the socket is
+    /// full (a send is tried first: a new connection's buffer nearly always takes a request at
+    /// once); `false` on an error or when `deadline` passes.
     package static func sendAll(_ descriptor: Int32, _ bytes: [UInt8], deadline: ContinuousClock.Instant) -> Bool {
         var written = 0
         while written < bytes.count {
-            guard Descriptor.wait(descriptor, forWriting: true, deadline: deadline) else { return false }
-            let count = bytes[written...].withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count) }
+            let (count, error) = bytes[written...].withUnsafeBytes { bytes in
+                let count = sendBytes(descriptor, bytes.baseAddress, bytes.count)
+                return (count, count < 0 ? errno : 0)
+            }
             if count > 0 {
                 written += count
-            } else if count < 0, errno != EINTR, errno != EAGAIN {
+            } else if count < 0, error != EINTR, error != EAGAIN {
                 return false
+            } else if error != EINTR {
+                guard Descriptor.wait(descriptor, forWriting: true, deadline: deadline) else { return false }
             }
         }
         return true
     }
 
-    /// Waits for and reads what has arrived on the non-blocking `descriptor`, at most
-    /// `maximum` bytes; `nil` at the end of the stream, on an error or when `deadline` passes.
+    /// Reads what has arrived on the non-blocking `descriptor`, at most `maximum` bytes,
+    /// waiting for it when nothing has yet; `nil` at the end of the stream, on an error or when
+    /// `deadline` passes. The buffer is not cleared first: only the pages the read fills are
+    /// touched.
     package static func receive(
         _ descriptor: Int32, maximum: Int, deadline: ContinuousClock.Instant
     ) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
-            guard Descriptor.wait(descriptor, forWriting: false, deadline: deadline) else { return nil }
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count > 0 { return Array(buffer[..<count]) }
-            if count == 0 || (errno != EINTR && errno != EAGAIN) { return nil }
+            var error: Int32 = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: maximum) { buffer, initialized in
+                let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+                initialized = max(count, 0)
+                error = count < 0 ? errno : (count == 0 ? -1 : 0)
+            }
+            if !bytes.isEmpty { return bytes }
+            if error == -1 || (error != EINTR && error != EAGAIN) { return nil }
+            // Nothing yet (or a signal): wait, then read again. An answer that came before the
+            // first read was taken without a wait.
+            if error == EAGAIN {
+                guard Descriptor.wait(descriptor, forWriting: false, deadline: deadline) else { return nil }
+            }
         }
     }
     /// The socket address of `address` and its length; `nil` when the name does not fit.

@@ -9,6 +9,7 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #endif
 
 int webauth_memfd_create_cloexec(const char *name) {
@@ -26,6 +27,16 @@ int webauth_pipe_cloexec(int *ends) {
     return pipe2(ends, O_CLOEXEC);
 #else
     (void)ends;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int webauth_accept_cloexec_nonblocking(int listening) {
+#ifdef __linux__
+    return accept4(listening, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+#else
+    (void)listening;
     errno = ENOSYS;
     return -1;
 #endif

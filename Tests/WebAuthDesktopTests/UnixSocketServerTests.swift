@@ -5,6 +5,7 @@
 #if os(Linux)
     import Foundation
     import NIOCore
+    import NIOPosix
     import WebAuthCore
     import Testing
     import WebAuthPlatform
@@ -187,6 +188,140 @@
                 #expect(FileManager.default.fileExists(atPath: occupied + "/inside"), "what was there is untouched")
             }
 
+            // MARK: - The front door (a server with an immediate answer)
+
+            /// Answers `ping` lines at once (`pong` and the peer's user), declines the rest.
+            static let pingPong: UnixSocketServer.ImmediateAnswer = { first, peer in
+                guard case .line(let line) = first, line.starts(with: Array("ping".utf8)) else { return nil }
+                return Array("pong \(peer.userID)\n".utf8)
+            }
+
+            /// Answers every whole first line at once.
+            static let answersEverything: UnixSocketServer.ImmediateAnswer = { first, _ in
+                guard case .line = first else { return nil }
+                return Array("answered\n".utf8)
+            }
+
+            @Test func aWholeFirstLineIsAnsweredAtTheFrontDoorWhileTheEventLoopIsBusy() async throws {
+                let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+                do {
+                    try await withEchoServer(immediate: Self.pingPong, group: loop) { path, seen in
+                        #expect(await exchange(path, "warm\n") == "got warm", "the event loop serves what it declines")
+                        // The event loop's one thread is held (everything else it does queues behind
+                        // this): only the accepting thread can answer now.
+                        let held = DispatchSemaphore(value: 0)
+                        loop.next().execute { held.wait() }
+                        defer { held.signal() }
+                        #expect(await exchange(path, "ping\n") == "pong \(DesktopSocketCalls.effectiveUserID)")
+                        #expect(seen.lines == ["warm"], "the answered line never reached the logic")
+                    }
+                } catch {
+                    try? await loop.shutdownGracefully()
+                    throw error
+                }
+                try await loop.shutdownGracefully()
+            }
+
+            @Test func aLineSentInPiecesAfterTheAcceptIsFramedAndAnsweredOnTheEventLoop() async throws {
+                try await withEchoServer(immediate: Self.pingPong) { path, seen in
+                    for (first, rest, answer) in [
+                        ("pi", "ng\n", "pong \(DesktopSocketCalls.effectiveUserID)"),
+                        ("oth", "er\n", "got other"),
+                    ] {
+                        let connection = try DesktopSocketCalls.makeConnection(to: path)
+                        defer { DesktopSocketCalls.close(connection) }
+                        DesktopSocketCalls.writeAll(connection, Array(first.utf8), deadline: .now + .seconds(5))
+                        // Real time is the point: the accepting thread reads the first piece alone
+                        // and hands the connection to the event loop, which reads the rest.
+                        try await Task.sleep(for: .milliseconds(100))
+                        #expect(await exchange(on: connection, rest) == answer)
+                    }
+                    #expect(seen.lines == ["other"], "\(seen.lines)")
+                }
+            }
+
+            @Test func aFirstLineOverTheLimitIsNotAnsweredAtTheDoorButRefusedAsTooLong() async throws {
+                try await withEchoServer(immediate: Self.answersEverything) { path, seen in
+                    let long = "ping" + String(repeating: "x", count: 1100)
+                    #expect(await exchange(path, long + "\n") == "got <too long>")
+                    #expect(await exchange(path, long) == "got <too long>", "without its newline too")
+                    #expect(await exchange(path, "short\n") == "answered")
+                    #expect(seen.lines == ["<too long>", "<too long>"])
+                }
+            }
+
+            @Test func aConnectionFromAnotherUserIsClosedAtTheDoorUnanswered() async throws {
+                try #require(DesktopSocketCalls.effectiveUserID == 0, "a second user needs root")
+                // An answer for every line: only the peer check stands between the stranger and it.
+                try await withEchoServer(open: true, immediate: Self.answersEverything) { path, seen in
+                    let stranger = try await runAsNobody(python: Self.client, arguments: [path])
+                    #expect(stranger == "closed", "closed without an answer")
+                    #expect(await exchange(path, "mine\n") == "answered")
+                    #expect(seen.lines.isEmpty)
+                }
+            }
+
+            @Test func theDoorCountsConnectionsAgainstTheLimitUntilTheyClose() async throws {
+                try await withEchoServer(maximumConnections: 2, immediate: Self.pingPong) { path, _ in
+                    let silent = try (0..<2).map { _ in try DesktopSocketCalls.makeConnection(to: path) }
+                    defer { silent.forEach(DesktopSocketCalls.close) }
+                    // Real time is the point: the two silent connections are accepted and handed
+                    // to the event loop, where they hold both places.
+                    try await Task.sleep(for: .milliseconds(300))
+                    #expect(await exchange(path, "ping\n") == "<closed>", "beyond the limit, even a ping")
+                    for connection in silent { DesktopSocketCalls.close(connection) }
+                    #expect(
+                        await eventually(within: .seconds(10)) {
+                            await exchange(path, "ping\n") == "pong \(DesktopSocketCalls.effectiveUserID)"
+                        }, "the places are free again once they close")
+                }
+            }
+
+            @Test func aConnectionWithoutALineInTimeIsClosedByTheDoorsDeadline() async throws {
+                try await withEchoServer(firstLineTimeout: .milliseconds(300), immediate: Self.pingPong) { path, seen in
+                    let started = ContinuousClock.now
+                    #expect(await exchange(path, "ping", wait: .seconds(20)) == "<closed>")
+                    #expect(ContinuousClock.now - started < .seconds(15))
+                    #expect(seen.lines.isEmpty, "\(seen.lines)")
+                }
+            }
+
+            @Test func anAnswerLargerThanTheSocketTakesAtOnceArrivesWhole() async throws {
+                let large = Array(repeating: UInt8(ascii: "a"), count: 1024 * 1024) + [UInt8(ascii: "\n")]
+                let answer: UnixSocketServer.ImmediateAnswer = { _, _ in large }
+                try await withEchoServer(immediate: answer) { path, _ in
+                    let connection = try DesktopSocketCalls.makeConnection(to: path)
+                    defer { DesktopSocketCalls.close(connection) }
+                    DesktopSocketCalls.writeAll(connection, Array("ping\n".utf8), deadline: .now + .seconds(5))
+                    let line = DesktopSocketCalls.readLine(
+                        connection, limit: large.count, deadline: .now + .seconds(20))
+                    #expect(line == .line(Array(large.dropLast())))
+                    #expect(
+                        DesktopSocketCalls.readLine(connection, limit: 16, deadline: .now + .seconds(5))
+                            == .endOfInput([]), "closed after the answer")
+                }
+            }
+
+            @Test func closingAServerWithADoorLeavesNoDescriptor() async throws {
+                let served = Locked<String?>(nil)
+                let idle = Locked<Int32?>(nil)
+                try await withEchoServer(firstLineTimeout: .seconds(60), immediate: Self.pingPong) { path, _ in
+                    served.withLock { $0 = path }
+                    let connection = try DesktopSocketCalls.makeConnection(to: path)
+                    idle.withLock { $0 = connection }
+                    #expect(await exchange(path, "ping\n") == "pong \(DesktopSocketCalls.effectiveUserID)")
+                    #expect(await exchange(path, "x\n") == "got x")
+                }
+                let connection = try #require(idle.withLock { $0 })
+                #expect(
+                    DesktopSocketCalls.readLine(connection, limit: 16, deadline: .now + .seconds(10))
+                        == .endOfInput([]),
+                    "the server closed the idle connection")
+                DesktopSocketCalls.close(connection)
+                let path = try #require(served.withLock { $0 })
+                #expect(await eventually(within: .seconds(10)) { (try? descriptors(boundTo: path)) == 0 })
+            }
+
             // MARK: - Helpers
 
             /// What the test's server logic saw: each connection's first frame.
@@ -201,7 +336,9 @@
             /// waits for its connections to end.
             private func withEchoServer(
                 open: Bool = false, maximumConnections: Int = 8, firstLineTimeout: Duration = .seconds(30),
-                immediate: UnixSocketServer.ImmediateAnswer? = nil, _ body: (String, Seen) async throws -> Void
+                immediate: UnixSocketServer.ImmediateAnswer? = nil,
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                _ body: (String, Seen) async throws -> Void
             ) async throws {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "webauth-uss-\(UUID().uuidString.prefix(8))")
@@ -216,7 +353,7 @@
                     limits: .init(
                         maximumConnections: maximumConnections, maximumLineLength: 1024,
                         firstLineTimeout: firstLineTimeout),
-                    logger: .webAuthSilent, immediate: immediate
+                    logger: .webAuthSilent, immediate: immediate, group: group
                 ).get()
                 let seen = Seen()
                 let running = Task {

@@ -13,6 +13,10 @@ int webauth_memfd_create_cloexec(const char *_Nonnull name);
 /// `pipe2(ends, O_CLOEXEC)`: 0, or -1 and errno.
 int webauth_pipe_cloexec(int *_Nonnull ends);
 
+/// `accept4(listening, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)`: a close-on-exec,
+/// non-blocking connection, or -1 and errno.
+int webauth_accept_cloexec_nonblocking(int listening);
+
 /// `prctl(PR_SET_DUMPABLE, dumpable)`: 0, or -1 and errno.
 int webauth_set_dumpable(int dumpable);
 
