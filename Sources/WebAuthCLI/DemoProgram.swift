@@ -57,7 +57,7 @@ package protocol DemoProvider: Sendable {
 /// `webauth-demo`, the program that runs `webauth demo`, and the hand-over to it.
 package enum DemoProgram {
     /// The demo program's file name, installed beside `webauth-full`.
-    package static let executableName = "webauth-demo"
+    package static let executableName = FullProgram.demoExecutableName
 
     private static let provider = Locked<(any DemoProvider.Type)?>(nil)
 
@@ -87,10 +87,7 @@ package enum DemoProgram {
                 "the demo runs in \(executableName), which is not in \(directory): `swift build` builds it, "
                     + "and the packages install it beside webauth")
         }
-        let argv = ([executableName] + arguments).map { strdup($0) } + [nil]
-        let error = argv.withUnsafeBufferPointer { buffer in
-            CurrentProcess.replace(with: path, arguments: UnsafeMutablePointer(mutating: buffer.baseAddress!))
-        }
+        let error = CurrentProcess.replace(with: path, arguments: [executableName] + arguments)
         fail("cannot run \(path): \(error)")
     }
 

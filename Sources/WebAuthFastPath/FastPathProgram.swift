@@ -29,6 +29,10 @@ package enum FastPathProgram {
             StandardStreams.write(to: Descriptor.standardOutput, output)
             CurrentProcess.exit(0)
         }
+        let arguments = CommandLine.arguments
+        if arguments.count > 1, arguments[1] == "demo" {
+            FullProgram.execDemoProgram(arguments: arguments[2...])
+        }
         FullProgram.exec(argv: CommandLine.unsafeArgv, replaying: consumedInput)
     }
 

@@ -10,6 +10,8 @@ import WebAuthPlatform
 package enum FullProgram {
     /// The full program's file name.
     package static let executableName = "webauth-full"
+    /// The file name of the program that runs `webauth demo`, beside the full program.
+    package static let demoExecutableName = "webauth-demo"
     /// The name people run, the file beside it.
     package static let frontName = "webauth"
 
@@ -60,6 +62,17 @@ package enum FullProgram {
         guard let path = path() else { fail("cannot find the running program's directory", .last) }
         let error = CurrentProcess.replace(with: path, arguments: argv)
         fail("cannot run \(path) (`swift build` builds it; install it beside webauth)", error)
+    }
+
+    /// Runs `webauth-demo ARGUMENTS` in this process for `webauth demo ARGUMENTS`, when it is
+    /// beside the running executable: the full program would only start, and read the command
+    /// line, to run it. Returns when it is not there, or cannot be run: the full program then
+    /// runs it, or says what is missing.
+    static func execDemoProgram(arguments: ArraySlice<String>) {
+        guard let executable = runningExecutable(), let slash = executable.lastIndex(of: "/") else { return }
+        let path = String(executable[...slash]) + demoExecutableName
+        guard FileSystem.isExecutable(path) else { return }
+        _ = CurrentProcess.replace(with: path, arguments: [demoExecutableName] + arguments)
     }
 
     /// Makes standard input a fresh descriptor that reads `input` from its start and then its

@@ -64,6 +64,16 @@ package enum CurrentProcess {
         return .last
     }
 
+    /// Replaces this process with the program at `path` (`execv`), with `arguments` (the
+    /// program's name first) as its `argv`; returns only on failure, why.
+    package static func replace(with path: String, arguments: [String]) -> SystemError {
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        return argv.withUnsafeBufferPointer { buffer in
+            replace(with: path, arguments: UnsafeMutablePointer(mutating: buffer.baseAddress!))
+        }
+    }
+
     /// Blocks `SIGPIPE` on the calling thread only: a write to a pipe whose reader has gone then
     /// fails with `EPIPE` on this thread (the signal stays pending here and is discarded with the
     /// thread) instead of ending the whole process.

@@ -302,6 +302,26 @@ struct OpenCommandProcessTests {
                 + "and the packages install it beside webauth\n")
     }
 
+    @Test func theDemoRunsInItsProgramWithoutStartingTheFullOne() async throws {
+        // `webauth` and `webauth-demo` alone, linked (not copied, not symbolic links: the
+        // programs find each other beside the path they were run from).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webauth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let built = CLIProcess.executable.deletingLastPathComponent()
+        for name in ["webauth", "webauth-demo"] {
+            try FileManager.default.linkItem(
+                at: built.appendingPathComponent(name), to: directory.appendingPathComponent(name))
+        }
+        let process = try CLIProcess(
+            ["demo", "--no-browser", "--json"], executable: directory.appendingPathComponent("webauth").path)
+        let status = try await process.waitForExit()
+        #expect(status == 0, "stderr: \(process.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(process.standardOutput.utf8)) as? [String: Any])
+        #expect(object["subject"] as? String == "demo-user")
+    }
+
     /// The symbols `nm` lists in `executable`, one per line.
     private static func symbols(of executable: String) async throws -> [Substring] {
         let nm = try CLIProcess([executable], executable: "/usr/bin/nm")
