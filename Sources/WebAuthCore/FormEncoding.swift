@@ -9,8 +9,9 @@ import Foundation
 /// The embedded provider keeps its own codec (`FormCoding`): it checks this package's client, so
 /// it does not share the client's parsing.
 package enum FormEncoding {
-    /// Whether `byte` is an RFC 3986 unreserved character, left as it is.
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    /// Whether `byte` is an RFC 3986 unreserved character, left as it is (and the alphabet of
+    /// a PKCE verifier, RFC 7636 §4.1).
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),

@@ -40,17 +40,7 @@ public struct PKCE: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``OAuthError/Code/invalidConfiguration`` when it is shorter than 43 or longer
     ///   than 128 characters, or has characters outside `[A-Za-z0-9-._~]`.
     public init(verifier: String) throws(OAuthError) {
-        guard (43...128).contains(verifier.utf8.count),
-            verifier.utf8.allSatisfy({ byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: "~"):
-                    true
-                default: false
-                }
-            })
-        else {
+        guard (43...128).contains(verifier.utf8.count), verifier.utf8.allSatisfy(FormEncoding.isUnreserved) else {
             throw OAuthError(
                 code: .invalidConfiguration,
                 message: "a PKCE code verifier is 43–128 characters of A–Z a–z 0–9 - . _ ~ (RFC 7636 §4.1)")
