@@ -18,12 +18,25 @@ public enum RawHTTPClient {
         public var status: Int
         /// Everything the server sent.
         public var raw: String
-        /// The body, after the blank line.
+        /// The bytes the server sent.
+        private let received: [UInt8]
+        /// The body, after the blank line; a chunked one (`Transfer-Encoding: chunked`, as
+        /// nginx answers) decoded, and as sent when its chunks are malformed.
         public var body: String {
-            raw.range(of: "\r\n\r\n").map { String(raw[$0.upperBound...]) } ?? ""
+            let separator = Array("\r\n\r\n".utf8)
+            guard let start = received.indices.first(where: { received[$0...].starts(with: separator) }) else {
+                return ""
+            }
+            let payload = Array(received[(start + separator.count)...])
+            let codings = headers("Transfer-Encoding").flatMap { $0.lowercased().split(separator: ",") }
+            guard codings.contains(where: { $0.trimmingCharacters(in: .whitespaces) == "chunked" }),
+                let decoded = Self.dechunked(payload)
+            else { return String(decoding: payload, as: UTF8.self) }
+            return String(decoding: decoded, as: UTF8.self)
         }
         /// A response from everything the server sent.
         package init(_ received: [UInt8]) {
+            self.received = received
             raw = String(decoding: received, as: UTF8.self)
             let statusLine = raw.prefix { $0 != "\r" }.split(separator: " ")
             status = statusLine.count >= 2 ? Int(statusLine[1]) ?? 0 : 0
@@ -32,6 +45,28 @@ public enum RawHTTPClient {
         /// The value of the first header `name` (case-insensitive).
         public func header(_ name: String) -> String? {
             headers(name).first
+        }
+
+        /// The data of a chunked body (RFC 9112 §7.1): each chunk's size in hexadecimal (any
+        /// extension after `;` ignored), CR LF, its bytes, CR LF, up to the chunk of size 0;
+        /// `nil` when it is cut short or malformed.
+        static func dechunked(_ bytes: [UInt8]) -> [UInt8]? {
+            var data: [UInt8] = []
+            var index = 0
+            while true {
+                guard let lineEnd = bytes[index...].indices.first(where: { bytes[$0...].starts(with: [13, 10]) })
+                else { return nil }
+                let sizeField = bytes[index..<lineEnd].prefix { $0 != UInt8(ascii: ";") }
+                let sizeText = String(decoding: sizeField, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                guard let size = Int(sizeText, radix: 16), size >= 0 else { return nil }
+                index = lineEnd + 2
+                if size == 0 { return data }
+                guard size <= bytes.count - index - 2, bytes[(index + size)...].starts(with: [13, 10]) else {
+                    return nil
+                }
+                data += bytes[index..<(index + size)]
+                index += size + 2
+            }
         }
     }
 

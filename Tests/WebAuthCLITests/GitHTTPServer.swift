@@ -2,12 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import WebAuthEmbeddedProvider
 import WebAuthProcess
 import WebAuthTestSupport
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// `Tests/Fixtures/git-http-server/server.py` run for one test: git's smart HTTP on 127.0.0.1
 /// over the bare repositories in a directory, each password checked at a provider's UserInfo.
@@ -52,8 +49,8 @@ final class GitHTTPServer: Sendable {
 
     /// The requests so far, from `GET /log`: method, path, status, username, accepted.
     func log() async throws -> [[String: Any]] {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: origin + "/log")!)
-        return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        let answer = try await RawHTTPClient.request(method: "GET", url: URL(string: origin + "/log")!)
+        return try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [[String: Any]] ?? []
     }
 
     /// Ends the server and waits for it.

@@ -3,16 +3,14 @@
 
 import Crypto
 import Foundation
+import HTTPTypes
 import JWTKit
 import Testing
 import WebAuth
 import WebAuthControlledBrowsers
+import WebAuthEmbeddedProvider
 import WebAuthSignIn
 import WebAuthTestSupport
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// The independent provider itself (Tests/Fixtures/django-provider), checked by hand — plain
 /// HTTP requests and a real headless Chromium — without the OAuth client these tests exist for.
@@ -388,7 +386,8 @@ extension Data {
     }
 }
 
-/// Plain HTTP to the provider with `URLSession`: no cookies, no redirects followed, bounded in time.
+/// Plain HTTP to the provider with the tests' one client (`RawHTTPClient`): no cookies, no
+/// redirects followed, bounded in time.
 enum FixtureHTTP {
     /// A response, with its body parsed as a JSON object where it is one.
     struct Reply: @unchecked Sendable {
@@ -407,9 +406,7 @@ enum FixtureHTTP {
     }
 
     static func get(_ url: URL, headers: [String: String] = [:]) async throws -> Reply {
-        var request = URLRequest(url: url)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try await send(request)
+        try await send("GET", url, headers: headers)
     }
 
     static func json(_ url: URL, headers: [String: String] = [:]) async throws -> Reply {
@@ -417,14 +414,11 @@ enum FixtureHTTP {
     }
 
     static func postForm(_ url: URL, _ form: [String: String], headers: [String: String] = [:]) async throws -> Reply {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = Data(
-            form.sorted { $0.key < $1.key }.map { "\(formEncoded($0.key))=\(formEncoded($0.value))" }
-                .joined(separator: "&").utf8)
-        return try await send(request)
+        let body = form.sorted { $0.key < $1.key }.map { "\(formEncoded($0.key))=\(formEncoded($0.value))" }
+            .joined(separator: "&")
+        return try await send(
+            "POST", url, headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 },
+            body: Array(body.utf8))
     }
 
     private static func formEncoded(_ value: String) -> String {
@@ -433,24 +427,25 @@ enum FixtureHTTP {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 
-    private static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        return URLSession(configuration: configuration)
-    }()
-
-    private static func send(_ request: URLRequest) async throws -> Reply {
-        var request = request
-        request.timeoutInterval = 30
-        let exchange = Task { try await session.data(for: request) }
-        // URLSession's own timeout is not relied on: a watchdog cancels the exchange.
-        let bound = watchdog(after: .seconds(45)) { exchange.cancel() }
-        defer { bound.cancel() }
-        let (data, response) = try await exchange.value
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    private static func send(
+        _ method: String, _ url: URL, headers: [String: String], body: [UInt8] = []
+    ) async throws -> Reply {
+        var fields = HTTPFields()
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            guard let name = HTTPField.Name(name) else { throw FixtureHTTPError("not a field name: \(name)") }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        let answer = try await RawHTTPClient.request(
+            method: method, url: url, headerFields: fields, body: body, timeout: .seconds(45))
+        let data = Data(answer.body.utf8)
+        let status = answer.status
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        return Reply(status: status, text: String(decoding: data, as: UTF8.self), object: object)
+        return Reply(status: status, text: answer.body, object: object)
+    }
+
+    /// A request the client cannot send.
+    struct FixtureHTTPError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 }

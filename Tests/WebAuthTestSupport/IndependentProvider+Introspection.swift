@@ -2,30 +2,28 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import HTTPTypes
+import WebAuthCore
+import WebAuthEmbeddedProvider
 
 extension IndependentProvider {
     /// What the provider's introspection endpoint (RFC 7662) says about `token`, asked with
     /// HTTP Basic authentication as the confidential client `clientID`: an independent check
     /// that the provider takes a token it issued as active.
     public func introspect(_ token: String, clientID: String, secret: String) async throws -> [String: Any] {
-        var request = URLRequest(url: introspectionEndpoint)
-        request.httpMethod = "POST"
-        func encoded(_ value: String) -> String {
-            value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
-        }
-        let credentials = Data("\(encoded(clientID)):\(encoded(secret))".utf8).base64EncodedString()
-        request.setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data("token=\(encoded(token))".utf8)
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200,
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        // HTTP Basic credentials are form-encoded first (RFC 6749 §2.3.1).
+        let credentials = Data("\(FormEncoding.escape(clientID)):\(FormEncoding.escape(secret))".utf8)
+            .base64EncodedString()
+        let answer = try await RawHTTPClient.request(
+            method: "POST", url: introspectionEndpoint,
+            headerFields: [
+                .authorization: "Basic \(credentials)", .contentType: "application/x-www-form-urlencoded",
+            ],
+            body: Array(FormEncoding.encode([("token", token)]).utf8))
+        guard answer.status == 200,
+            let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
         else {
-            throw IntrospectionFailed(status: (response as? HTTPURLResponse)?.statusCode ?? 0)
+            throw IntrospectionFailed(status: answer.status)
         }
         return object
     }

@@ -2,14 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
+import HTTPTypes
 import WebAuthCore
 import WebAuthEmbeddedProvider
 import WebAuthPlatform
 import WebAuthProcess
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// LemonLDAP::NG — Debian's web single sign-on in Perl, an implementation independent of this
 /// package — as an OpenID Connect provider for end-to-end tests of `webauth` run as processes.
@@ -194,31 +191,26 @@ public final class LemonLDAPProvider: Sendable {
     /// The HTTP status of the UserInfo endpoint asked with `accessToken`, and the `sub` it
     /// answered (when it answered 200): whether the provider still takes the token.
     public func userInfo(accessToken: String) async throws -> (status: Int, subject: String?) {
-        var request = URLRequest(url: userinfoEndpoint)
-        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return (status, status == 200 ? object?["sub"] as? String : nil)
+        let answer = try await RawHTTPClient.request(
+            method: "GET", url: userinfoEndpoint, headerFields: [.authorization: "Bearer \(accessToken)"])
+        let object = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        return (answer.status, answer.status == 200 ? object?["sub"] as? String : nil)
     }
 
     /// What the introspection endpoint (RFC 7662) says of `token`, asked as the confidential
     /// client (`client_secret_post`: LemonLDAP::NG does not form-decode HTTP Basic credentials):
     /// `active`, and the `client_id` it was issued to.
     public func introspect(_ token: String) async throws -> (active: Bool, clientID: String?) {
-        var request = URLRequest(url: introspectionEndpoint)
-        request.httpMethod = "POST"
-        func encoded(_ value: String) -> String {
-            value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
-        }
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(
-            "token=\(encoded(token))&client_id=\(encoded(machineClientID))&client_secret=\(encoded(machineClientSecret))"
-                .utf8)
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw IndependentProviderError("LemonLDAP::NG's introspection endpoint answered \(status)")
+        let form = FormEncoding.encode([
+            ("token", token), ("client_id", machineClientID), ("client_secret", machineClientSecret),
+        ])
+        let answer = try await RawHTTPClient.request(
+            method: "POST", url: introspectionEndpoint,
+            headerFields: [.contentType: "application/x-www-form-urlencoded"], body: Array(form.utf8))
+        guard answer.status == 200,
+            let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        else {
+            throw IndependentProviderError("LemonLDAP::NG's introspection endpoint answered \(answer.status)")
         }
         return (object["active"] as? Bool == true, object["client_id"] as? String)
     }

@@ -131,3 +131,29 @@ struct ProviderServerTests {
         #expect(time.sleeperCount == 0, "the delayed answer was cancelled")
     }
 }
+
+/// The test client's reading of an answer's body, as nginx and Django send it.
+@Suite("The test HTTP client's bodies")
+struct RawHTTPClientBodyTests {
+    static func response(_ head: String, _ body: String) -> RawHTTPClient.Response {
+        RawHTTPClient.Response(Array((head + "\r\n\r\n" + body).utf8))
+    }
+
+    @Test func aChunkedBodyIsDecoded() {
+        let answer = Self.response(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked", "5;name=value\r\n{\"a\":\r\n4\r\n 1}\n\r\n0\r\n\r\n")
+        #expect(answer.status == 200)
+        #expect(answer.body == "{\"a\": 1}\n")
+        let listed = Self.response("HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, Chunked", "3\r\nabc\r\n0\r\n\r\n")
+        #expect(listed.body == "abc", "the last coding named, in any case")
+    }
+
+    @Test func aBodyThatIsNotChunkedOrCutShortIsGivenAsSent() {
+        #expect(Self.response("HTTP/1.1 200 OK\r\nContent-Length: 3", "abc").body == "abc")
+        for malformed in ["5\r\nab", "zz\r\nabc\r\n0\r\n\r\n", "3\r\nabcd\r\n0\r\n\r\n", "3\r\nabc\r\n"] {
+            let answer = Self.response("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked", malformed)
+            #expect(answer.body == malformed, "\(malformed.debugDescription)")
+        }
+        #expect(RawHTTPClient.Response(Array("HTTP/1.1 200 OK\r\n".utf8)).body == "", "no blank line, no body")
+    }
+}
