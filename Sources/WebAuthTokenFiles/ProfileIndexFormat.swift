@@ -63,31 +63,36 @@ package enum ProfileIndexFormat {
     /// a program makes costs the Swift runtime a walk over every protocol conformance in the
     /// binary (`String: Hashable`), which the fast path does not pay.
     package static func storeKind(of profile: String, reading bytes: [UInt8]) -> String? {
+        record(of: profile, reading: bytes)?.kind
+    }
+
+    /// `profile`'s bindings in the index in `bytes`: what `contents(reading: bytes)?.bindings?[profile]`
+    /// gives, read without making its dictionaries (see ``storeKind(of:reading:)``).
+    package static func bindings(of profile: String, reading bytes: [UInt8]) -> Bindings? {
+        record(of: profile, reading: bytes)?.bindings
+    }
+
+    /// What the index records of one profile.
+    private struct ProfileRecord {
         var kind: String?
+        var bindings: Bindings?
+    }
+
+    /// What the index in `bytes` records of `profile`, read with callbacks rather than into
+    /// dictionaries; `nil` when `contents(reading: bytes)` is `nil`.
+    private static func record(of profile: String, reading bytes: [UInt8]) -> ProfileRecord? {
+        var record = ProfileRecord()
         var allKnown = true
         let read = bytes.withUnsafeBytes { bytes in
             ProfileIndexReader.read(
                 bytes,
                 profile: { name, store in
                     if !isStoreKind(store) { allKnown = false }
-                    if name == profile { kind = store }
-                }, bindings: { _, _ in })
+                    if name == profile { record.kind = store }
+                },
+                bindings: { name, bindings in if name == profile { record.bindings = bindings } })
         }
         guard read != nil, allKnown else { return nil }
-        return kind
-    }
-
-    /// `profile`'s bindings in the index in `bytes`: what `contents(reading: bytes)?.bindings?[profile]`
-    /// gives, read without making its dictionaries (see ``storeKind(of:reading:)``).
-    package static func bindings(of profile: String, reading bytes: [UInt8]) -> Bindings? {
-        var found: Bindings?
-        var allKnown = true
-        let read = bytes.withUnsafeBytes { bytes in
-            ProfileIndexReader.read(
-                bytes, profile: { _, store in if !isStoreKind(store) { allKnown = false } },
-                bindings: { name, bindings in if name == profile { found = bindings } })
-        }
-        guard read != nil, allKnown else { return nil }
-        return found
+        return record
     }
 }
