@@ -17,8 +17,13 @@ package enum FullProgram {
 
     /// The full program beside the running executable (`/proc/self/exe`, links resolved).
     package static func path() -> String? {
+        besideRunningExecutable(executableName)
+    }
+
+    /// The path of the file `name` in the running executable's directory.
+    static func besideRunningExecutable(_ name: String) -> String? {
         guard let executable = runningExecutable(), let slash = executable.lastIndex(of: "/") else { return nil }
-        return String(executable[...slash]) + executableName
+        return String(executable[...slash]) + name
     }
 
     /// The running executable's path, from `/proc/self/exe`; without `/proc`, the program name
@@ -69,9 +74,7 @@ package enum FullProgram {
     /// line, to run it. Returns when it is not there, or cannot be run: the full program then
     /// runs it, or says what is missing.
     static func execDemoProgram(arguments: ArraySlice<String>) {
-        guard let executable = runningExecutable(), let slash = executable.lastIndex(of: "/") else { return }
-        let path = String(executable[...slash]) + demoExecutableName
-        guard FileSystem.isExecutable(path) else { return }
+        guard let path = besideRunningExecutable(demoExecutableName), FileSystem.isExecutable(path) else { return }
         _ = CurrentProcess.replace(with: path, arguments: [demoExecutableName] + arguments)
     }
 
