@@ -41,16 +41,18 @@ package enum FormEncoding {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The upper-case hexadecimal digits, by value.
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
     /// Appends `string` to `bytes`, percent-encoded as ``escape(_:)`` says. Byte by byte: the
     /// `CharacterSet` route through Foundation cost more than the rest of a token request's
     /// encoding.
     static func escape(_ string: String, into bytes: inout [UInt8]) {
-        let hex = Array("0123456789ABCDEF".utf8)
         for byte in string.utf8 {
             if isUnreserved(byte) {
                 bytes.append(byte)
             } else {
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             }
         }
     }
